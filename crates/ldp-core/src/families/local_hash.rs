@@ -1,0 +1,204 @@
+//! Local hashing (Bassily and Smith 2015; Wang et al. 2017), paper Section "LH".
+
+use rand::Rng;
+use rand_distr::{Bernoulli, Distribution};
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh32::xxh32;
+
+use crate::aggregate::SupportCounts;
+use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::mechanism::{Mechanism, PureProtocol, Support};
+use crate::report::LhReport;
+use crate::sampling::uniform_other;
+use crate::vocab::{DomainSize, Epsilon};
+
+/// The hash of the Python LDP ecosystem (pure-LDP, multi-freq-ldpy), so that reports
+/// interoperate: `h_seed(v) = XXH32(ASCII decimal of v, seed) mod g`.
+///
+/// ```
+/// use ldp_core::families::local_hash::hash_item;
+/// assert_eq!(hash_item(5, 123, u32::MAX), 0x1f77b36a % u32::MAX);
+/// assert_eq!(hash_item(0, 0, 2), 0x48454cb2 % 2);
+/// ```
+#[inline]
+pub fn hash_item(item: u32, seed: u32, g: u32) -> u32 {
+    xxh32_decimal(item, seed) % g
+}
+
+/// `XXH32` of the ASCII decimal representation of `item`.
+#[inline]
+pub fn xxh32_decimal(item: u32, seed: u32) -> u32 {
+    let mut buf = itoa::Buffer::new();
+    xxh32(buf.format(item).as_bytes(), seed)
+}
+
+/// LH: the client draws a hash seed uniformly from the 32-bit seeds, hashes its item into
+/// `0..g`, and applies GRR over `0..g`: keep the hash value with `p = e^eps / (e^eps + g - 1)`,
+/// otherwise report one of the other `g - 1` values uniformly. One hash per report.
+///
+/// Privacy: the seed is independent of the item; given the seed, the output is GRR over
+/// `g` values, whose likelihood ratio is at most `e^eps`.
+///
+/// ```
+/// use ldp_core::{DomainSize, Epsilon, LocalHashing};
+/// let olh = LocalHashing::optimized(DomainSize::new(100)?, Epsilon::new(4.0)?);
+/// assert_eq!(olh.hash_range(), 56); // round(e^4 + 1)
+/// assert_eq!(LocalHashing::binary(DomainSize::new(100)?, Epsilon::new(4.0)?).hash_range(), 2);
+/// # Ok::<(), ldp_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "LocalHashParams", into = "LocalHashParams")]
+pub struct LocalHashing {
+    k: DomainSize,
+    eps: Epsilon,
+    g: u32,
+    p: f64,
+    q: f64,
+    keep: Bernoulli,
+}
+
+/// Serialized parameters of [`LocalHashing`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalHashParams {
+    /// Domain size.
+    pub k: DomainSize,
+    /// Privacy budget.
+    pub epsilon: Epsilon,
+    /// Hash range g >= 2.
+    pub g: u32,
+}
+
+impl LocalHashing {
+    /// LH with hash range `g >= 2`.
+    pub fn new(k: DomainSize, eps: Epsilon, g: u32) -> Result<Self, ParamError> {
+        if g < 2 {
+            return Err(ParamError::HashRange {
+                value: u64::from(g),
+            });
+        }
+        let e = eps.exp();
+        let p = e / (e + f64::from(g) - 1.0);
+        Ok(Self {
+            k,
+            eps,
+            g,
+            p,
+            q: 1.0 / f64::from(g),
+            keep: Bernoulli::new(p).expect("p in [0, 1]"),
+        })
+    }
+
+    /// Binary LH: `g = 2`.
+    pub fn binary(k: DomainSize, eps: Epsilon) -> Self {
+        Self::new(k, eps, 2).expect("g = 2 is valid")
+    }
+
+    /// Optimized LH: `g = round(e^eps + 1)`, which minimizes the variance. The hash is
+    /// 32 bits wide, so `g` saturates at `u32::MAX` (eps above about 22).
+    pub fn optimized(k: DomainSize, eps: Epsilon) -> Self {
+        let g = (eps.exp() + 1.0).round().min(f64::from(u32::MAX));
+        Self::new(k, eps, g as u32).expect("g >= 2")
+    }
+
+    /// The hash range g.
+    pub fn hash_range(&self) -> u32 {
+        self.g
+    }
+}
+
+impl TryFrom<LocalHashParams> for LocalHashing {
+    type Error = ParamError;
+    fn try_from(p: LocalHashParams) -> Result<Self, ParamError> {
+        Self::new(p.k, p.epsilon, p.g)
+    }
+}
+
+impl From<LocalHashing> for LocalHashParams {
+    fn from(m: LocalHashing) -> Self {
+        Self {
+            k: m.k,
+            epsilon: m.eps,
+            g: m.g,
+        }
+    }
+}
+
+impl Mechanism for LocalHashing {
+    type Report = LhReport;
+    type Aggregator = SupportCounts<LocalHashing>;
+
+    fn domain_size(&self) -> DomainSize {
+        self.k
+    }
+
+    fn epsilon(&self) -> Epsilon {
+        self.eps
+    }
+
+    #[inline]
+    fn perturb<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Result<LhReport, ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let seed = rng.next_u32();
+        let h = hash_item(item, seed, self.g);
+        let y = if self.keep.sample(rng) {
+            h
+        } else {
+            uniform_other(self.g, h, rng)
+        };
+        Ok(LhReport { seed, y })
+    }
+
+    fn validate(&self, report: &LhReport) -> Result<(), ReportError> {
+        if report.y < self.g {
+            Ok(())
+        } else {
+            Err(ReportError::OutOfRange {
+                field: "y",
+                value: u64::from(report.y),
+                bound: u64::from(self.g),
+            })
+        }
+    }
+
+    /// The seed's probability `2^-32` is common to every item and included.
+    fn log_likelihood(&self, report: &LhReport, item: u32) -> f64 {
+        let seed_ln = -32.0 * std::f64::consts::LN_2;
+        let y_prob = if self.supports(report, item) {
+            self.p
+        } else {
+            (1.0 - self.p) / f64::from(self.g - 1)
+        };
+        seed_ln + y_prob.ln()
+    }
+
+    fn aggregator(&self) -> SupportCounts<LocalHashing> {
+        SupportCounts::new(self.clone())
+    }
+}
+
+impl Support for LocalHashing {
+    /// Hashes every item of the domain once: O(k) per report.
+    #[inline]
+    fn for_each_supported(&self, report: &LhReport, mut visit: impl FnMut(u32)) {
+        for v in 0..self.k.get() {
+            if hash_item(v, report.seed, self.g) == report.y {
+                visit(v);
+            }
+        }
+    }
+
+    fn supports(&self, report: &LhReport, item: u32) -> bool {
+        hash_item(item, report.seed, self.g) == report.y
+    }
+}
+
+impl PureProtocol for LocalHashing {
+    fn p_star(&self) -> f64 {
+        self.p
+    }
+    /// `1/g`: a universal hash sends another item to the reported value with probability 1/g.
+    fn q_star(&self) -> f64 {
+        self.q
+    }
+}

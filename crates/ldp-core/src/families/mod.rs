@@ -1,0 +1,7 @@
+//! The six mechanism families, one module each.
+
+pub mod grr;
+pub mod histogram;
+pub mod local_hash;
+pub mod subset;
+pub mod unary;

@@ -1,0 +1,189 @@
+//! Subset selection (Wang et al. 2016; Ye and Barg 2018), paper Section "SS".
+
+use rand::Rng;
+use rand_distr::{Bernoulli, Distribution};
+use serde::{Deserialize, Serialize};
+
+use crate::aggregate::SupportCounts;
+use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::mechanism::{Mechanism, PureProtocol, Support};
+use crate::report::{SubsetReport, check_sorted_distinct};
+use crate::sampling::{floyd_sorted, lift_around};
+use crate::vocab::{DomainSize, Epsilon};
+
+/// SS: report a subset of exactly `omega` items. The true item is in it with probability
+/// `p = omega e^eps / (omega e^eps + k - omega)`; the rest are drawn uniformly without
+/// replacement from the other items (Floyd's algorithm, O(omega)).
+///
+/// Privacy: a subset S holding x has probability `p / C(k-1, omega-1)`, one without x
+/// `(1-p) / C(k-1, omega)`; their ratio is `p (k - omega) / ((1-p) omega) = e^eps`.
+///
+/// ```
+/// use ldp_core::{DomainSize, Epsilon, SubsetSelection};
+/// let ss = SubsetSelection::with_optimal_size(DomainSize::new(100)?, Epsilon::new(4.0)?);
+/// assert_eq!(ss.subset_size(), 2); // round(100 / (e^4 + 1))
+/// assert!(SubsetSelection::new(DomainSize::new(100)?, Epsilon::new(4.0)?, 100).is_err());
+/// # Ok::<(), ldp_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "SubsetParams", into = "SubsetParams")]
+pub struct SubsetSelection {
+    k: DomainSize,
+    eps: Epsilon,
+    omega: u32,
+    p: f64,
+    q: f64,
+    include_true: Bernoulli,
+    /// ln P[S | x] for a subset holding x, and for one without it.
+    ln_prob_with: f64,
+    ln_prob_without: f64,
+}
+
+/// Serialized parameters of [`SubsetSelection`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubsetParams {
+    /// Domain size.
+    pub k: DomainSize,
+    /// Privacy budget.
+    pub epsilon: Epsilon,
+    /// Subset size omega in `[1, k-1]`.
+    pub omega: u32,
+}
+
+impl SubsetSelection {
+    /// SS with subset size `omega` in `[1, k-1]`.
+    pub fn new(k: DomainSize, eps: Epsilon, omega: u32) -> Result<Self, ParamError> {
+        if omega == 0 || omega >= k.get() {
+            return Err(ParamError::SubsetSize {
+                value: u64::from(omega),
+                max: k.get() - 1,
+            });
+        }
+        let e = eps.exp();
+        let (w, kf) = (f64::from(omega), k.as_f64());
+        let denom = w * e + kf - w;
+        let p = w * e / denom;
+        // q* = P[x in S | x' != x] (paper Section SS).
+        let q = (w * e * (w - 1.0) + (kf - w) * w) / ((kf - 1.0) * denom);
+        let k1 = u64::from(k.get() - 1);
+        Ok(Self {
+            k,
+            eps,
+            omega,
+            p,
+            q,
+            include_true: Bernoulli::new(p).expect("p in [0, 1]"),
+            ln_prob_with: p.ln() - ln_binomial(k1, u64::from(omega - 1)),
+            // 1 - p = (k - omega) / denom, computed without cancellation.
+            ln_prob_without: ((kf - w) / denom).ln() - ln_binomial(k1, u64::from(omega)),
+        })
+    }
+
+    /// The paper's preset, `omega = max(1, round(k / (e^eps + 1)))`, which minimizes the MSE.
+    pub fn with_optimal_size(k: DomainSize, eps: Epsilon) -> Self {
+        let omega = (k.as_f64() / (eps.exp() + 1.0)).round().max(1.0);
+        // k / (e^eps + 1) < k / 2, so the rounded size never exceeds k - 1.
+        Self::new(k, eps, omega as u32).expect("preset omega lies in [1, k-1]")
+    }
+
+    /// The subset size omega.
+    pub fn subset_size(&self) -> u32 {
+        self.omega
+    }
+}
+
+impl TryFrom<SubsetParams> for SubsetSelection {
+    type Error = ParamError;
+    fn try_from(p: SubsetParams) -> Result<Self, ParamError> {
+        Self::new(p.k, p.epsilon, p.omega)
+    }
+}
+
+impl From<SubsetSelection> for SubsetParams {
+    fn from(m: SubsetSelection) -> Self {
+        Self {
+            k: m.k,
+            epsilon: m.eps,
+            omega: m.omega,
+        }
+    }
+}
+
+impl Mechanism for SubsetSelection {
+    type Report = SubsetReport;
+    type Aggregator = SupportCounts<SubsetSelection>;
+
+    fn domain_size(&self) -> DomainSize {
+        self.k
+    }
+
+    fn epsilon(&self) -> Epsilon {
+        self.eps
+    }
+
+    fn perturb<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+    ) -> Result<SubsetReport, ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let with_x = self.include_true.sample(rng);
+        let m = if with_x { self.omega - 1 } else { self.omega };
+        let others = floyd_sorted(self.k.get() - 1, m, rng);
+        Ok(SubsetReport {
+            subset: lift_around(others, item, with_x),
+        })
+    }
+
+    fn validate(&self, report: &SubsetReport) -> Result<(), ReportError> {
+        if report.subset.len() != self.omega as usize {
+            return Err(ReportError::Length {
+                field: "subset",
+                expected: self.omega as usize,
+                found: report.subset.len(),
+            });
+        }
+        check_sorted_distinct("subset", &report.subset, self.k.get())
+    }
+
+    fn log_likelihood(&self, report: &SubsetReport, item: u32) -> f64 {
+        if self.supports(report, item) {
+            self.ln_prob_with
+        } else {
+            self.ln_prob_without
+        }
+    }
+
+    fn aggregator(&self) -> SupportCounts<SubsetSelection> {
+        SupportCounts::new(self.clone())
+    }
+}
+
+impl Support for SubsetSelection {
+    #[inline]
+    fn for_each_supported(&self, report: &SubsetReport, visit: impl FnMut(u32)) {
+        report.subset.iter().copied().for_each(visit);
+    }
+
+    fn supports(&self, report: &SubsetReport, item: u32) -> bool {
+        report.subset.binary_search(&item).is_ok()
+    }
+}
+
+impl PureProtocol for SubsetSelection {
+    fn p_star(&self) -> f64 {
+        self.p
+    }
+    fn q_star(&self) -> f64 {
+        self.q
+    }
+}
+
+/// `ln C(n, r)`, exact summation of logs (r is at most the subset size).
+fn ln_binomial(n: u64, r: u64) -> f64 {
+    let r = r.min(n - r);
+    (0..r)
+        .map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln())
+        .sum()
+}

@@ -1,0 +1,248 @@
+//! Every kind of bad input yields a typed error naming the field; nothing panics.
+
+use ldp_core::{
+    AggregateError, Aggregator, DomainSize, Epsilon, Grr, GrrReport, ItemOutOfRange, LhReport,
+    LocalHashing, Mechanism, OnesReport, ParamError, ReportError, SheReport, SubsetReport,
+    SubsetSelection, SummationHistogram, SupportCounts, ThresholdHistogram, UnaryEncoding,
+};
+
+fn k(v: u32) -> DomainSize {
+    DomainSize::new(v).unwrap()
+}
+fn eps(v: f64) -> Epsilon {
+    Epsilon::new(v).unwrap()
+}
+
+#[test]
+fn parameters_are_validated() {
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(matches!(Epsilon::new(bad), Err(ParamError::Epsilon { .. })));
+    }
+    assert_eq!(DomainSize::new(1), Err(ParamError::DomainSize { value: 1 }));
+    assert_eq!(DomainSize::new(0), Err(ParamError::DomainSize { value: 0 }));
+    assert_eq!(
+        SubsetSelection::new(k(10), eps(1.0), 0).unwrap_err(),
+        ParamError::SubsetSize { value: 0, max: 9 }
+    );
+    assert!(SubsetSelection::new(k(10), eps(1.0), 10).is_err());
+    for p in [0.49, 1.0, f64::NAN] {
+        assert!(matches!(
+            UnaryEncoding::new(k(10), eps(1.0), p),
+            Err(ParamError::UnaryP { .. })
+        ));
+    }
+    assert_eq!(
+        LocalHashing::new(k(10), eps(1.0), 1).unwrap_err(),
+        ParamError::HashRange { value: 1 }
+    );
+    for t in [0.49, 1.01, f64::NAN] {
+        assert!(matches!(
+            ThresholdHistogram::new(k(10), eps(1.0), t),
+            Err(ParamError::Threshold { .. })
+        ));
+    }
+}
+
+#[test]
+fn items_outside_the_domain_are_rejected_by_every_family() {
+    let mut rng = ldp_core::simulation::stream_rng(1, 0, ldp_core::simulation::Role::Genuine, 0);
+    let err = ItemOutOfRange { item: 10, k: 10 };
+    assert_eq!(
+        Grr::new(k(10), eps(1.0)).perturb(10, &mut rng).unwrap_err(),
+        err
+    );
+    assert_eq!(
+        SubsetSelection::with_optimal_size(k(10), eps(1.0))
+            .perturb(10, &mut rng)
+            .unwrap_err(),
+        err
+    );
+    assert_eq!(
+        UnaryEncoding::optimized(k(10), eps(1.0))
+            .perturb(10, &mut rng)
+            .unwrap_err(),
+        err
+    );
+    assert_eq!(
+        LocalHashing::optimized(k(10), eps(1.0))
+            .perturb(10, &mut rng)
+            .unwrap_err(),
+        err
+    );
+    assert_eq!(
+        SummationHistogram::new(k(10), eps(1.0))
+            .perturb(10, &mut rng)
+            .unwrap_err(),
+        err
+    );
+    assert_eq!(
+        ThresholdHistogram::optimal(k(10), eps(1.0))
+            .perturb(u32::MAX, &mut rng)
+            .unwrap_err()
+            .item,
+        u64::from(u32::MAX)
+    );
+}
+
+#[test]
+fn malformed_reports_are_rejected_with_the_field_named() {
+    let grr = Grr::new(k(5), eps(1.0));
+    assert_eq!(
+        grr.validate(&GrrReport { y: 5 }),
+        Err(ReportError::OutOfRange {
+            field: "y",
+            value: 5,
+            bound: 5
+        })
+    );
+
+    let ss = SubsetSelection::new(k(5), eps(1.0), 2).unwrap();
+    let sub = |v: &[u32]| SubsetReport { subset: v.to_vec() };
+    assert_eq!(
+        ss.validate(&sub(&[1])),
+        Err(ReportError::Length {
+            field: "subset",
+            expected: 2,
+            found: 1
+        })
+    );
+    assert_eq!(
+        ss.validate(&sub(&[1, 5])),
+        Err(ReportError::OutOfRange {
+            field: "subset",
+            value: 5,
+            bound: 5
+        })
+    );
+    assert_eq!(
+        ss.validate(&sub(&[2, 2])),
+        Err(ReportError::Duplicate {
+            field: "subset",
+            value: 2
+        })
+    );
+    assert_eq!(
+        ss.validate(&sub(&[3, 1])),
+        Err(ReportError::Unsorted {
+            field: "subset",
+            position: 1,
+            value: 1
+        })
+    );
+    assert_eq!(ss.validate(&sub(&[1, 3])), Ok(()));
+
+    let ue = UnaryEncoding::optimized(k(5), eps(1.0));
+    let ones = |v: &[u32]| OnesReport { ones: v.to_vec() };
+    assert_eq!(ue.validate(&ones(&[])), Ok(()));
+    assert_eq!(
+        ue.validate(&ones(&[0, 7])),
+        Err(ReportError::OutOfRange {
+            field: "ones",
+            value: 7,
+            bound: 5
+        })
+    );
+    assert_eq!(
+        ue.validate(&ones(&[4, 4])),
+        Err(ReportError::Duplicate {
+            field: "ones",
+            value: 4
+        })
+    );
+    let the = ThresholdHistogram::optimal(k(5), eps(1.0));
+    assert_eq!(
+        the.validate(&ones(&[4, 0])),
+        Err(ReportError::Unsorted {
+            field: "ones",
+            position: 1,
+            value: 0
+        })
+    );
+
+    let lh = LocalHashing::new(k(5), eps(1.0), 3).unwrap();
+    assert_eq!(
+        lh.validate(&LhReport { seed: 9, y: 3 }),
+        Err(ReportError::OutOfRange {
+            field: "y",
+            value: 3,
+            bound: 3
+        })
+    );
+
+    let she = SummationHistogram::new(k(3), eps(1.0));
+    assert_eq!(
+        she.validate(&SheReport { y: vec![0.0, 1.0] }),
+        Err(ReportError::Length {
+            field: "y",
+            expected: 3,
+            found: 2
+        })
+    );
+    assert_eq!(
+        she.validate(&SheReport {
+            y: vec![0.0, f64::NAN, 1.0]
+        }),
+        Err(ReportError::NonFinite {
+            field: "y",
+            position: 1
+        })
+    );
+}
+
+#[test]
+fn wire_format_rejects_bad_seeds_and_unknown_fields() {
+    let ok: LhReport = serde_json::from_str(r#"{"seed": 4294967295, "y": 1}"#).unwrap();
+    assert_eq!(
+        ok,
+        LhReport {
+            seed: u32::MAX,
+            y: 1
+        }
+    );
+    for bad in [r#"{"seed": 4294967296, "y": 1}"#, r#"{"seed": -1, "y": 1}"#] {
+        let msg = serde_json::from_str::<LhReport>(bad)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("field `seed`"), "{msg}");
+    }
+    assert!(serde_json::from_str::<GrrReport>(r#"{"y": 1, "z": 2}"#).is_err());
+    assert!(serde_json::from_str::<OnesReport>(r#"{"ones": [1, -2]}"#).is_err());
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 1, "epsilon": 1.0}"#).is_err());
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "epsilon": -1.0}"#).is_err());
+}
+
+#[test]
+fn invalid_reports_leave_the_aggregate_unchanged() {
+    let ue = UnaryEncoding::optimized(k(5), eps(1.0));
+    let mut agg = ue.aggregator();
+    agg.add(&OnesReport { ones: vec![1, 2] }).unwrap();
+    let before = agg.clone();
+    assert!(agg.add(&OnesReport { ones: vec![1, 9] }).is_err());
+    assert_eq!(agg, before);
+}
+
+#[test]
+fn aggregation_errors_are_typed() {
+    let a = Grr::new(k(5), eps(1.0));
+    assert_eq!(a.aggregator().raw_estimate(), Err(AggregateError::Empty));
+    let mut left = a.aggregator();
+    let right = Grr::new(k(5), eps(2.0)).aggregator();
+    assert!(matches!(
+        left.merge(&right),
+        Err(AggregateError::Incompatible { .. })
+    ));
+
+    // Serialized state is checked when it comes back.
+    let json = r#"{"mechanism":{"k":3,"epsilon":1.0},"n":1,"counts":[0,1]}"#;
+    assert!(
+        serde_json::from_str::<SupportCounts<Grr>>(json)
+            .unwrap_err()
+            .to_string()
+            .contains("corrupt")
+    );
+    let json = r#"{"mechanism":{"k":2,"epsilon":1.0},"n":1,"counts":[0,2]}"#;
+    assert!(serde_json::from_str::<SupportCounts<Grr>>(json).is_err());
+    let json = r#"{"mechanism":{"k":2,"epsilon":1.0},"n":2,"counts":[1,1]}"#;
+    let agg: SupportCounts<Grr> = serde_json::from_str(json).unwrap();
+    assert_eq!(agg.count(), 2);
+}

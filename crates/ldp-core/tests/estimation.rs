@@ -1,0 +1,185 @@
+//! Unbiasedness of the raw estimator, thread-count independence of simulations, and the
+//! post-processing estimators.
+
+use ldp_core::simulation::{Role, perturb_all, simulate};
+use ldp_core::{
+    Aggregator, DomainSize, Epsilon, Estimator, Grr, LocalHashing, Mechanism, SubsetSelection,
+    SummationHistogram, ThresholdHistogram, UnaryEncoding,
+};
+
+const K: u32 = 8;
+/// A skewed distribution over 8 items, times 2000 users.
+const WEIGHTS: [u32; 8] = [600, 400, 300, 250, 200, 150, 100, 0];
+
+fn items() -> Vec<u32> {
+    WEIGHTS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &w)| std::iter::repeat_n(i as u32, w as usize))
+        .collect()
+}
+
+/// Mean raw estimate over `runs` seeded runs must lie within 6 standard errors of the truth.
+fn check_unbiased<M: Mechanism>(mech: &M, runs: u64) {
+    let items = items();
+    let n = items.len() as f64;
+    let truth: Vec<f64> = WEIGHTS.iter().map(|&w| f64::from(w) / n).collect();
+    let estimates: Vec<Vec<f64>> = (0..runs)
+        .map(|run| {
+            simulate(mech, &items, 99, run, Role::Genuine)
+                .unwrap()
+                .raw_estimate()
+                .unwrap()
+        })
+        .collect();
+    let r = runs as f64;
+    for i in 0..K as usize {
+        let mean = estimates.iter().map(|e| e[i]).sum::<f64>() / r;
+        let var = estimates.iter().map(|e| (e[i] - mean).powi(2)).sum::<f64>() / (r - 1.0);
+        let se = (var / r).sqrt();
+        assert!(
+            (mean - truth[i]).abs() <= 6.0 * se,
+            "{mech:?}: item {i} mean {mean} vs truth {} (se {se})",
+            truth[i]
+        );
+        assert!(se > 0.0);
+    }
+}
+
+fn k() -> DomainSize {
+    DomainSize::new(K).unwrap()
+}
+fn eps(v: f64) -> Epsilon {
+    Epsilon::new(v).unwrap()
+}
+
+#[test]
+fn every_family_is_unbiased() {
+    for e in [0.5, 2.0] {
+        check_unbiased(&Grr::new(k(), eps(e)), 300);
+        check_unbiased(&SubsetSelection::with_optimal_size(k(), eps(e)), 300);
+        check_unbiased(&SubsetSelection::new(k(), eps(e), 3).unwrap(), 300);
+        check_unbiased(&UnaryEncoding::symmetric(k(), eps(e)), 300);
+        check_unbiased(&UnaryEncoding::optimized(k(), eps(e)), 300);
+        check_unbiased(&LocalHashing::binary(k(), eps(e)), 300);
+        check_unbiased(&LocalHashing::optimized(k(), eps(e)), 300);
+        check_unbiased(&SummationHistogram::new(k(), eps(e)), 300);
+        check_unbiased(&ThresholdHistogram::optimal(k(), eps(e)), 300);
+    }
+}
+
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+fn check_thread_independent<M: Mechanism>(mech: &M)
+where
+    M::Aggregator: PartialEq,
+{
+    // Enough users for several waves of batches.
+    let items: Vec<u32> = (0..300_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) % K)
+        .collect();
+    let one = in_pool(1, || simulate(mech, &items, 5, 3, Role::Genuine).unwrap());
+    let two = in_pool(2, || simulate(mech, &items, 5, 3, Role::Genuine).unwrap());
+    assert_eq!(one, two, "{mech:?}");
+    let reports = in_pool(2, || {
+        perturb_all(mech, &items, 5, 3, Role::Genuine).unwrap()
+    });
+    let mut sequential = mech.aggregator();
+    for r in &reports {
+        sequential.add(r).unwrap();
+    }
+    assert_eq!(sequential.count(), one.count());
+    // Same streams: aggregating perturb_all's reports gives the same estimate.
+    let (a, b) = (
+        sequential.raw_estimate().unwrap(),
+        one.raw_estimate().unwrap(),
+    );
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() < 1e-9, "{mech:?}");
+    }
+}
+
+#[test]
+fn simulations_are_identical_for_any_thread_count() {
+    check_thread_independent(&Grr::new(k(), eps(1.0)));
+    check_thread_independent(&UnaryEncoding::optimized(k(), eps(1.0)));
+    check_thread_independent(&LocalHashing::optimized(k(), eps(1.0)));
+    check_thread_independent(&SummationHistogram::new(k(), eps(1.0)));
+}
+
+#[test]
+fn post_processed_estimates_are_distributions() {
+    let items = items();
+    let mech = UnaryEncoding::optimized(k(), eps(0.5));
+    let agg = simulate(&mech, &items, 7, 0, Role::Genuine).unwrap();
+    let raw = agg.raw_estimate().unwrap();
+    assert!(
+        raw.iter().any(|&v| v < 0.0),
+        "want a raw estimate with negatives: {raw:?}"
+    );
+    for est in [
+        Estimator::ClipRenormalize,
+        Estimator::NormSub,
+        Estimator::Simplex,
+    ] {
+        let f = agg.estimate(est).unwrap();
+        assert!((f.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{est:?}");
+        assert!(f.iter().all(|&v| v >= 0.0), "{est:?}");
+    }
+    // Here the positive part sums to less than one: Norm-Sub keeps negatives at zero,
+    // the projection lifts every entry by the same amount first.
+    let positive: f64 = raw.iter().filter(|&&v| v > 0.0).sum();
+    assert!(positive < 1.0);
+    let norm_sub = agg.estimate(Estimator::NormSub).unwrap();
+    for (r, f) in raw.iter().zip(&norm_sub) {
+        if *r <= 0.0 {
+            assert_eq!(*f, 0.0);
+        }
+    }
+}
+
+#[test]
+fn norm_sub_equals_simplex_projection_when_positives_exceed_one() {
+    // Computed independently (iteration vs sort-and-threshold), they must agree.
+    let raw = vec![0.55, 0.4, -0.1, 0.25, -0.05, 0.02, -0.07];
+    assert!(raw.iter().filter(|&&v| v > 0.0).sum::<f64>() > 1.0);
+    let a = Estimator::NormSub.apply(raw.clone());
+    let b = Estimator::Simplex.apply(raw);
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn estimators_handle_degenerate_inputs() {
+    for est in [
+        Estimator::ClipRenormalize,
+        Estimator::NormSub,
+        Estimator::Simplex,
+    ] {
+        let f = est.apply(vec![-1.0, -2.0, -0.5]);
+        assert!(
+            (f.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+            "{est:?}: {f:?}"
+        );
+        assert!(f.iter().all(|&v| v >= 0.0));
+    }
+    // Already a distribution: unchanged by every estimator.
+    let d = vec![0.2, 0.3, 0.5];
+    for est in [
+        Estimator::ClipRenormalize,
+        Estimator::NormSub,
+        Estimator::Simplex,
+    ] {
+        let f = est.apply(d.clone());
+        for (x, y) in f.iter().zip(&d) {
+            assert!((x - y).abs() < 1e-12, "{est:?}");
+        }
+    }
+}

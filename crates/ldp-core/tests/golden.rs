@@ -1,0 +1,86 @@
+//! Value stability: fixed seeds pin the exact reports of every preset. A change here means
+//! every published simulation would change; make it only on purpose.
+
+use ldp_core::simulation::{Role, stream_rng};
+use ldp_core::{
+    DomainSize, Epsilon, Grr, LocalHashing, Mechanism, SubsetSelection, SummationHistogram,
+    ThresholdHistogram, UnaryEncoding,
+};
+
+fn first_three<M: Mechanism>(m: &M) -> Vec<String> {
+    let mut rng = stream_rng(20_251_125, 0, Role::Genuine, 0);
+    (0..3)
+        .map(|i| serde_json::to_string(&m.perturb(3 + i, &mut rng).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn presets_produce_pinned_reports() {
+    let (k, e) = (DomainSize::new(10).unwrap(), Epsilon::new(1.0).unwrap());
+    assert_eq!(
+        first_three(&Grr::new(k, e)),
+        [r#"{"y":5}"#, r#"{"y":7}"#, r#"{"y":0}"#]
+    );
+    assert_eq!(
+        first_three(&SubsetSelection::new(k, e, 3).unwrap()),
+        [
+            r#"{"subset":[4,6,9]}"#,
+            r#"{"subset":[0,3,9]}"#,
+            r#"{"subset":[2,3,5]}"#
+        ]
+    );
+    assert_eq!(
+        first_three(&UnaryEncoding::symmetric(k, e)),
+        [
+            r#"{"ones":[0,1,2,6,7]}"#,
+            r#"{"ones":[3,4,5,6,7,8,9]}"#,
+            r#"{"ones":[0,1,2,6,8]}"#
+        ]
+    );
+    assert_eq!(
+        first_three(&UnaryEncoding::optimized(k, e)),
+        [
+            r#"{"ones":[0,4,7]}"#,
+            r#"{"ones":[8]}"#,
+            r#"{"ones":[5,6,9]}"#
+        ]
+    );
+    assert_eq!(
+        first_three(&LocalHashing::optimized(k, e)),
+        [
+            r#"{"seed":3809641702,"y":1}"#,
+            r#"{"seed":3871250788,"y":2}"#,
+            r#"{"seed":343183819,"y":0}"#
+        ]
+    );
+    assert_eq!(
+        first_three(&ThresholdHistogram::optimal(k, e)),
+        [
+            r#"{"ones":[0,8]}"#,
+            r#"{"ones":[3,6]}"#,
+            r#"{"ones":[1,3,5,6,8]}"#
+        ]
+    );
+    let she = SummationHistogram::new(DomainSize::new(3).unwrap(), e);
+    let mut rng = stream_rng(20_251_125, 0, Role::Genuine, 0);
+    assert_eq!(
+        serde_json::to_string(&she.perturb(1, &mut rng).unwrap()).unwrap(),
+        r#"{"y":[-0.5709579758815077,0.8531623071189625,-0.7428925737846963]}"#
+    );
+}
+
+#[test]
+fn presets_match_the_paper() {
+    let (k, e) = (DomainSize::new(100).unwrap(), Epsilon::new(4.0).unwrap());
+    // Appendix "parameter_results": SS omega = 2, OLH g = 56, THE theta = 0.816, OUE p = 0.5.
+    assert_eq!(SubsetSelection::with_optimal_size(k, e).subset_size(), 2);
+    assert_eq!(LocalHashing::optimized(k, e).hash_range(), 56);
+    let theta = ThresholdHistogram::optimal(k, e).threshold();
+    assert!((theta - 0.816).abs() < 5e-4, "{theta}");
+    // Golden-section optimum to 1e-9: the variance is larger on both sides.
+    let var = |t: f64| {
+        let (p, q) = ldp_core::families::histogram::threshold_pq(e, t);
+        q * (1.0 - q) / ((p - q) * (p - q))
+    };
+    assert!(var(theta) <= var(theta - 1e-6) && var(theta) <= var(theta + 1e-6));
+}

@@ -1,0 +1,261 @@
+//! Goodness of fit of every fast sampler against its exact output distribution
+//! (Pearson chi-square, fixed seeds, significance level `common::ALPHA`).
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{ALPHA, chi_square_p, chi_square_p_with_variance};
+use ldp_core::families::local_hash::hash_item;
+use ldp_core::simulation::{Role, stream_rng};
+use ldp_core::{
+    DomainSize, Epsilon, Grr, LocalHashing, Mechanism, PureProtocol, SubsetSelection,
+    SummationHistogram, ThresholdHistogram, UnaryEncoding,
+};
+
+const DRAWS: usize = 200_000;
+
+fn k(v: u32) -> DomainSize {
+    DomainSize::new(v).unwrap()
+}
+fn eps(v: f64) -> Epsilon {
+    Epsilon::new(v).unwrap()
+}
+
+/// Draws `DRAWS` reports of `item`, tallies them by `category`, and compares the tallies
+/// with the exact probabilities `exp(log_likelihood)` of one representative per category.
+fn fit_full_output<M: Mechanism>(mech: &M, item: u32, outputs: &[M::Report], seed: u64)
+where
+    M::Report: std::hash::Hash + Eq,
+{
+    let index: HashMap<&M::Report, usize> =
+        outputs.iter().enumerate().map(|(i, r)| (r, i)).collect();
+    let mut observed = vec![0u64; outputs.len()];
+    let mut rng = stream_rng(seed, 0, Role::Other(0), 0);
+    for _ in 0..DRAWS {
+        let r = mech.perturb(item, &mut rng).unwrap();
+        observed[*index.get(&r).expect("report inside the enumerated space")] += 1;
+    }
+    let probs: Vec<f64> = outputs
+        .iter()
+        .map(|r| mech.log_likelihood(r, item).exp())
+        .collect();
+    let p = chi_square_p(&observed, &probs);
+    assert!(p > ALPHA, "{mech:?} item {item}: chi-square p = {p}");
+}
+
+fn all_subsets(k: u32) -> Vec<Vec<u32>> {
+    (0u32..1 << k)
+        .map(|mask| (0..k).filter(|i| mask >> i & 1 == 1).collect())
+        .collect()
+}
+
+#[test]
+fn grr_matches_its_distribution() {
+    for (kv, e, x) in [(2, 0.5, 1), (5, 1.0, 0), (5, 3.0, 4), (12, 2.0, 7)] {
+        let outputs: Vec<_> = (0..kv).map(|y| ldp_core::GrrReport { y }).collect();
+        fit_full_output(&Grr::new(k(kv), eps(e)), x, &outputs, 11);
+    }
+}
+
+#[test]
+fn subset_selection_matches_its_distribution() {
+    for (kv, e, omega, x) in [
+        (5, 1.0, 1, 2),
+        (5, 1.0, 2, 0),
+        (6, 0.5, 3, 5),
+        (7, 2.0, 4, 3),
+    ] {
+        let outputs: Vec<_> = all_subsets(kv)
+            .into_iter()
+            .filter(|s| s.len() == omega as usize)
+            .map(|subset| ldp_core::SubsetReport { subset })
+            .collect();
+        fit_full_output(
+            &SubsetSelection::new(k(kv), eps(e), omega).unwrap(),
+            x,
+            &outputs,
+            12,
+        );
+    }
+}
+
+#[test]
+fn unary_and_threshold_match_their_distributions() {
+    let outputs: Vec<_> = all_subsets(5)
+        .into_iter()
+        .map(|ones| ldp_core::OnesReport { ones })
+        .collect();
+    for (e, x) in [(0.5, 0), (2.0, 3), (4.0, 4)] {
+        fit_full_output(&UnaryEncoding::symmetric(k(5), eps(e)), x, &outputs, 13);
+        fit_full_output(&UnaryEncoding::optimized(k(5), eps(e)), x, &outputs, 14);
+        fit_full_output(
+            &UnaryEncoding::new(k(5), eps(e), 0.9).unwrap(),
+            x,
+            &outputs,
+            15,
+        );
+        fit_full_output(&ThresholdHistogram::optimal(k(5), eps(e)), x, &outputs, 16);
+        fit_full_output(
+            &ThresholdHistogram::new(k(5), eps(e), 0.55).unwrap(),
+            x,
+            &outputs,
+            17,
+        );
+    }
+}
+
+/// At larger k the output space cannot be enumerated: check the law of the number of
+/// one-bits among the k - 1 other positions (Binomial(k-1, q)) and the per-position
+/// inclusion counts (independent Binomial(draws, q)), and the true bit (Bernoulli(p)).
+fn fit_bit_marginals<M: PureProtocol<Report = ldp_core::OnesReport>>(
+    mech: &M,
+    item: u32,
+    seed: u64,
+) {
+    let kv = mech.domain_size().get();
+    let (p, q) = (mech.p_star(), mech.q_star());
+    let draws = 50_000usize;
+    let mut per_position = vec![0u64; kv as usize];
+    let mut per_count = vec![0u64; kv as usize];
+    let mut rng = stream_rng(seed, 0, Role::Other(1), 0);
+    for _ in 0..draws {
+        let r = mech.perturb(item, &mut rng).unwrap();
+        mech.validate(&r).unwrap();
+        let others = r.ones.iter().filter(|&&i| i != item).count();
+        per_count[others] += 1;
+        r.ones.iter().for_each(|&i| per_position[i as usize] += 1);
+    }
+    // True bit: a binomial z-test at the same level.
+    let n = draws as f64;
+    let z = (per_position[item as usize] as f64 - n * p) / (n * p * (1.0 - p)).sqrt();
+    assert!(z.abs() < 3.9, "{mech:?}: true-bit z = {z}");
+    // Other positions.
+    let others: Vec<u64> = (0..kv)
+        .filter(|&i| i != item)
+        .map(|i| per_position[i as usize])
+        .collect();
+    let mean = vec![n * q; others.len()];
+    let var = vec![n * q * (1.0 - q); others.len()];
+    let pv = chi_square_p_with_variance(&others, &mean, &var, others.len());
+    assert!(pv > ALPHA, "{mech:?}: position marginals p = {pv}");
+    // Count of one-bits among the others, pooled into cells of expected count >= 5.
+    let binom = statrs::distribution::Binomial::new(q, u64::from(kv - 1)).unwrap();
+    use statrs::distribution::Discrete;
+    let (mut obs, mut probs, mut acc_o, mut acc_p) = (vec![], vec![], 0u64, 0.0);
+    for (c, &count) in per_count.iter().enumerate() {
+        acc_o += count;
+        acc_p += binom.pmf(c as u64);
+        if acc_p * n >= 20.0 {
+            obs.push(acc_o);
+            probs.push(acc_p);
+            acc_o = 0;
+            acc_p = 0.0;
+        }
+    }
+    *obs.last_mut().unwrap() += acc_o;
+    *probs.last_mut().unwrap() += acc_p;
+    let total: f64 = probs.iter().sum();
+    probs.iter_mut().for_each(|p| *p /= total);
+    let pc = chi_square_p(&obs, &probs);
+    assert!(pc > ALPHA, "{mech:?}: one-bit count p = {pc}");
+}
+
+#[test]
+fn geometric_gap_sampler_matches_bernoulli_law_at_large_k() {
+    fit_bit_marginals(&UnaryEncoding::optimized(k(1000), eps(2.0)), 17, 21);
+    fit_bit_marginals(&UnaryEncoding::symmetric(k(300), eps(0.5)), 299, 22);
+    fit_bit_marginals(&UnaryEncoding::new(k(200), eps(4.0), 0.99).unwrap(), 0, 23);
+    fit_bit_marginals(&ThresholdHistogram::optimal(k(1000), eps(1.0)), 500, 24);
+}
+
+/// Floyd's sampler at sizes that take each of its three membership structures: the
+/// inclusion count of every other position must be uniform.
+#[test]
+fn floyd_subsets_are_uniform_at_large_k() {
+    for (kv, e, omega, x, seed) in [
+        (300, 1.0, 10, 3, 31),
+        (200, 0.2, 90, 199, 32),
+        (5000, 1.0, 40, 2500, 33),
+    ] {
+        let ss = SubsetSelection::new(k(kv), eps(e), omega).unwrap();
+        let draws = 20_000usize;
+        let mut counts = vec![0u64; kv as usize];
+        let mut rng = stream_rng(seed, 0, Role::Other(2), 0);
+        for _ in 0..draws {
+            let r = ss.perturb(x, &mut rng).unwrap();
+            ss.validate(&r).unwrap();
+            r.subset.iter().for_each(|&i| counts[i as usize] += 1);
+        }
+        let q = ss.q_star();
+        let others: Vec<u64> = (0..kv)
+            .filter(|&i| i != x)
+            .map(|i| counts[i as usize])
+            .collect();
+        let n = draws as f64;
+        // Indicators within one report are negatively correlated (sampling without
+        // replacement), which makes this binomial-variance statistic conservative.
+        let mean = vec![n * q; others.len()];
+        let var = vec![n * q * (1.0 - q); others.len()];
+        let pv = chi_square_p_with_variance(&others, &mean, &var, others.len());
+        assert!(pv > ALPHA, "{ss:?}: p = {pv}");
+        let z = (counts[x as usize] as f64 - n * ss.p_star())
+            / (n * ss.p_star() * (1.0 - ss.p_star())).sqrt();
+        assert!(z.abs() < 3.9, "{ss:?}: true-item z = {z}");
+    }
+}
+
+#[test]
+fn local_hashing_matches_its_distribution() {
+    for (kv, e, g, x) in [(10, 1.0, 2, 3), (100, 4.0, 56, 42), (100, 2.0, 13, 0)] {
+        let lh = LocalHashing::new(k(kv), eps(e), g).unwrap();
+        let mut offset = vec![0u64; g as usize];
+        let mut seed_bucket = vec![0u64; 16];
+        let mut rng = stream_rng(41, 0, Role::Other(3), 0);
+        for _ in 0..DRAWS {
+            let r = lh.perturb(x, &mut rng).unwrap();
+            let h = hash_item(x, r.seed, g);
+            offset[((r.y + g - h) % g) as usize] += 1;
+            seed_bucket[(r.seed >> 28) as usize] += 1;
+        }
+        // Offset 0 means the hash value was kept: probability p; each other offset q'.
+        let p = lh.p_star();
+        let mut probs = vec![(1.0 - p) / f64::from(g - 1); g as usize];
+        probs[0] = p;
+        let pv = chi_square_p(&offset, &probs);
+        assert!(pv > ALPHA, "{lh:?}: offsets p = {pv}");
+        let ps = chi_square_p(&seed_bucket, &[1.0 / 16.0; 16]);
+        assert!(ps > ALPHA, "{lh:?}: seeds p = {ps}");
+    }
+}
+
+#[test]
+fn summation_histogram_noise_is_laplace() {
+    let she = SummationHistogram::new(k(4), eps(1.5));
+    let b = she.scale();
+    let bins = 20usize;
+    // Equiprobable Laplace bins via the quantile function.
+    let quantile = |u: f64| {
+        if u < 0.5 {
+            b * (2.0 * u).ln()
+        } else {
+            -b * (2.0 * (1.0 - u)).ln()
+        }
+    };
+    let edges: Vec<f64> = (1..bins)
+        .map(|i| quantile(i as f64 / bins as f64))
+        .collect();
+    let mut counts = vec![vec![0u64; bins]; 4];
+    let mut rng = stream_rng(51, 0, Role::Other(4), 0);
+    for _ in 0..50_000 {
+        let r = she.perturb(2, &mut rng).unwrap();
+        for (i, &v) in r.y.iter().enumerate() {
+            let noise = if i == 2 { v - 1.0 } else { v };
+            counts[i][edges.partition_point(|&e| e < noise)] += 1;
+        }
+    }
+    for (i, c) in counts.iter().enumerate() {
+        let p = chi_square_p(c, &vec![1.0 / bins as f64; bins]);
+        assert!(p > ALPHA, "coordinate {i}: p = {p}");
+    }
+}
