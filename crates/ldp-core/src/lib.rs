@@ -45,6 +45,7 @@ pub mod mechanism;
 pub mod report;
 mod sampling;
 pub mod simulation;
+pub mod spec;
 pub mod vocab;
 
 pub use aggregate::{Aggregator, SheSums, SupportCounts};
@@ -57,4 +58,5 @@ pub use families::subset::SubsetSelection;
 pub use families::unary::UnaryEncoding;
 pub use mechanism::{Mechanism, PureProtocol, Support};
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
+pub use spec::{AnyMechanism, FamilyParams, Spec};
 pub use vocab::{DomainSize, Epsilon, Family, Protocol};
