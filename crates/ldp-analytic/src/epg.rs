@@ -1,0 +1,192 @@
+//! Expected poisoning gain (EPG) of the maximal gain attack (Cao et al. 2021).
+//!
+//! A fraction `beta` of all reports are fake; each fake report supports `s` of the `r`
+//! target items. Feeding the estimator of Eq. "estimator" the genuine plus fake reports
+//! gives, for the total estimated frequency of the targets,
+//! `E[f~_T] - f_T = beta ((s - r q*) / (p* - q*) - f_T)`.
+//! UE, THE and LH can support every target (`s = r`, the paper's Eq. "epg_pq"); a GRR
+//! report supports one item (`s = 1`); an SS report at most omega (`s = min(r, omega)`).
+
+use ldp_core::{DomainSize, FamilyParams, Spec};
+use serde::{Deserialize, Serialize};
+
+use crate::pure::{self, one_minus_t, t};
+
+/// The attacker's budget and goal.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "PoisoningFields")]
+pub struct Poisoning {
+    beta: f64,
+    targets: u32,
+    target_mass: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PoisoningFields {
+    beta: f64,
+    targets: u32,
+    target_mass: f64,
+}
+
+impl TryFrom<PoisoningFields> for Poisoning {
+    type Error = PoisoningError;
+    fn try_from(f: PoisoningFields) -> Result<Self, PoisoningError> {
+        Poisoning::new(f.beta, f.targets, f.target_mass)
+    }
+}
+
+/// A poisoning setting outside its range.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PoisoningError {
+    /// The fake-user fraction must lie in `[0, 1)`.
+    #[error("fake-user fraction beta must lie in [0, 1), got {0}")]
+    Beta(f64),
+    /// At least one target is needed.
+    #[error("the number of targets r must be at least 1")]
+    NoTargets,
+    /// The targets' true mass is a probability.
+    #[error("target mass f_T must lie in [0, 1], got {0}")]
+    TargetMass(f64),
+    /// More targets than items.
+    #[error("{targets} targets exceed the domain size {k}")]
+    TooManyTargets {
+        /// Number of targets.
+        targets: u32,
+        /// Domain size.
+        k: u32,
+    },
+}
+
+impl Default for Poisoning {
+    /// The paper's setting (after Cao et al.): beta = 0.05, r = 1, f_T = 0.01.
+    fn default() -> Self {
+        Self {
+            beta: 0.05,
+            targets: 1,
+            target_mass: 0.01,
+        }
+    }
+}
+
+impl Poisoning {
+    /// Validated poisoning parameters.
+    pub fn new(beta: f64, targets: u32, target_mass: f64) -> Result<Self, PoisoningError> {
+        if !(0.0..1.0).contains(&beta) {
+            return Err(PoisoningError::Beta(beta));
+        }
+        if targets == 0 {
+            return Err(PoisoningError::NoTargets);
+        }
+        if !(0.0..=1.0).contains(&target_mass) {
+            return Err(PoisoningError::TargetMass(target_mass));
+        }
+        Ok(Self {
+            beta,
+            targets,
+            target_mass,
+        })
+    }
+
+    /// Fraction of fake reports among all reports.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+    /// Number of target items r.
+    pub fn targets(&self) -> u32 {
+        self.targets
+    }
+    /// True frequency mass of the targets among genuine users, f_T.
+    pub fn target_mass(&self) -> f64 {
+        self.target_mass
+    }
+
+    fn check(&self, k: DomainSize) -> Result<(), PoisoningError> {
+        if self.targets > k.get() {
+            Err(PoisoningError::TooManyTargets {
+                targets: self.targets,
+                k: k.get(),
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The expected gain, or the statement that it has no bound.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gain {
+    /// A finite expected gain.
+    Finite(f64),
+    /// The attacker can make the gain arbitrarily large (SHE without clipping: a fake
+    /// report may carry any real number on the target coordinates).
+    Unbounded,
+}
+
+impl Gain {
+    /// The finite value, if any.
+    pub fn finite(self) -> Option<f64> {
+        match self {
+            Gain::Finite(v) => Some(v),
+            Gain::Unbounded => None,
+        }
+    }
+}
+
+/// EPG of the maximal gain attack for any protocol instance.
+///
+/// ```
+/// use ldp_analytic::epg::{expected, Gain, Poisoning};
+/// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+/// let (k, eps) = (DomainSize::new(100)?, Epsilon::new(4.0)?);
+/// let oue = Spec::classic(Protocol::Oue, k, eps)?;
+/// let gain = expected(&oue, &Poisoning::default())?.finite().unwrap();
+/// // beta (r (1 - q) / (p - q) - f_T) with p = 1/2, q = 1/(e^4 + 1)
+/// let q = 1.0 / (4f64.exp() + 1.0);
+/// assert!((gain - 0.05 * ((1.0 - q) / (0.5 - q) - 0.01)).abs() < 1e-12);
+/// let she = Spec::classic(Protocol::She, k, eps)?;
+/// assert_eq!(expected(&she, &Poisoning::default())?, Gain::Unbounded);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn expected(spec: &Spec, attack: &Poisoning) -> Result<Gain, PoisoningError> {
+    attack.check(spec.k)?;
+    let (r, eps) = (f64::from(attack.targets), spec.eps);
+    // (s - r q*) / (p* - q*): the expected estimate a fake report adds to the targets.
+    let per_fake = match spec.family {
+        FamilyParams::Grr => {
+            // (1 - r q) / (p - q) with p - q = (1 - t) / (1 + (k-1) t).
+            (1.0 + (spec.k.as_f64() - 1.0 - r) * t(eps)) / one_minus_t(eps)
+        }
+        FamilyParams::SubsetSelection { omega } => {
+            let (p, q) = pure::subset(spec.k, eps, omega);
+            let s = r.min(f64::from(omega));
+            (s - r * q) / (p - q)
+        }
+        FamilyParams::UnaryEncoding { p } => r / (p * one_minus_t(eps)),
+        FamilyParams::LocalHashing { g } => {
+            r * (1.0 + (f64::from(g) - 1.0) * t(eps)) / one_minus_t(eps)
+        }
+        FamilyParams::ThresholdHistogram { theta } => {
+            let (p, q) = pure::threshold(eps, theta);
+            r * (1.0 - q) / (p - q)
+        }
+        FamilyParams::SummationHistogram => return Ok(Gain::Unbounded),
+    };
+    Ok(Gain::Finite(attack.beta * (per_fake - attack.target_mass)))
+}
+
+/// EPG against SHE when the server clips every report coordinate to `[-bound, bound]`
+/// (`bound >= 1`): the best fake report puts `bound` on every target, so the gain is
+/// `beta (r bound - f_T)`. This takes the genuine estimate's mean to be `f_T`, i.e.
+/// neglects the clipping bias on genuine reports, which vanishes as `bound` grows
+/// (it is below `b e^(-(bound - 1)/b)` per coordinate, with `b = 2/eps`).
+pub fn expected_she_clipped(
+    spec: &Spec,
+    attack: &Poisoning,
+    bound: f64,
+) -> Result<f64, PoisoningError> {
+    attack.check(spec.k)?;
+    Ok(attack.beta * (f64::from(attack.targets) * bound - attack.target_mass))
+}
