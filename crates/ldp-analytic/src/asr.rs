@@ -113,8 +113,8 @@ pub fn summation(k: DomainSize, eps: Epsilon) -> f64 {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn expected(spec: &Spec, lh: LhAsr) -> f64 {
-    let (k, eps) = (spec.k, spec.eps);
-    match spec.family {
+    let (k, eps) = (spec.k(), spec.eps());
+    match spec.family() {
         FamilyParams::Grr => grr(k, eps),
         FamilyParams::SubsetSelection { omega } => subset(k, eps, omega),
         FamilyParams::UnaryEncoding { p } => {

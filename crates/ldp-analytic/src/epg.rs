@@ -151,16 +151,16 @@ impl Gain {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn expected(spec: &Spec, attack: &Poisoning) -> Result<Gain, PoisoningError> {
-    attack.check(spec.k)?;
-    let (r, eps) = (f64::from(attack.targets), spec.eps);
+    attack.check(spec.k())?;
+    let (r, eps) = (f64::from(attack.targets), spec.eps());
     // (s - r q*) / (p* - q*): the expected estimate a fake report adds to the targets.
-    let per_fake = match spec.family {
+    let per_fake = match spec.family() {
         FamilyParams::Grr => {
             // (1 - r q) / (p - q) with p - q = (1 - t) / (1 + (k-1) t).
-            (1.0 + (spec.k.as_f64() - 1.0 - r) * t(eps)) / one_minus_t(eps)
+            (1.0 + (spec.k().as_f64() - 1.0 - r) * t(eps)) / one_minus_t(eps)
         }
         FamilyParams::SubsetSelection { omega } => {
-            let (p, q) = pure::subset(spec.k, eps, omega);
+            let (p, q) = pure::subset(spec.k(), eps, omega);
             let s = r.min(f64::from(omega));
             (s - r * q) / (p - q)
         }
@@ -187,6 +187,6 @@ pub fn expected_she_clipped(
     attack: &Poisoning,
     bound: f64,
 ) -> Result<f64, PoisoningError> {
-    attack.check(spec.k)?;
+    attack.check(spec.k())?;
     Ok(attack.beta * (f64::from(attack.targets) * bound - attack.target_mass))
 }

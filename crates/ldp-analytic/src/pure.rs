@@ -51,12 +51,12 @@ pub fn threshold(eps: Epsilon, theta: f64) -> (f64, f64) {
 
 /// `(p*, q*)` of a protocol instance; `None` for SHE, which is not pure.
 pub fn pq(spec: &Spec) -> Option<(f64, f64)> {
-    Some(match spec.family {
-        FamilyParams::Grr => grr(spec.k, spec.eps),
-        FamilyParams::SubsetSelection { omega } => subset(spec.k, spec.eps, omega),
-        FamilyParams::UnaryEncoding { p } => unary(spec.eps, p),
-        FamilyParams::LocalHashing { g } => local_hash(spec.eps, g),
-        FamilyParams::ThresholdHistogram { theta } => threshold(spec.eps, theta),
+    Some(match spec.family() {
+        FamilyParams::Grr => grr(spec.k(), spec.eps()),
+        FamilyParams::SubsetSelection { omega } => subset(spec.k(), spec.eps(), omega),
+        FamilyParams::UnaryEncoding { p } => unary(spec.eps(), p),
+        FamilyParams::LocalHashing { g } => local_hash(spec.eps(), g),
+        FamilyParams::ThresholdHistogram { theta } => threshold(spec.eps(), theta),
         FamilyParams::SummationHistogram => return None,
     })
 }

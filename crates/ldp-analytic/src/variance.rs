@@ -61,13 +61,13 @@ pub fn threshold(eps: Epsilon, theta: f64) -> f64 {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn approx_per_user(spec: &Spec) -> f64 {
-    match spec.family {
-        FamilyParams::Grr => grr(spec.k, spec.eps),
-        FamilyParams::SubsetSelection { omega } => subset(spec.k, spec.eps, omega),
-        FamilyParams::UnaryEncoding { p } => unary(spec.eps, p),
-        FamilyParams::LocalHashing { g } => local_hash(spec.eps, g),
-        FamilyParams::SummationHistogram => summation(spec.eps),
-        FamilyParams::ThresholdHistogram { theta } => threshold(spec.eps, theta),
+    match spec.family() {
+        FamilyParams::Grr => grr(spec.k(), spec.eps()),
+        FamilyParams::SubsetSelection { omega } => subset(spec.k(), spec.eps(), omega),
+        FamilyParams::UnaryEncoding { p } => unary(spec.eps(), p),
+        FamilyParams::LocalHashing { g } => local_hash(spec.eps(), g),
+        FamilyParams::SummationHistogram => summation(spec.eps()),
+        FamilyParams::ThresholdHistogram { theta } => threshold(spec.eps(), theta),
     }
 }
 

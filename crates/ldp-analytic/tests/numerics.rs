@@ -47,7 +47,7 @@ fn objectives_stay_in_range_at_the_extremes() {
                     if let Some(g) = m.epg.finite() {
                         assert!(g.is_finite() && g > 0.0, "{spec:?}: EPG {g}");
                     } else {
-                        assert_eq!(spec.family, FamilyParams::SummationHistogram);
+                        assert_eq!(spec.family(), FamilyParams::SummationHistogram);
                     }
                 }
             }
@@ -70,7 +70,7 @@ fn classic_protocols_value_table() {
             let m = evaluate(&spec, &Options::default()).unwrap();
             let row = format!(
                 "param={} asr={} mse={} epg={}",
-                spec.family.value().map_or("-".into(), round),
+                spec.family().value().map_or("-".into(), round),
                 round(m.asr),
                 round(m.mse),
                 m.epg.finite().map_or("unbounded".into(), round),

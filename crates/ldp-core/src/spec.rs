@@ -6,7 +6,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ParamError;
-use crate::families::histogram::{SummationHistogram, ThresholdHistogram, optimal_threshold};
+use crate::families::histogram::{
+    SummationHistogram, ThresholdHistogram, check_threshold, optimal_threshold,
+};
+use crate::families::local_hash::check_hash_range;
+use crate::families::subset::check_subset_size;
+use crate::families::unary::check_unary_p;
 use crate::families::{
     grr::Grr, local_hash::LocalHashing, subset::SubsetSelection, unary::UnaryEncoding,
 };
@@ -73,7 +78,7 @@ impl FamilyParams {
 /// use ldp_core::{DomainSize, Epsilon, Protocol, spec::{FamilyParams, Spec}};
 /// let (k, eps) = (DomainSize::new(100)?, Epsilon::new(4.0)?);
 /// let olh = Spec::classic(Protocol::Olh, k, eps)?;
-/// assert_eq!(olh.family, FamilyParams::LocalHashing { g: 56 });
+/// assert_eq!(olh.family(), FamilyParams::LocalHashing { g: 56 });
 /// let alh = Spec::new(k, eps, FamilyParams::LocalHashing { g: 13 })?;
 /// assert!(Spec::new(k, eps, FamilyParams::LocalHashing { g: 1 }).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -81,12 +86,9 @@ impl FamilyParams {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "SpecFields")]
 pub struct Spec {
-    /// Domain size.
-    pub k: DomainSize,
-    /// Privacy budget.
-    pub eps: Epsilon,
-    /// Family and parameter.
-    pub family: FamilyParams,
+    k: DomainSize,
+    eps: Epsilon,
+    family: FamilyParams,
 }
 
 #[derive(Deserialize)]
@@ -112,9 +114,29 @@ pub struct NotClassic(pub Protocol);
 impl Spec {
     /// Validates the parameter against its family's range.
     pub fn new(k: DomainSize, eps: Epsilon, family: FamilyParams) -> Result<Self, ParamError> {
-        let spec = Spec { k, eps, family };
-        spec.try_build()?;
-        Ok(spec)
+        match family {
+            FamilyParams::Grr | FamilyParams::SummationHistogram => {}
+            FamilyParams::SubsetSelection { omega } => check_subset_size(k, omega)?,
+            FamilyParams::UnaryEncoding { p } => check_unary_p(p)?,
+            FamilyParams::LocalHashing { g } => check_hash_range(g)?,
+            FamilyParams::ThresholdHistogram { theta } => check_threshold(theta)?,
+        }
+        Ok(Spec { k, eps, family })
+    }
+
+    /// Domain size.
+    pub fn k(&self) -> DomainSize {
+        self.k
+    }
+
+    /// Privacy budget.
+    pub fn eps(&self) -> Epsilon {
+        self.eps
+    }
+
+    /// Family and parameter.
+    pub fn family(&self) -> FamilyParams {
+        self.family
     }
 
     /// One of the eight classic protocols with the paper's preset parameter.

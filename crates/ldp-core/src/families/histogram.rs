@@ -185,6 +185,15 @@ pub struct ThresholdParams {
     pub theta: f64,
 }
 
+/// The threshold must lie in `[0.5, 1]`.
+pub(crate) fn check_threshold(theta: f64) -> Result<(), ParamError> {
+    if (0.5..=1.0).contains(&theta) {
+        Ok(())
+    } else {
+        Err(ParamError::Threshold { value: theta })
+    }
+}
+
 /// `(p, q)` of THE at threshold `theta` (paper Eq. "the_parameters").
 pub fn threshold_pq(eps: Epsilon, theta: f64) -> (f64, f64) {
     let half = eps.get() / 2.0;
@@ -196,9 +205,7 @@ pub fn threshold_pq(eps: Epsilon, theta: f64) -> (f64, f64) {
 impl ThresholdHistogram {
     /// THE with threshold `theta` in `[0.5, 1]`.
     pub fn new(k: DomainSize, eps: Epsilon, theta: f64) -> Result<Self, ParamError> {
-        if !(0.5..=1.0).contains(&theta) {
-            return Err(ParamError::Threshold { value: theta });
-        }
+        check_threshold(theta)?;
         let (p, q) = threshold_pq(eps, theta);
         Ok(Self {
             k,

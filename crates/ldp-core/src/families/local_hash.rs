@@ -32,6 +32,17 @@ pub fn xxh32_decimal(item: u32, seed: u32) -> u32 {
     xxh32(buf.format(item).as_bytes(), seed)
 }
 
+/// The hash range must be at least 2.
+pub(crate) fn check_hash_range(g: u32) -> Result<(), ParamError> {
+    if g >= 2 {
+        Ok(())
+    } else {
+        Err(ParamError::HashRange {
+            value: u64::from(g),
+        })
+    }
+}
+
 /// LH: the client draws a hash seed uniformly from the 32-bit seeds, hashes its item into
 /// `0..g`, and applies GRR over `0..g`: keep the hash value with `p = e^eps / (e^eps + g - 1)`,
 /// otherwise report one of the other `g - 1` values uniformly. One hash per report.
@@ -72,11 +83,7 @@ pub struct LocalHashParams {
 impl LocalHashing {
     /// LH with hash range `g >= 2`.
     pub fn new(k: DomainSize, eps: Epsilon, g: u32) -> Result<Self, ParamError> {
-        if g < 2 {
-            return Err(ParamError::HashRange {
-                value: u64::from(g),
-            });
-        }
+        check_hash_range(g)?;
         let e = eps.exp();
         let p = e / (e + f64::from(g) - 1.0);
         Ok(Self {

@@ -54,12 +54,7 @@ pub struct SubsetParams {
 impl SubsetSelection {
     /// SS with subset size `omega` in `[1, k-1]`.
     pub fn new(k: DomainSize, eps: Epsilon, omega: u32) -> Result<Self, ParamError> {
-        if omega == 0 || omega >= k.get() {
-            return Err(ParamError::SubsetSize {
-                value: u64::from(omega),
-                max: k.get() - 1,
-            });
-        }
+        check_subset_size(k, omega)?;
         let e = eps.exp();
         let (w, kf) = (f64::from(omega), k.as_f64());
         let denom = w * e + kf - w;
@@ -177,6 +172,18 @@ impl PureProtocol for SubsetSelection {
     }
     fn q_star(&self) -> f64 {
         self.q
+    }
+}
+
+/// Subset sizes must lie in `[1, k-1]`.
+pub(crate) fn check_subset_size(k: DomainSize, omega: u32) -> Result<(), ParamError> {
+    if omega == 0 || omega >= k.get() {
+        Err(ParamError::SubsetSize {
+            value: u64::from(omega),
+            max: k.get() - 1,
+        })
+    } else {
+        Ok(())
     }
 }
 

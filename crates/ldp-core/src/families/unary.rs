@@ -54,9 +54,7 @@ pub struct UnaryParams {
 impl UnaryEncoding {
     /// UE with true-bit probability `p` in `[0.5, 1)`; `q` follows from `eps`.
     pub fn new(k: DomainSize, eps: Epsilon, p: f64) -> Result<Self, ParamError> {
-        if !(0.5..1.0).contains(&p) {
-            return Err(ParamError::UnaryP { value: p });
-        }
+        check_unary_p(p)?;
         let q = p / (eps.exp() * (1.0 - p) + p);
         Ok(Self::from_pq(k, eps, p, q))
     }
@@ -98,6 +96,15 @@ impl From<UnaryEncoding> for UnaryParams {
             epsilon: m.eps,
             p: m.p,
         }
+    }
+}
+
+/// The true-bit probability must lie in `[0.5, 1)`.
+pub(crate) fn check_unary_p(p: f64) -> Result<(), ParamError> {
+    if (0.5..1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err(ParamError::UnaryP { value: p })
     }
 }
 
