@@ -9,7 +9,7 @@ use std::fmt::Debug;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AggregateError, ReportError};
+use crate::error::{AggregateError, ParamError, ReportError};
 use crate::estimate::Estimator;
 use crate::families::histogram::SummationHistogram;
 use crate::mechanism::{Mechanism, PureProtocol};
@@ -124,6 +124,25 @@ impl<M: PureProtocol> SupportCounts<M> {
     pub fn counts(&self) -> &[u64] {
         &self.counts
     }
+
+    /// Validates and adds `report` like [`Aggregator::add`], and also hands every
+    /// supported item to `visit`: code that needs the support (an attack) gets it without
+    /// computing it a second time (for local hashing that is k hashes per report).
+    #[inline]
+    pub fn add_with(
+        &mut self,
+        report: &M::Report,
+        mut visit: impl FnMut(u32),
+    ) -> Result<(), ReportError> {
+        self.mechanism.validate(report)?;
+        let counts = &mut self.counts;
+        self.mechanism.for_each_supported(report, |i| {
+            counts[i as usize] += 1;
+            visit(i);
+        });
+        self.n += 1;
+        Ok(())
+    }
 }
 
 impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
@@ -135,12 +154,7 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
 
     #[inline]
     fn add(&mut self, report: &M::Report) -> Result<(), ReportError> {
-        self.mechanism.validate(report)?;
-        let counts = &mut self.counts;
-        self.mechanism
-            .for_each_supported(report, |i| counts[i as usize] += 1);
-        self.n += 1;
-        Ok(())
+        self.add_with(report, |_| {})
     }
 
     fn merge(&mut self, other: &Self) -> Result<(), AggregateError> {
@@ -172,11 +186,18 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
     }
 }
 
-/// SHE's aggregate: the coordinate-wise sum of the noisy vectors.
+/// SHE's aggregate: the coordinate-wise sum of the noisy vectors, optionally after
+/// clipping every coordinate to `[-clip, clip]`.
+///
+/// Without clipping, a single fake report can move the estimate arbitrarily far (its
+/// coordinates are any reals); clipping bounds that at the price of a small bias on
+/// genuine reports (below `b e^(-(clip - 1)/b)` per coordinate, `b = 2/eps`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "SheSumsState")]
 pub struct SheSums {
     mechanism: SummationHistogram,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    clip: Option<f64>,
     n: u64,
     sums: Vec<f64>,
 }
@@ -185,6 +206,8 @@ pub struct SheSums {
 #[serde(deny_unknown_fields)]
 struct SheSumsState {
     mechanism: SummationHistogram,
+    #[serde(default)]
+    clip: Option<f64>,
     n: u64,
     sums: Vec<f64>,
 }
@@ -198,8 +221,16 @@ impl TryFrom<SheSumsState> for SheSums {
                 reason: format!("expected {k} finite sums"),
             });
         }
+        if let Some(c) = s.clip
+            && !(c.is_finite() && c > 0.0)
+        {
+            return Err(AggregateError::CorruptState {
+                reason: format!("clipping bound {c} is not a positive number"),
+            });
+        }
         Ok(Self {
             mechanism: s.mechanism,
+            clip: s.clip,
             n: s.n,
             sums: s.sums,
         })
@@ -212,9 +243,27 @@ impl SheSums {
         let k = mechanism.domain_size().as_usize();
         Self {
             mechanism,
+            clip: None,
             n: 0,
             sums: vec![0.0; k],
         }
+    }
+
+    /// An empty aggregator that clips every report coordinate to `[-bound, bound]`.
+    /// `bound` must be finite and at least 1 (the one-hot value).
+    pub fn clipped(mechanism: SummationHistogram, bound: f64) -> Result<Self, ParamError> {
+        if !(bound.is_finite() && bound >= 1.0) {
+            return Err(ParamError::ClipBound { value: bound });
+        }
+        Ok(Self {
+            clip: Some(bound),
+            ..Self::new(mechanism)
+        })
+    }
+
+    /// The clipping bound, if any.
+    pub fn clip(&self) -> Option<f64> {
+        self.clip
     }
 
     /// The coordinate-wise sums.
@@ -232,8 +281,17 @@ impl Aggregator for SheSums {
 
     fn add(&mut self, report: &crate::report::SheReport) -> Result<(), ReportError> {
         self.mechanism.validate(report)?;
-        for (s, v) in self.sums.iter_mut().zip(&report.y) {
-            *s += v;
+        match self.clip {
+            None => self
+                .sums
+                .iter_mut()
+                .zip(&report.y)
+                .for_each(|(s, v)| *s += v),
+            Some(c) => self
+                .sums
+                .iter_mut()
+                .zip(&report.y)
+                .for_each(|(s, v)| *s += v.clamp(-c, c)),
         }
         self.n += 1;
         Ok(())
@@ -241,6 +299,12 @@ impl Aggregator for SheSums {
 
     fn merge(&mut self, other: &Self) -> Result<(), AggregateError> {
         check_same(&self.mechanism, &other.mechanism)?;
+        if self.clip != other.clip {
+            return Err(AggregateError::Incompatible {
+                left: format!("clip {:?}", self.clip),
+                right: format!("clip {:?}", other.clip),
+            });
+        }
         self.n += other.n;
         for (s, o) in self.sums.iter_mut().zip(&other.sums) {
             *s += o;

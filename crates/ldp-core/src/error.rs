@@ -38,6 +38,12 @@ pub enum ParamError {
         /// The rejected value.
         value: u64,
     },
+    /// A SHE server's clipping bound must be finite and at least 1.
+    #[error("clipping bound must be finite and >= 1, got {value}")]
+    ClipBound {
+        /// The rejected value.
+        value: f64,
+    },
     /// Thresholding needs theta in [0.5, 1].
     #[error("threshold theta must lie in [0.5, 1], got {value}")]
     Threshold {

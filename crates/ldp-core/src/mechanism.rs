@@ -43,6 +43,14 @@ pub trait Mechanism:
     /// (for SHE, the log-density). The report must be valid; `item` must be in `0..k`.
     fn log_likelihood(&self, report: &Self::Report, item: u32) -> f64;
 
+    /// `ln P[report | x]` for every item x, written to `out` (resized to k). The default
+    /// calls [`Mechanism::log_likelihood`] k times; families override it when the k values
+    /// share most of their work.
+    fn log_likelihoods(&self, report: &Self::Report, out: &mut Vec<f64>) {
+        out.clear();
+        out.extend((0..self.domain_size().get()).map(|x| self.log_likelihood(report, x)));
+    }
+
     /// A fresh, empty aggregator for this mechanism.
     fn aggregator(&self) -> Self::Aggregator;
 }

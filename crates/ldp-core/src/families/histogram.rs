@@ -136,6 +136,21 @@ impl Mechanism for SummationHistogram {
         norm - dist / b
     }
 
+    /// O(k): hypotheses differ only in which coordinate carries the 1, so
+    /// `ln f(y | x) = ln f(y | none) + (|y_x| - |y_x - 1|) / b`.
+    fn log_likelihoods(&self, report: &SheReport, out: &mut Vec<f64>) {
+        let b = self.scale();
+        let base = -(2.0 * b).ln() * report.y.len() as f64
+            - report.y.iter().map(|v| v.abs()).sum::<f64>() / b;
+        out.clear();
+        out.extend(
+            report
+                .y
+                .iter()
+                .map(|&v| base + (v.abs() - (v - 1.0).abs()) / b),
+        );
+    }
+
     fn aggregator(&self) -> SheSums {
         SheSums::new(self.clone())
     }

@@ -8,7 +8,7 @@ use crate::aggregate::SupportCounts;
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::mechanism::{Mechanism, PureProtocol, Support};
 use crate::report::{OnesReport, check_sorted_distinct};
-use crate::sampling::{BernoulliSet, lift_around};
+use crate::sampling::BernoulliSet;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// UE: one-hot encode the item, then keep the true bit with probability `p` and set every
@@ -118,11 +118,26 @@ pub(crate) fn sample_ones<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> OnesReport {
     let with_x = keep.sample(rng);
-    let mut chosen = Vec::new();
-    others.for_each(k.get() - 1, rng, |i| chosen.push(i));
-    OnesReport {
-        ones: lift_around(chosen, item, with_x),
+    // Room for the mean number of one-bits plus a few standard deviations.
+    let mean = others.mean_count(k.get() - 1);
+    let mut ones = Vec::with_capacity((mean + 4.0 * mean.sqrt()) as usize + 2);
+    // The others are drawn over 0..k-1 and shifted past the true item on the fly.
+    let mut pending_x = with_x;
+    others.for_each(k.get() - 1, rng, |i| {
+        if i >= item {
+            if pending_x {
+                ones.push(item);
+                pending_x = false;
+            }
+            ones.push(i + 1);
+        } else {
+            ones.push(i);
+        }
+    });
+    if pending_x {
+        ones.push(item);
     }
+    OnesReport { ones }
 }
 
 /// `ln P[ones | item]` for independent bits with probabilities `p` (true) and `q` (others).
