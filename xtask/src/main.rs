@@ -1,22 +1,84 @@
-//! `cargo xtask`: repository automation (see DESIGN §2 and §7).
+//! `cargo xtask`: repository automation (DESIGN §2 and §7).
 //!
+//! - `cargo xtask reproduce [--figure NAME] [--list] [--quick]`: regenerate the paper's
+//!   figures from `configs/paper/` into `results/paper/` (quick: `results/scratch/`).
 //! - `cargo xtask tidy`: check repository rules (crate layering).
+//! - `cargo xtask bench`: run every criterion benchmark.
 
+mod reproduce;
 mod tidy;
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
 use anyhow::{Result, bail};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    about = "Repository automation for the ldp workspace"
+)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Regenerate the data and figures of every figure of the paper.
+    Reproduce {
+        /// Run only this figure (its paper label, e.g. asr_analysis).
+        #[arg(long)]
+        figure: Option<String>,
+        /// List the figures and exit.
+        #[arg(long)]
+        list: bool,
+        /// Reduced runs (fewer points and runs), written to results/scratch/.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Check repository rules (crate layering of DESIGN §2).
+    Tidy,
+    /// Run the criterion benchmarks of every crate.
+    Bench,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
 
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("tidy") => {
-            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .parent()
-                .unwrap();
-            tidy::check_layering(&tidy::workspace_edges(root)?)?;
+    match Cli::parse().task {
+        Task::Reproduce {
+            figure,
+            list,
+            quick,
+        } => reproduce::run(
+            &root(),
+            &reproduce::Options {
+                figure,
+                list,
+                quick,
+            },
+        ),
+        Task::Tidy => {
+            tidy::check_layering(&tidy::workspace_edges(&root())?)?;
             println!("tidy: layering ok");
             Ok(())
         }
-        _ => bail!("usage: cargo xtask tidy"),
+        Task::Bench => {
+            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .args(["bench", "--workspace"])
+                .current_dir(root())
+                .status()?;
+            if !status.success() {
+                bail!("cargo bench failed");
+            }
+            Ok(())
+        }
     }
 }

@@ -1,0 +1,374 @@
+//! Experiment specifications, read from RON files (`configs/paper/<figure>.ron`).
+//! Unknown fields are errors, so a typo cannot silently fall back to a default.
+
+use ldp_analytic::LhAsr;
+use ldp_core::Protocol;
+use ldp_optimize::{Scale, Search, Strategy, TuneOptions, Weights};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ExperimentError;
+
+/// One experiment: everything a figure depends on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    /// The figure's label in the paper's LaTeX (also the output folder's name).
+    pub figure: String,
+    /// What the figure shows, for people.
+    pub title: String,
+    /// Where this configuration departs from, or interprets, the paper.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// How adaptive protocols are tuned.
+    #[serde(default)]
+    pub tuning: Tuning,
+    /// The computation.
+    pub kind: Kind,
+}
+
+/// A range of privacy budgets, `from, from + step, ..., to` (inclusive), tagged with the
+/// privacy regime it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpsRange {
+    /// "high" or "low" in the paper; any label.
+    pub regime: String,
+    /// First value.
+    pub from: f64,
+    /// Last value (included).
+    pub to: f64,
+    /// Step; must be positive.
+    pub step: f64,
+}
+
+impl EpsRange {
+    /// The values, rounded to 1e-9 so that decimal steps do not drift.
+    pub fn values(&self) -> Vec<f64> {
+        let n = ((self.to - self.from) / self.step + 1e-9).floor() as usize + 1;
+        (0..n)
+            .map(|i| ((self.from + i as f64 * self.step) * 1e9).round() / 1e9)
+            .collect()
+    }
+}
+
+/// How adaptive protocols are tuned (defaults: the paper's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tuning {
+    /// ASR weight; the MSE weight is `1 - w_asr`.
+    pub w_asr: f64,
+    /// Grid only (`paper`) or grid then golden section (`refined`).
+    pub search: Search,
+    /// Strategy name: weighted, utopia, elbow, eps-constraint, hypervolume, tchebycheff.
+    pub strategy: String,
+    /// Raw or normalized objectives.
+    pub scale: Scale,
+    /// LH ASR form in the objective and the analytic curves.
+    pub lh_asr: LhAsr,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Self {
+            w_asr: 0.5,
+            search: Search::Paper,
+            strategy: "weighted".into(),
+            scale: Scale::Raw,
+            lh_asr: LhAsr::Paper,
+        }
+    }
+}
+
+impl Tuning {
+    /// The tuning options these settings describe.
+    pub fn options(&self) -> Result<TuneOptions, ExperimentError> {
+        Ok(TuneOptions {
+            weights: Weights::new(self.w_asr, 1.0 - self.w_asr)?,
+            search: self.search,
+            strategy: strategy(&self.strategy)?,
+            scale: self.scale,
+            lh_asr: self.lh_asr,
+            ..TuneOptions::default()
+        })
+    }
+}
+
+/// A selection strategy by name, with the paper's defaults.
+pub fn strategy(name: &str) -> Result<Strategy, ExperimentError> {
+    Strategy::from_name(name)
+        .ok_or_else(|| ExperimentError::Config(format!("unknown strategy `{name}`")))
+}
+
+/// How panels are grouped in an ASR-vs-MSE figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Panels {
+    /// One panel per protocol, one line per domain size.
+    PerProtocol,
+    /// One panel per family, one line per protocol (a single domain size).
+    PerFamily,
+}
+
+/// The poisoning attack of an EPG figure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoisoningSpec {
+    /// Fraction of fake users.
+    pub beta: f64,
+    /// Number of targets r.
+    pub targets: u32,
+    /// True mass of the targets f_T.
+    pub target_mass: f64,
+}
+
+/// Data sets the empirical experiments can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Dataset {
+    /// UCI Adult, Age attribute: 48,842 people, k = 100.
+    AdultAge,
+}
+
+/// The computation behind a figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Kind {
+    /// Expected ASR against eps, a panel per protocol, a line per domain size.
+    AsrVsEps {
+        /// Protocols, one panel each.
+        protocols: Vec<Protocol>,
+        /// Domain sizes, one line each.
+        domain_sizes: Vec<u32>,
+        /// Privacy budgets.
+        eps: Vec<EpsRange>,
+    },
+    /// Approximate variance per user against eps.
+    MseVsEps {
+        /// Protocols, one panel each.
+        protocols: Vec<Protocol>,
+        /// Domain sizes, one line each.
+        domain_sizes: Vec<u32>,
+        /// Privacy budgets.
+        eps: Vec<EpsRange>,
+    },
+    /// ASR against MSE as eps varies.
+    AsrVsMse {
+        /// Protocols.
+        protocols: Vec<Protocol>,
+        /// Domain sizes.
+        domain_sizes: Vec<u32>,
+        /// Privacy budgets.
+        eps: Vec<EpsRange>,
+        /// Panel grouping.
+        panels: Panels,
+    },
+    /// ASR, MSE and EPG jointly, as three 2-D projections per family.
+    AsrMseEpg {
+        /// Protocols (grouped by family).
+        protocols: Vec<Protocol>,
+        /// Domain size.
+        domain_size: u32,
+        /// Privacy budgets.
+        eps: Vec<EpsRange>,
+        /// The maximal gain attack's setting.
+        poisoning: PoisoningSpec,
+    },
+    /// The parameter each selection strategy picks, against eps.
+    Strategies {
+        /// Adaptive protocols.
+        protocols: Vec<Protocol>,
+        /// Domain sizes, one row of panels each.
+        domain_sizes: Vec<u32>,
+        /// Privacy budgets.
+        eps: Vec<EpsRange>,
+        /// Strategy names.
+        strategies: Vec<String>,
+    },
+    /// The tuned parameter against the ASR weight, beside the classic parameter.
+    Weights {
+        /// Adaptive protocols.
+        protocols: Vec<Protocol>,
+        /// Domain size.
+        domain_size: u32,
+        /// Privacy budget.
+        eps: f64,
+        /// ASR weights (MSE weight = 1 - w).
+        w_asr: EpsRange,
+    },
+    /// The tuning objective against the parameter, with both optima marked.
+    Objective {
+        /// Adaptive protocols.
+        protocols: Vec<Protocol>,
+        /// Domain size.
+        domain_size: u32,
+        /// Privacy budget.
+        eps: f64,
+    },
+    /// Measured ASR and MSE on a data set beside their closed forms.
+    Empirical {
+        /// Protocols, one panel each.
+        protocols: Vec<Protocol>,
+        /// Data set (its domain size is k).
+        dataset: Dataset,
+        /// Privacy budgets.
+        eps: Vec<EpsRange>,
+        /// Independent runs per point.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
+}
+
+impl Experiment {
+    /// Parses a RON configuration.
+    pub fn from_ron(text: &str) -> Result<Self, ExperimentError> {
+        let exp: Experiment =
+            ron::from_str(text).map_err(|e| ExperimentError::Config(e.to_string()))?;
+        exp.validate()?;
+        Ok(exp)
+    }
+
+    fn validate(&self) -> Result<(), ExperimentError> {
+        self.tuning.options()?;
+        let bad = |m: &str| Err(ExperimentError::Config(format!("{}: {m}", self.figure)));
+        let ranges: Vec<&EpsRange> = match &self.kind {
+            Kind::AsrVsEps { eps, .. }
+            | Kind::MseVsEps { eps, .. }
+            | Kind::AsrVsMse { eps, .. }
+            | Kind::AsrMseEpg { eps, .. }
+            | Kind::Strategies { eps, .. }
+            | Kind::Empirical { eps, .. } => eps.iter().collect(),
+            Kind::Weights { w_asr, .. } => vec![w_asr],
+            Kind::Objective { .. } => vec![],
+        };
+        for r in ranges {
+            if !(r.step > 0.0 && r.from <= r.to && r.from.is_finite() && r.to.is_finite()) {
+                return bad("a range needs from <= to and step > 0");
+            }
+        }
+        if let Kind::Strategies { strategies, .. } = &self.kind {
+            for s in strategies {
+                strategy(s)?;
+            }
+        }
+        if let Kind::Empirical { runs: 0, .. } = &self.kind {
+            return bad("runs must be at least 1");
+        }
+        Ok(())
+    }
+
+    /// A reduced version for quick checks: four budgets per range (ends kept), the first
+    /// and last domain sizes, every other weight, and 3 runs.
+    pub fn quick(&self) -> Experiment {
+        fn thin(r: &[EpsRange]) -> Vec<EpsRange> {
+            r.iter()
+                .map(|e| EpsRange {
+                    step: if e.to > e.from {
+                        (e.to - e.from) / 3.0
+                    } else {
+                        1.0
+                    },
+                    ..e.clone()
+                })
+                .collect()
+        }
+
+        fn ends(v: &[u32]) -> Vec<u32> {
+            let mut out = vec![v[0]];
+            if v.len() > 1 {
+                out.push(v[v.len() - 1]);
+            }
+            out
+        }
+        let kind = match &self.kind {
+            Kind::AsrVsEps {
+                protocols,
+                domain_sizes,
+                eps,
+            } => Kind::AsrVsEps {
+                protocols: protocols.clone(),
+                domain_sizes: ends(domain_sizes),
+                eps: thin(eps),
+            },
+            Kind::MseVsEps {
+                protocols,
+                domain_sizes,
+                eps,
+            } => Kind::MseVsEps {
+                protocols: protocols.clone(),
+                domain_sizes: ends(domain_sizes),
+                eps: thin(eps),
+            },
+            Kind::AsrVsMse {
+                protocols,
+                domain_sizes,
+                eps,
+                panels,
+            } => Kind::AsrVsMse {
+                protocols: protocols.clone(),
+                domain_sizes: ends(domain_sizes),
+                eps: thin(eps),
+                panels: *panels,
+            },
+            Kind::AsrMseEpg {
+                protocols,
+                domain_size,
+                eps,
+                poisoning,
+            } => Kind::AsrMseEpg {
+                protocols: protocols.clone(),
+                domain_size: *domain_size,
+                eps: thin(eps),
+                poisoning: *poisoning,
+            },
+            Kind::Strategies {
+                protocols,
+                domain_sizes,
+                eps,
+                strategies,
+            } => Kind::Strategies {
+                protocols: protocols.clone(),
+                domain_sizes: ends(domain_sizes),
+                eps: thin(eps),
+                strategies: strategies.clone(),
+            },
+            Kind::Weights {
+                protocols,
+                domain_size,
+                eps,
+                w_asr,
+            } => Kind::Weights {
+                protocols: protocols.clone(),
+                domain_size: *domain_size,
+                eps: *eps,
+                w_asr: EpsRange {
+                    step: w_asr.step * 2.0,
+                    ..w_asr.clone()
+                },
+            },
+            Kind::Objective { .. } => self.kind.clone(),
+            Kind::Empirical {
+                protocols,
+                dataset,
+                eps,
+                seed,
+                ..
+            } => Kind::Empirical {
+                protocols: protocols.clone(),
+                dataset: *dataset,
+                eps: thin(eps),
+                runs: 3,
+                seed: *seed,
+            },
+        };
+        Experiment {
+            kind,
+            ..self.clone()
+        }
+    }
+}
+
+/// All values of a list of ranges, in order, with their regime labels.
+pub fn eps_values(ranges: &[EpsRange]) -> Vec<(String, f64)> {
+    ranges
+        .iter()
+        .flat_map(|r| r.values().into_iter().map(move |v| (r.regime.clone(), v)))
+        .collect()
+}

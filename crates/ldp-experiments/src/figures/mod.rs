@@ -1,0 +1,101 @@
+//! One module per kind of figure; each computes a tidy table and draws it.
+
+mod analytic;
+mod empirical;
+mod objective;
+mod strategies;
+mod weights;
+
+use ldp_core::{DomainSize, Epsilon, Family, Protocol};
+
+use crate::config::{Experiment, Kind};
+use crate::error::ExperimentError;
+use crate::plot::Figure;
+use crate::table::Table;
+
+/// What running an experiment produces.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// Tidy data, one row per point.
+    pub table: Table,
+    /// The figure.
+    pub figure: Figure,
+    /// One-line statements about the result worth recording in the manifest
+    /// (e.g. the largest z-score of an empirical check).
+    pub findings: Vec<String>,
+}
+
+/// Computes the data and figure of `exp`.
+pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
+    let options = exp.tuning.options()?;
+    match &exp.kind {
+        Kind::AsrVsEps { .. }
+        | Kind::MseVsEps { .. }
+        | Kind::AsrVsMse { .. }
+        | Kind::AsrMseEpg { .. } => analytic::run(exp, &options),
+        Kind::Strategies {
+            protocols,
+            domain_sizes,
+            eps,
+            strategies,
+        } => strategies::run(exp, &options, protocols, domain_sizes, eps, strategies),
+        Kind::Weights {
+            protocols,
+            domain_size,
+            eps,
+            w_asr,
+        } => weights::run(exp, &options, protocols, *domain_size, *eps, w_asr),
+        Kind::Objective {
+            protocols,
+            domain_size,
+            eps,
+        } => objective::run(exp, &options, protocols, *domain_size, *eps),
+        Kind::Empirical {
+            protocols,
+            dataset,
+            eps,
+            runs,
+            seed,
+        } => empirical::run(exp, &options, protocols, *dataset, eps, *runs, *seed),
+    }
+}
+
+pub(crate) fn domain(k: u32) -> Result<DomainSize, ExperimentError> {
+    Ok(DomainSize::new(k)?)
+}
+
+pub(crate) fn budget(e: f64) -> Result<Epsilon, ExperimentError> {
+    Ok(Epsilon::new(e)?)
+}
+
+/// Family label used to group panels.
+pub(crate) fn family_label(f: Family) -> &'static str {
+    match f {
+        Family::Grr | Family::SubsetSelection => "GRR and SS",
+        Family::UnaryEncoding => "Unary encoding",
+        Family::LocalHashing => "Local hashing",
+        Family::SummationHistogram | Family::ThresholdHistogram => "Histogram encoding",
+    }
+}
+
+/// The parameter's name for axis labels.
+pub(crate) fn param_name(p: Protocol) -> &'static str {
+    match p.family() {
+        Family::SubsetSelection => "omega",
+        Family::UnaryEncoding => "p",
+        Family::LocalHashing => "g",
+        Family::ThresholdHistogram => "theta",
+        Family::Grr | Family::SummationHistogram => "-",
+    }
+}
+
+/// The classic counterpart of an adaptive protocol.
+pub(crate) fn classic_of(p: Protocol) -> Protocol {
+    match p {
+        Protocol::Ass => Protocol::Ss,
+        Protocol::Aue => Protocol::Oue,
+        Protocol::Alh => Protocol::Olh,
+        Protocol::Athe => Protocol::The,
+        other => other,
+    }
+}

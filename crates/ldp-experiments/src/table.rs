@@ -1,0 +1,111 @@
+//! Tidy tables: one row per point, written as CSV.
+
+use std::fmt::Write as _;
+
+/// A cell: text or a number.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// Text (protocol names, regimes, strategies).
+    Text(String),
+    /// A number, written with full precision (shortest round-trip form); empty when NaN.
+    Num(f64),
+}
+
+impl From<&str> for Cell {
+    fn from(s: &str) -> Self {
+        Cell::Text(s.to_owned())
+    }
+}
+impl From<String> for Cell {
+    fn from(s: String) -> Self {
+        Cell::Text(s)
+    }
+}
+impl From<f64> for Cell {
+    fn from(v: f64) -> Self {
+        Cell::Num(v)
+    }
+}
+impl From<u32> for Cell {
+    fn from(v: u32) -> Self {
+        Cell::Num(f64::from(v))
+    }
+}
+impl From<Option<f64>> for Cell {
+    fn from(v: Option<f64>) -> Self {
+        Cell::Num(v.unwrap_or(f64::NAN))
+    }
+}
+
+/// Named columns and rows of cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Column names.
+    pub columns: Vec<&'static str>,
+    /// Rows, each with one cell per column.
+    pub rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// An empty table with these columns.
+    pub fn new(columns: &[&'static str]) -> Self {
+        Self {
+            columns: columns.to_vec(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row; it must have one cell per column.
+    pub fn push(&mut self, row: Vec<Cell>) {
+        assert_eq!(row.len(), self.columns.len(), "row width");
+        self.rows.push(row);
+    }
+
+    /// The value of column `name` in `row`, if it is a number.
+    pub fn num(&self, row: &[Cell], name: &str) -> f64 {
+        let i = self
+            .columns
+            .iter()
+            .position(|c| *c == name)
+            .expect("known column");
+        match &row[i] {
+            Cell::Num(v) => *v,
+            Cell::Text(_) => f64::NAN,
+        }
+    }
+
+    /// The text of column `name` in `row`.
+    pub fn text<'a>(&self, row: &'a [Cell], name: &str) -> &'a str {
+        let i = self
+            .columns
+            .iter()
+            .position(|c| *c == name)
+            .expect("known column");
+        match &row[i] {
+            Cell::Text(s) => s,
+            Cell::Num(_) => "",
+        }
+    }
+
+    /// CSV with a header line; numbers in shortest round-trip form, or rounded to
+    /// `digits` significant digits (for stable snapshots).
+    pub fn to_csv(&self, digits: Option<usize>) -> String {
+        let mut out = self.columns.join(",");
+        out.push('\n');
+        for row in &self.rows {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|c| match c {
+                    Cell::Text(s) => s.clone(),
+                    Cell::Num(v) if v.is_nan() => String::new(),
+                    Cell::Num(v) => match digits {
+                        None => format!("{v}"),
+                        Some(d) => format!("{:.*e}", d - 1, v),
+                    },
+                })
+                .collect();
+            let _ = writeln!(out, "{}", cells.join(","));
+        }
+        out
+    }
+}
