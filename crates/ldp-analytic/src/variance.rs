@@ -85,3 +85,10 @@ pub fn exact(spec: &Spec, n: f64, f: f64) -> f64 {
         None => approx(spec, n),
     }
 }
+
+/// Expected mean squared error of the raw estimate over the k items for `n` users with
+/// true frequencies `f`: `(1/k) sum_i Var[f_i]` with the exact variance (Eq. "var").
+/// The estimate is unbiased, so this is its MSE (paper Eq. "mse_var").
+pub fn expected_mse(spec: &Spec, n: f64, f: &[f64]) -> f64 {
+    f.iter().map(|&fi| exact(spec, n, fi)).sum::<f64>() / f.len() as f64
+}

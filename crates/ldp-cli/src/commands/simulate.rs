@@ -121,11 +121,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
     let m = measure(&spec, &pop, &config)?;
     let truth = pop.frequencies();
     let n = pop.len() as f64;
-    let mse_expected = truth
-        .iter()
-        .map(|&f| variance::exact(&spec, n, f))
-        .sum::<f64>()
-        / truth.len() as f64;
+    let mse_expected = variance::expected_mse(&spec, n, &truth);
     let protocol = a.protocol.protocol.to_ascii_lowercase();
     let mut columns = vec![
         "protocol",

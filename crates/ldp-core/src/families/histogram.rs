@@ -1,15 +1,14 @@
 //! Histogram encoding: summation (SHE) and thresholding (THE), paper Section "HE".
 
 use rand::Rng;
-use rand_distr::{Bernoulli, Distribution, Exp1};
+use rand_distr::{Distribution, Exp1};
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::{SheSums, SupportCounts};
+use crate::aggregate::SheSums;
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
-use crate::families::unary::{ones_log_likelihood, sample_ones};
-use crate::mechanism::{Mechanism, PureProtocol, Support};
-use crate::report::{OnesReport, SheReport, check_sorted_distinct};
-use crate::sampling::BernoulliSet;
+use crate::families::bits::{IndependentBits, independent_bits_mechanism};
+use crate::mechanism::Mechanism;
+use crate::report::SheReport;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// SHE: the client adds Laplace noise of scale `2 / eps` to every coordinate of its one-hot
@@ -179,13 +178,8 @@ impl Mechanism for SummationHistogram {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "ThresholdParams", into = "ThresholdParams")]
 pub struct ThresholdHistogram {
-    k: DomainSize,
-    eps: Epsilon,
     theta: f64,
-    p: f64,
-    q: f64,
-    keep: Bernoulli,
-    others: BernoulliSet,
+    bits: IndependentBits,
 }
 
 /// Serialized parameters of [`ThresholdHistogram`].
@@ -223,13 +217,8 @@ impl ThresholdHistogram {
         check_threshold(theta)?;
         let (p, q) = threshold_pq(eps, theta);
         Ok(Self {
-            k,
-            eps,
             theta,
-            p,
-            q,
-            keep: Bernoulli::new(p).expect("p in [0.5, 1]"),
-            others: BernoulliSet::new(q),
+            bits: IndependentBits::new(k, eps, p, q),
         })
     }
 
@@ -284,64 +273,11 @@ impl TryFrom<ThresholdParams> for ThresholdHistogram {
 impl From<ThresholdHistogram> for ThresholdParams {
     fn from(m: ThresholdHistogram) -> Self {
         Self {
-            k: m.k,
-            epsilon: m.eps,
+            k: m.bits.k,
+            epsilon: m.bits.eps,
             theta: m.theta,
         }
     }
 }
 
-impl Mechanism for ThresholdHistogram {
-    type Report = OnesReport;
-    type Aggregator = SupportCounts<ThresholdHistogram>;
-
-    fn domain_size(&self) -> DomainSize {
-        self.k
-    }
-
-    fn epsilon(&self) -> Epsilon {
-        self.eps
-    }
-
-    #[inline]
-    fn perturb<R: Rng + ?Sized>(
-        &self,
-        item: u32,
-        rng: &mut R,
-    ) -> Result<OnesReport, ItemOutOfRange> {
-        self.k.check_item(item)?;
-        Ok(sample_ones(self.k, item, &self.keep, &self.others, rng))
-    }
-
-    fn validate(&self, report: &OnesReport) -> Result<(), ReportError> {
-        check_sorted_distinct("ones", &report.ones, self.k.get())
-    }
-
-    fn log_likelihood(&self, report: &OnesReport, item: u32) -> f64 {
-        ones_log_likelihood(self.k, self.p, self.q, report, item)
-    }
-
-    fn aggregator(&self) -> SupportCounts<ThresholdHistogram> {
-        SupportCounts::new(self.clone())
-    }
-}
-
-impl Support for ThresholdHistogram {
-    #[inline]
-    fn for_each_supported(&self, report: &OnesReport, visit: impl FnMut(u32)) {
-        report.ones.iter().copied().for_each(visit);
-    }
-
-    fn supports(&self, report: &OnesReport, item: u32) -> bool {
-        report.ones.binary_search(&item).is_ok()
-    }
-}
-
-impl PureProtocol for ThresholdHistogram {
-    fn p_star(&self) -> f64 {
-        self.p
-    }
-    fn q_star(&self) -> f64 {
-        self.q
-    }
-}
+independent_bits_mechanism!(ThresholdHistogram);

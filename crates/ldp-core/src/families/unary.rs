@@ -1,14 +1,9 @@
 //! Unary encoding (RAPPOR's SUE, Wang et al.'s OUE, and any p), paper Eq. "ue_parameters".
 
-use rand::Rng;
-use rand_distr::{Bernoulli, Distribution};
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::SupportCounts;
-use crate::error::{ItemOutOfRange, ParamError, ReportError};
-use crate::mechanism::{Mechanism, PureProtocol, Support};
-use crate::report::{OnesReport, check_sorted_distinct};
-use crate::sampling::BernoulliSet;
+use crate::error::ParamError;
+use crate::families::bits::{IndependentBits, independent_bits_mechanism};
 use crate::vocab::{DomainSize, Epsilon};
 
 /// UE: one-hot encode the item, then keep the true bit with probability `p` and set every
@@ -31,12 +26,7 @@ use crate::vocab::{DomainSize, Epsilon};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "UnaryParams", into = "UnaryParams")]
 pub struct UnaryEncoding {
-    k: DomainSize,
-    eps: Epsilon,
-    p: f64,
-    q: f64,
-    keep: Bernoulli,
-    others: BernoulliSet,
+    bits: IndependentBits,
 }
 
 /// Serialized parameters of [`UnaryEncoding`].
@@ -72,12 +62,7 @@ impl UnaryEncoding {
 
     fn from_pq(k: DomainSize, eps: Epsilon, p: f64, q: f64) -> Self {
         Self {
-            k,
-            eps,
-            p,
-            q,
-            keep: Bernoulli::new(p).expect("p in [0.5, 1]"),
-            others: BernoulliSet::new(q),
+            bits: IndependentBits::new(k, eps, p, q),
         }
     }
 }
@@ -92,9 +77,9 @@ impl TryFrom<UnaryParams> for UnaryEncoding {
 impl From<UnaryEncoding> for UnaryParams {
     fn from(m: UnaryEncoding) -> Self {
         Self {
-            k: m.k,
-            epsilon: m.eps,
-            p: m.p,
+            k: m.bits.k,
+            epsilon: m.bits.eps,
+            p: m.bits.p,
         }
     }
 }
@@ -108,108 +93,4 @@ pub(crate) fn check_unary_p(p: f64) -> Result<(), ParamError> {
     }
 }
 
-/// Draws the one-bits of a perturbed one-hot vector: the true bit with probability
-/// `keep`, the `k - 1` others independently via `others`. Shared by UE and THE.
-pub(crate) fn sample_ones<R: Rng + ?Sized>(
-    k: DomainSize,
-    item: u32,
-    keep: &Bernoulli,
-    others: &BernoulliSet,
-    rng: &mut R,
-) -> OnesReport {
-    let with_x = keep.sample(rng);
-    // Room for the mean number of one-bits plus a few standard deviations.
-    let mean = others.mean_count(k.get() - 1);
-    let mut ones = Vec::with_capacity((mean + 4.0 * mean.sqrt()) as usize + 2);
-    // The others are drawn over 0..k-1 and shifted past the true item on the fly.
-    let mut pending_x = with_x;
-    others.for_each(k.get() - 1, rng, |i| {
-        if i >= item {
-            if pending_x {
-                ones.push(item);
-                pending_x = false;
-            }
-            ones.push(i + 1);
-        } else {
-            ones.push(i);
-        }
-    });
-    if pending_x {
-        ones.push(item);
-    }
-    OnesReport { ones }
-}
-
-/// `ln P[ones | item]` for independent bits with probabilities `p` (true) and `q` (others).
-pub(crate) fn ones_log_likelihood(
-    k: DomainSize,
-    p: f64,
-    q: f64,
-    report: &OnesReport,
-    item: u32,
-) -> f64 {
-    let set = report.ones.len() as f64;
-    let has_x = report.ones.binary_search(&item).is_ok();
-    let (true_bit, others_set) = if has_x {
-        (p.ln(), set - 1.0)
-    } else {
-        ((-p).ln_1p(), set)
-    };
-    let others_clear = (k.as_f64() - 1.0) - others_set;
-    true_bit + others_set * q.ln() + others_clear * (-q).ln_1p()
-}
-
-impl Mechanism for UnaryEncoding {
-    type Report = OnesReport;
-    type Aggregator = SupportCounts<UnaryEncoding>;
-
-    fn domain_size(&self) -> DomainSize {
-        self.k
-    }
-
-    fn epsilon(&self) -> Epsilon {
-        self.eps
-    }
-
-    #[inline]
-    fn perturb<R: Rng + ?Sized>(
-        &self,
-        item: u32,
-        rng: &mut R,
-    ) -> Result<OnesReport, ItemOutOfRange> {
-        self.k.check_item(item)?;
-        Ok(sample_ones(self.k, item, &self.keep, &self.others, rng))
-    }
-
-    fn validate(&self, report: &OnesReport) -> Result<(), ReportError> {
-        check_sorted_distinct("ones", &report.ones, self.k.get())
-    }
-
-    fn log_likelihood(&self, report: &OnesReport, item: u32) -> f64 {
-        ones_log_likelihood(self.k, self.p, self.q, report, item)
-    }
-
-    fn aggregator(&self) -> SupportCounts<UnaryEncoding> {
-        SupportCounts::new(self.clone())
-    }
-}
-
-impl Support for UnaryEncoding {
-    #[inline]
-    fn for_each_supported(&self, report: &OnesReport, visit: impl FnMut(u32)) {
-        report.ones.iter().copied().for_each(visit);
-    }
-
-    fn supports(&self, report: &OnesReport, item: u32) -> bool {
-        report.ones.binary_search(&item).is_ok()
-    }
-}
-
-impl PureProtocol for UnaryEncoding {
-    fn p_star(&self) -> f64 {
-        self.p
-    }
-    fn q_star(&self) -> f64 {
-        self.q
-    }
-}
+independent_bits_mechanism!(UnaryEncoding);

@@ -58,11 +58,7 @@ pub(super) fn run(
             // The LH family is checked against the exact form (with collisions).
             let exact = asr::expected(&spec, LhAsr::Exact);
             let paper = asr::expected(&spec, LhAsr::Paper);
-            let mse_expected = truth
-                .iter()
-                .map(|&f| variance::exact(&spec, n, f))
-                .sum::<f64>()
-                / truth.len() as f64;
+            let mse_expected = variance::expected_mse(&spec, n, &truth);
             let asr_z = (m.asr.mean - exact) / m.asr.se;
             let mse_z = (m.mse.mean - mse_expected) / m.mse.se;
             if asr_z.abs() > worst.0 {

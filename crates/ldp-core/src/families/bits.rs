@@ -1,0 +1,145 @@
+//! The randomizer shared by unary encoding and thresholding: a one-hot vector whose true
+//! bit is kept with probability p and whose other bits are set with probability q, all
+//! independently. UE and THE differ only in how they choose (p, q).
+
+use rand::Rng;
+use rand_distr::{Bernoulli, Distribution};
+
+use crate::error::{ItemOutOfRange, ReportError};
+use crate::report::{OnesReport, check_sorted_distinct};
+use crate::sampling::BernoulliSet;
+use crate::vocab::{DomainSize, Epsilon};
+
+/// Independent bits with probabilities p (true item) and q (others), sampled in O(1 + kq).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct IndependentBits {
+    pub(crate) k: DomainSize,
+    pub(crate) eps: Epsilon,
+    pub(crate) p: f64,
+    pub(crate) q: f64,
+    keep: Bernoulli,
+    others: BernoulliSet,
+}
+
+impl IndependentBits {
+    /// `p` and `q` must be probabilities with the LDP ratio `p(1-q)/((1-p)q) <= e^eps`.
+    pub(crate) fn new(k: DomainSize, eps: Epsilon, p: f64, q: f64) -> Self {
+        Self {
+            k,
+            eps,
+            p,
+            q,
+            keep: Bernoulli::new(p).expect("p is a probability"),
+            others: BernoulliSet::new(q),
+        }
+    }
+
+    /// Draws the one-bits: the true bit w.p. p, the k - 1 others by geometric gaps.
+    pub(crate) fn perturb<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+    ) -> Result<OnesReport, ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let with_x = self.keep.sample(rng);
+        // Room for the mean number of one-bits plus a few standard deviations.
+        let mean = self.others.mean_count(self.k.get() - 1);
+        let mut ones = Vec::with_capacity((mean + 4.0 * mean.sqrt()) as usize + 2);
+        // The others are drawn over 0..k-1 and shifted past the true item on the fly.
+        let mut pending_x = with_x;
+        self.others.for_each(self.k.get() - 1, rng, |i| {
+            if i >= item {
+                if pending_x {
+                    ones.push(item);
+                    pending_x = false;
+                }
+                ones.push(i + 1);
+            } else {
+                ones.push(i);
+            }
+        });
+        if pending_x {
+            ones.push(item);
+        }
+        Ok(OnesReport { ones })
+    }
+
+    pub(crate) fn validate(&self, report: &OnesReport) -> Result<(), ReportError> {
+        check_sorted_distinct("ones", &report.ones, self.k.get())
+    }
+
+    /// `ln P[ones | item]`.
+    pub(crate) fn log_likelihood(&self, report: &OnesReport, item: u32) -> f64 {
+        let (p, q) = (self.p, self.q);
+        let set = report.ones.len() as f64;
+        let has_x = report.ones.binary_search(&item).is_ok();
+        let (true_bit, others_set) = if has_x {
+            (p.ln(), set - 1.0)
+        } else {
+            ((-p).ln_1p(), set)
+        };
+        let others_clear = (self.k.as_f64() - 1.0) - others_set;
+        true_bit + others_set * q.ln() + others_clear * (-q).ln_1p()
+    }
+}
+
+/// Implements `Mechanism`, `Support` and `PureProtocol` for a family whose randomizer is
+/// the `bits: IndependentBits` field.
+macro_rules! independent_bits_mechanism {
+    ($ty:ty) => {
+        impl $crate::mechanism::Mechanism for $ty {
+            type Report = $crate::report::OnesReport;
+            type Aggregator = $crate::aggregate::SupportCounts<$ty>;
+
+            fn domain_size(&self) -> $crate::vocab::DomainSize {
+                self.bits.k
+            }
+
+            fn epsilon(&self) -> $crate::vocab::Epsilon {
+                self.bits.eps
+            }
+
+            #[inline]
+            fn perturb<R: rand::Rng + ?Sized>(
+                &self,
+                item: u32,
+                rng: &mut R,
+            ) -> Result<Self::Report, $crate::error::ItemOutOfRange> {
+                self.bits.perturb(item, rng)
+            }
+
+            fn validate(&self, report: &Self::Report) -> Result<(), $crate::error::ReportError> {
+                self.bits.validate(report)
+            }
+
+            fn log_likelihood(&self, report: &Self::Report, item: u32) -> f64 {
+                self.bits.log_likelihood(report, item)
+            }
+
+            fn aggregator(&self) -> Self::Aggregator {
+                $crate::aggregate::SupportCounts::new(self.clone())
+            }
+        }
+
+        impl $crate::mechanism::Support for $ty {
+            #[inline]
+            fn for_each_supported(&self, report: &Self::Report, visit: impl FnMut(u32)) {
+                report.ones.iter().copied().for_each(visit);
+            }
+
+            fn supports(&self, report: &Self::Report, item: u32) -> bool {
+                report.ones.binary_search(&item).is_ok()
+            }
+        }
+
+        impl $crate::mechanism::PureProtocol for $ty {
+            fn p_star(&self) -> f64 {
+                self.bits.p
+            }
+            fn q_star(&self) -> f64 {
+                self.bits.q
+            }
+        }
+    };
+}
+pub(crate) use independent_bits_mechanism;
