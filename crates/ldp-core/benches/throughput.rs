@@ -8,6 +8,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ldp_core::families::local_hash::xxh32_decimal;
 use ldp_core::simulation::{Role, perturb_all, simulate, stream_rng};
 use ldp_core::{
     Aggregator, DomainSize, Epsilon, Grr, LocalHashing, Mechanism, SubsetSelection,
@@ -85,6 +86,22 @@ fn lh_aggregate(c: &mut Criterion) {
                         agg.add(r).unwrap();
                     }
                     black_box(agg.count())
+                })
+            },
+        );
+        // The floor: the same k hashes per report and nothing else.
+        group.bench_with_input(
+            BenchmarkId::new("native_xxh32_baseline", k),
+            &reports,
+            |b, reports| {
+                b.iter(|| {
+                    let mut acc = 0u32;
+                    for r in reports {
+                        for v in 0..k {
+                            acc ^= xxh32_decimal(v, r.seed);
+                        }
+                    }
+                    black_box(acc)
                 })
             },
         );
