@@ -176,61 +176,52 @@ fn per_protocol(
     }
 }
 
+/// An axis of the ASR-MSE-EPG views: table column, label, log scale.
+type Axis = (&'static str, &'static str, bool);
+
+const MSE_AXIS: Axis = ("mse", "MSE (variance per user)", true);
+const ASR_AXIS: Axis = ("asr", "ASR", false);
+const EPG_AXIS: Axis = ("epg", "EPG", false);
+
 /// One panel per family, one line per protocol: ASR against MSE.
 fn per_family(exp: &Experiment, t: &Table, protocols: &[Protocol]) -> Figure {
-    let mut families: Vec<&str> = protocols.iter().map(|p| family_label(p.family())).collect();
-    families.dedup();
-    let panels = families
-        .iter()
-        .map(|f| Panel {
-            title: (*f).into(),
-            x_label: "MSE (variance per user)".into(),
-            y_label: "ASR".into(),
-            x_log: true,
-            y_log: false,
-            series: protocols
-                .iter()
-                .filter(|p| family_label(p.family()) == *f)
-                .enumerate()
-                .map(|(i, p)| Series {
-                    label: p.label().into(),
-                    color: i,
-                    points: t
-                        .rows
-                        .iter()
-                        .filter(|r| t.text(r, "protocol") == p.label())
-                        .map(|r| (t.num(r, "mse"), t.num(r, "asr")))
-                        .collect(),
-                    style: Style::LineMarkers,
-                    errors: vec![],
-                })
-                .collect(),
-            vlines: vec![],
-        })
-        .collect();
-    Figure {
-        title: exp.title.clone(),
-        columns: 2,
-        panels,
-    }
+    family_views(exp, t, protocols, &[(MSE_AXIS, ASR_AXIS)])
 }
 
 /// Three projections (ASR-MSE, EPG-MSE, ASR-EPG) per family, one line per protocol.
 fn projections(exp: &Experiment, t: &Table, protocols: &[Protocol]) -> Figure {
+    family_views(
+        exp,
+        t,
+        protocols,
+        &[
+            (MSE_AXIS, ASR_AXIS),
+            (MSE_AXIS, EPG_AXIS),
+            (EPG_AXIS, ASR_AXIS),
+        ],
+    )
+}
+
+/// A row of panels per family, one panel per (x, y) view, one line per protocol.
+fn family_views(
+    exp: &Experiment,
+    t: &Table,
+    protocols: &[Protocol],
+    views: &[(Axis, Axis)],
+) -> Figure {
     let mut families: Vec<&str> = protocols.iter().map(|p| family_label(p.family())).collect();
     families.dedup();
-    let views: [(&str, &str, bool, bool, &str, &str); 3] = [
-        ("mse", "asr", true, false, "MSE (variance per user)", "ASR"),
-        ("mse", "epg", true, false, "MSE (variance per user)", "EPG"),
-        ("epg", "asr", false, false, "EPG", "ASR"),
-    ];
     let mut panels = Vec::new();
     for f in &families {
-        for (x, y, x_log, y_log, xl, yl) in views {
+        for &((x, x_label, x_log), (y, y_label, y_log)) in views {
             panels.push(Panel {
-                title: format!("{f}: {yl} vs {xl}"),
-                x_label: xl.into(),
-                y_label: yl.into(),
+                title: if views.len() == 1 {
+                    (*f).into()
+                } else {
+                    format!("{f}: {y_label} vs {x_label}")
+                },
+                x_label: x_label.into(),
+                y_label: y_label.into(),
                 x_log,
                 y_log,
                 series: protocols
@@ -254,9 +245,10 @@ fn projections(exp: &Experiment, t: &Table, protocols: &[Protocol]) -> Figure {
             });
         }
     }
+    let columns = if views.len() == 1 { 2 } else { views.len() };
     Figure {
         title: exp.title.clone(),
-        columns: 3,
+        columns,
         panels,
     }
 }
