@@ -6,7 +6,9 @@ use ldp_analytic::{LhAsr, Options, evaluate};
 use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
 
 const KS: [u32; 8] = [2, 3, 10, 100, 10_000, 1_000_000, 100_000_000, 1_000_000_000];
-const EPSILONS: [f64; 9] = [1e-3, 0.01, 0.1, 0.5, 1.0, 4.0, 10.0, 25.0, 50.0];
+const EPSILONS: [f64; 11] = [
+    1e-3, 0.01, 0.1, 0.5, 1.0, 4.0, 10.0, 25.0, 50.0, 300.0, 1000.0,
+];
 
 fn specs(k: DomainSize, eps: Epsilon) -> Vec<Spec> {
     let mut out: Vec<Spec> = Protocol::CLASSIC
@@ -43,7 +45,12 @@ fn objectives_stay_in_range_at_the_extremes() {
                     let m = evaluate(&spec, &options).unwrap();
                     assert!((0.0..=1.0).contains(&m.asr), "{spec:?}: ASR {}", m.asr);
                     assert!(m.asr > 0.0, "{spec:?}: ASR {}", m.asr);
-                    assert!(m.mse.is_finite() && m.mse > 0.0, "{spec:?}: MSE {}", m.mse);
+                    assert!(
+                        // Beyond eps of about 700, e^-eps (and so the MSE) underflows to 0.
+                        m.mse.is_finite() && (m.mse > 0.0 || e > 700.0),
+                        "{spec:?}: MSE {}",
+                        m.mse
+                    );
                     if let Some(g) = m.epg.finite() {
                         assert!(g.is_finite() && g > 0.0, "{spec:?}: EPG {g}");
                     } else {

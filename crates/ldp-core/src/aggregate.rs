@@ -177,7 +177,13 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
         }
         let n = self.n as f64;
         let (p, q) = (self.mechanism.p_star(), self.mechanism.q_star());
+        if p <= q {
+            // eps so small that p* and q* coincide in floating point: reports carry no
+            // usable signal, and the estimator would divide by zero.
+            return Err(AggregateError::Uninformative { p, q });
+        }
         let scale = 1.0 / (n * (p - q));
+
         Ok(self
             .counts
             .iter()

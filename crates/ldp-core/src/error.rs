@@ -131,7 +131,19 @@ pub enum AggregateError {
     /// Estimation needs at least one report.
     #[error("no reports have been aggregated; an estimate needs at least one")]
     Empty,
+    /// The budget is so small that p* and q* are equal in floating point: the reports
+    /// carry no signal the estimator can use.
+    #[error(
+        "epsilon is too small to estimate anything: p* = {p} and q* = {q} are equal in floating point"
+    )]
+    Uninformative {
+        /// P[report supports x | x].
+        p: f64,
+        /// P[report supports x | x' != x].
+        q: f64,
+    },
     /// Two aggregators built for different mechanisms cannot be merged.
+
     #[error("cannot merge aggregators of different mechanisms: {left} vs {right}")]
     Incompatible {
         /// Description of the receiving aggregator's mechanism.

@@ -11,7 +11,8 @@ use crate::families::histogram::{
 };
 use crate::families::local_hash::check_hash_range;
 use crate::families::subset::check_subset_size;
-use crate::families::unary::check_unary_p;
+use crate::families::unary::{check_unary_p, symmetric_p};
+
 use crate::families::{
     grr::Grr, local_hash::LocalHashing, subset::SubsetSelection, unary::UnaryEncoding,
 };
@@ -146,10 +147,10 @@ impl Spec {
             Protocol::Ss => FamilyParams::SubsetSelection {
                 omega: SubsetSelection::with_optimal_size(k, eps).subset_size(),
             },
-            Protocol::Sue => {
-                let h = (eps.get() / 2.0).exp();
-                FamilyParams::UnaryEncoding { p: h / (h + 1.0) }
-            }
+            Protocol::Sue => FamilyParams::UnaryEncoding {
+                p: symmetric_p(eps),
+            },
+
             Protocol::Oue => FamilyParams::UnaryEncoding { p: 0.5 },
             Protocol::Blh => FamilyParams::LocalHashing { g: 2 },
             Protocol::Olh => FamilyParams::LocalHashing {

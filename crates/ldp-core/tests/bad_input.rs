@@ -246,3 +246,41 @@ fn aggregation_errors_are_typed() {
     let agg: SupportCounts<Grr> = serde_json::from_str(json).unwrap();
     assert_eq!(agg.count(), 2);
 }
+
+#[test]
+fn extreme_budgets_neither_panic_nor_produce_nan() {
+    use ldp_core::simulation::{Role, stream_rng};
+    use ldp_core::{Protocol, Spec};
+    let k = DomainSize::new(10).unwrap();
+    for e in [1e-300, 1e-9, 700.0, 710.0, 1e4, f64::MAX] {
+        let eps = Epsilon::new(e).unwrap();
+        for p in Protocol::CLASSIC {
+            let spec = Spec::classic(p, k, eps).unwrap();
+            let mech = spec.build();
+            let mut rng = stream_rng(1, 0, Role::Genuine, 0);
+            macro_rules! check {
+                ($m:expr) => {{
+                    let r = $m.perturb(3, &mut rng).unwrap();
+                    $m.validate(&r).unwrap();
+                    let mut agg = $m.aggregator();
+                    agg.add(&r).unwrap();
+                    match agg.raw_estimate() {
+                        Ok(f) => assert!(f.iter().all(|v| v.is_finite()), "{p} eps={e}: {f:?}"),
+                        Err(err) => assert!(
+                            matches!(err, AggregateError::Uninformative { .. }),
+                            "{p} eps={e}: {err}"
+                        ),
+                    }
+                }};
+            }
+            match mech {
+                ldp_core::AnyMechanism::Grr(m) => check!(m),
+                ldp_core::AnyMechanism::SubsetSelection(m) => check!(m),
+                ldp_core::AnyMechanism::UnaryEncoding(m) => check!(m),
+                ldp_core::AnyMechanism::LocalHashing(m) => check!(m),
+                ldp_core::AnyMechanism::SummationHistogram(m) => check!(m),
+                ldp_core::AnyMechanism::ThresholdHistogram(m) => check!(m),
+            }
+        }
+    }
+}

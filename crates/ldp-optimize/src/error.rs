@@ -26,7 +26,19 @@ pub enum OptimizeError {
         /// Upper end.
         hi: f64,
     },
+    /// The parameter space is too large to scan (e.g. ALH's `[2, round(e^eps) + 1]` at
+    /// large eps).
+    #[error(
+        "the parameter space has {points} values, more than the {limit} a scan evaluates; give the parameter explicitly (or a narrower space) or use a smaller eps"
+    )]
+    SpaceTooLarge {
+        /// Values in the space.
+        points: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// The epsilon-constraint bound must be a probability.
+
     #[error("the ASR bound must lie in [0, 1], got {0}")]
     AsrBound(f64),
     /// The hypervolume reference point must be finite.

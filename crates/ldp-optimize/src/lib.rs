@@ -36,7 +36,7 @@ mod tune;
 pub use error::OptimizeError;
 pub use objective::{Objectives, Scale, Weights};
 pub use pareto::{Candidate, frontier, frontier_3d};
-pub use space::{ParameterSpace, Search, paper_space};
+pub use space::{MAX_GRID_POINTS, ParameterSpace, Search, paper_space};
 pub use strategy::{Selection, Strategy, select};
 pub use tune::{
     TuneOptions, Tuned, candidates, candidates_in, objectives, protocol_spec, tune, tune_in,

@@ -38,9 +38,34 @@ pub enum Search {
     Refined,
 }
 
+/// The most grid points a search evaluates. The paper's ALH space,
+/// `[2, max(k, round(e^eps) + 1)]`, passes it above eps of about 16.
+pub const MAX_GRID_POINTS: u64 = 10_000_000;
+
 impl ParameterSpace {
-    /// Checks that the space holds at least one value.
+    /// Number of grid points.
+    pub fn len(&self) -> u64 {
+        match *self {
+            ParameterSpace::Integers { lo, hi } => {
+                (u64::from(hi) + 1).saturating_sub(u64::from(lo))
+            }
+            ParameterSpace::Interval { points, .. } => points as u64,
+        }
+    }
+
+    /// Whether the space holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Checks that the space holds at least one value and at most [`MAX_GRID_POINTS`].
     pub fn validate(&self) -> Result<(), OptimizeError> {
+        if self.len() > MAX_GRID_POINTS {
+            return Err(OptimizeError::SpaceTooLarge {
+                points: self.len(),
+                limit: MAX_GRID_POINTS,
+            });
+        }
         match *self {
             ParameterSpace::Integers { lo, hi } if lo > hi => Err(OptimizeError::EmptyRange {
                 lo: f64::from(lo),

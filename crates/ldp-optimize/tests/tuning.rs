@@ -267,7 +267,13 @@ fn bad_input_gives_typed_errors() {
         tune(Protocol::Alh, kk, ee, &rho).unwrap_err(),
         OptimizeError::Rho(-1.0)
     );
+    // ALH's paper space at eps = 30 has about 1e13 values: refused, not attempted.
+    assert!(matches!(
+        tune(Protocol::Alh, kk, eps(30.0), &TuneOptions::default()),
+        Err(OptimizeError::SpaceTooLarge { .. })
+    ));
     // A custom space within the family's range works.
+
     let narrow = ParameterSpace::Integers { lo: 3, hi: 5 };
     let t = tune_in(Protocol::Alh, kk, ee, &narrow, &TuneOptions::default()).unwrap();
     assert!((3.0..=5.0).contains(&t.param()));

@@ -45,14 +45,16 @@ pub struct GrrParams {
 impl Grr {
     /// GRR over `0..k` at privacy budget `eps`.
     pub fn new(k: DomainSize, eps: Epsilon) -> Self {
-        let e = eps.exp();
-        let denom = e + k.as_f64() - 1.0;
-        let p = e / denom;
+        // In terms of e^-eps, which cannot overflow for any finite eps.
+        let t = (-eps.get()).exp();
+        let denom = 1.0 + (k.as_f64() - 1.0) * t;
+        let p = 1.0 / denom;
         Self {
             k,
             eps,
             p,
-            q: 1.0 / denom,
+            q: t / denom,
+
             // p lies in (1/k, 1) for any valid k and eps (p rounds to 1.0 only when the
             // difference is below f64 resolution, which Bernoulli accepts).
             keep: Bernoulli::new(p).expect("p in [0, 1]"),

@@ -84,8 +84,8 @@ impl LocalHashing {
     /// LH with hash range `g >= 2`.
     pub fn new(k: DomainSize, eps: Epsilon, g: u32) -> Result<Self, ParamError> {
         check_hash_range(g)?;
-        let e = eps.exp();
-        let p = e / (e + f64::from(g) - 1.0);
+        let p = 1.0 / (1.0 + (f64::from(g) - 1.0) * (-eps.get()).exp());
+
         Ok(Self {
             k,
             eps,

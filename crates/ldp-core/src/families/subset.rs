@@ -55,12 +55,13 @@ impl SubsetSelection {
     /// SS with subset size `omega` in `[1, k-1]`.
     pub fn new(k: DomainSize, eps: Epsilon, omega: u32) -> Result<Self, ParamError> {
         check_subset_size(k, omega)?;
-        let e = eps.exp();
+        // The paper's p and q* divided through by e^eps, so that no term overflows.
+        let t = (-eps.get()).exp();
         let (w, kf) = (f64::from(omega), k.as_f64());
-        let denom = w * e + kf - w;
-        let p = w * e / denom;
+        let denom = w + (kf - w) * t;
+        let p = w / denom;
         // q* = P[x in S | x' != x] (paper Section SS).
-        let q = (w * e * (w - 1.0) + (kf - w) * w) / ((kf - 1.0) * denom);
+        let q = w * ((w - 1.0) + (kf - w) * t) / ((kf - 1.0) * denom);
         let k1 = u64::from(k.get() - 1);
         Ok(Self {
             k,
@@ -70,8 +71,8 @@ impl SubsetSelection {
             q,
             include_true: Bernoulli::new(p).expect("p in [0, 1]"),
             ln_prob_with: p.ln() - ln_binomial(k1, u64::from(omega - 1)),
-            // 1 - p = (k - omega) / denom, computed without cancellation.
-            ln_prob_without: ((kf - w) / denom).ln() - ln_binomial(k1, u64::from(omega)),
+            // 1 - p = (k - omega) e^-eps / denom, computed without cancellation.
+            ln_prob_without: ((kf - w) * t / denom).ln() - ln_binomial(k1, u64::from(omega)),
         })
     }
 

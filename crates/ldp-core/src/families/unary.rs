@@ -45,19 +45,22 @@ impl UnaryEncoding {
     /// UE with true-bit probability `p` in `[0.5, 1)`; `q` follows from `eps`.
     pub fn new(k: DomainSize, eps: Epsilon, p: f64) -> Result<Self, ParamError> {
         check_unary_p(p)?;
-        let q = p / (eps.exp() * (1.0 - p) + p);
+        // q = p / (e^eps (1 - p) + p), divided through by e^eps so it cannot overflow.
+        let t = (-eps.get()).exp();
+        let q = p * t / ((1.0 - p) + p * t);
         Ok(Self::from_pq(k, eps, p, q))
     }
 
     /// Symmetric UE (RAPPOR): `p = e^(eps/2) / (e^(eps/2) + 1)`, `q = 1 - p`.
     pub fn symmetric(k: DomainSize, eps: Epsilon) -> Self {
-        let h = (eps.get() / 2.0).exp();
-        Self::from_pq(k, eps, h / (h + 1.0), 1.0 / (h + 1.0))
+        let h = (-eps.get() / 2.0).exp();
+        Self::from_pq(k, eps, symmetric_p(eps), h / (1.0 + h))
     }
 
     /// Optimized UE: `p = 1/2`, `q = 1 / (e^eps + 1)`, which minimizes the variance.
     pub fn optimized(k: DomainSize, eps: Epsilon) -> Self {
-        Self::from_pq(k, eps, 0.5, 1.0 / (eps.exp() + 1.0))
+        let t = (-eps.get()).exp();
+        Self::from_pq(k, eps, 0.5, t / (1.0 + t))
     }
 
     fn from_pq(k: DomainSize, eps: Epsilon, p: f64, q: f64) -> Self {
@@ -82,6 +85,12 @@ impl From<UnaryEncoding> for UnaryParams {
             p: m.bits.p,
         }
     }
+}
+
+/// SUE's `p = e^(eps/2) / (e^(eps/2) + 1)`. Above eps of about 73 it rounds to 1 in f64,
+/// outside UE's range `[0.5, 1)`; the largest double below 1 is used instead.
+pub(crate) fn symmetric_p(eps: Epsilon) -> f64 {
+    (1.0 / (1.0 + (-eps.get() / 2.0).exp())).min(1.0 - f64::EPSILON / 2.0)
 }
 
 /// The true-bit probability must lie in `[0.5, 1)`.
