@@ -61,6 +61,17 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// The rows whose text column `name` equals `value`, in order.
+    pub fn rows_where<'a>(
+        &'a self,
+        name: &'a str,
+        value: &'a str,
+    ) -> impl Iterator<Item = &'a Vec<Cell>> + 'a {
+        self.rows
+            .iter()
+            .filter(move |r| self.text(r, name) == value)
+    }
+
     /// The value of column `name` in `row`, if it is a number.
     pub fn num(&self, row: &[Cell], name: &str) -> f64 {
         let i = self

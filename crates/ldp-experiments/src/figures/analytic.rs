@@ -232,9 +232,7 @@ fn family_views(
                         label: p.label().into(),
                         color: i,
                         points: t
-                            .rows
-                            .iter()
-                            .filter(|r| t.text(r, "protocol") == p.label())
+                            .rows_where("protocol", p.label())
                             .map(|r| (t.num(r, x), t.num(r, y)))
                             .collect(),
                         style: Style::LineMarkers,

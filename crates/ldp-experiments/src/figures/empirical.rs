@@ -85,11 +85,7 @@ pub(super) fn run(
     let panels = protocols
         .iter()
         .map(|&p| {
-            let rows: Vec<_> = table
-                .rows
-                .iter()
-                .filter(|r| table.text(r, "protocol") == p.label())
-                .collect();
+            let rows: Vec<_> = table.rows_where("protocol", p.label()).collect();
             let lh = p.family() == Family::LocalHashing;
             let mut series = vec![
                 Series {

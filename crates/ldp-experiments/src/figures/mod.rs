@@ -89,6 +89,17 @@ pub(crate) fn param_name(p: Protocol) -> &'static str {
     }
 }
 
+/// The preset parameter of `p`'s classic counterpart at (k, eps); `None` for GRR and SHE.
+pub(crate) fn classic_param(
+    p: Protocol,
+    k: DomainSize,
+    eps: Epsilon,
+) -> Result<Option<f64>, ExperimentError> {
+    let spec = ldp_core::Spec::classic(classic_of(p), k, eps)
+        .map_err(|e| ExperimentError::Config(e.to_string()))?;
+    Ok(spec.family().value())
+}
+
 /// The classic counterpart of an adaptive protocol.
 pub(crate) fn classic_of(p: Protocol) -> Protocol {
     match p {

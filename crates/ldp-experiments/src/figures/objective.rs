@@ -1,10 +1,10 @@
 //! The tuning objective against the parameter, with the adaptive and classic choices
 //! marked (appendix "parameter_results").
 
-use ldp_core::{Protocol, Spec};
+use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, candidates, tune};
 
-use super::{Output, budget, classic_of, domain, param_name};
+use super::{Output, budget, classic_of, classic_param, domain, param_name};
 use crate::config::Experiment;
 use crate::error::ExperimentError;
 use crate::plot::{Figure, Panel, Series, Style, VLine};
@@ -35,11 +35,7 @@ pub(super) fn run(
     for &p in protocols {
         let chosen = tune(p, kk, ee, options)?.param();
         let classic = classic_of(p);
-        let classic_param = Spec::classic(classic, kk, ee)
-            .map_err(|e| ExperimentError::Config(e.to_string()))?
-            .family()
-            .value()
-            .unwrap_or(f64::NAN);
+        let classic_param = classic_param(p, kk, ee)?.unwrap_or(f64::NAN);
         findings.push(format!(
             "{}: {} = {chosen} (tuned) vs {} = {classic_param} ({})",
             p.label(),

@@ -1,9 +1,9 @@
 //! The tuned parameter against the ASR weight (appendix "weights_results").
 
-use ldp_core::{Protocol, Spec};
+use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, Weights, tune};
 
-use super::{Output, budget, classic_of, domain, param_name};
+use super::{Output, budget, classic_of, classic_param, domain, param_name};
 use crate::config::{EpsRange, Experiment};
 use crate::error::ExperimentError;
 use crate::plot::{Figure, Panel, Series, Style, VLine};
@@ -32,10 +32,7 @@ pub(super) fn run(
     ]);
     for &p in protocols {
         let classic = classic_of(p);
-        let classic_param = Spec::classic(classic, kk, ee)
-            .map_err(|e| ExperimentError::Config(e.to_string()))?
-            .family()
-            .value();
+        let classic_param = classic_param(p, kk, ee)?;
         for w in w_asr.values() {
             let o = TuneOptions {
                 weights: Weights::new(w, 1.0 - w)?,
@@ -59,11 +56,7 @@ pub(super) fn run(
     let panels = protocols
         .iter()
         .map(|&p| {
-            let rows: Vec<_> = table
-                .rows
-                .iter()
-                .filter(|r| table.text(r, "protocol") == p.label())
-                .collect();
+            let rows: Vec<_> = table.rows_where("protocol", p.label()).collect();
             // The classic parameter as a horizontal reference line across the weights.
             let classic = rows
                 .first()
