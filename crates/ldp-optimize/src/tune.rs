@@ -170,10 +170,12 @@ pub fn tune_in(
     let (mut best, fell_back) = if score(&grid[0]).is_some() {
         // Scalarizations scan the grid in order: ties go to the first grid point, as in
         // the paper's scan (the minimizer is on the frontier anyway).
-        let mut best = 0;
+        let (mut best, mut best_score) = (0, f64::INFINITY);
         for (i, c) in grid.iter().enumerate() {
-            if score(c) < score(&grid[best]) {
-                best = i;
+            let s = score(c).expect("a scalarization");
+            // Strictly less: ties keep the earlier grid point.
+            if s < best_score {
+                (best, best_score) = (i, s);
             }
         }
         (grid[best], false)
