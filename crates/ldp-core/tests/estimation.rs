@@ -117,8 +117,17 @@ fn simulations_are_identical_for_any_thread_count() {
 fn post_processed_estimates_are_distributions() {
     let items = items();
     let mech = UnaryEncoding::optimized(k(), eps(0.5));
-    let agg = simulate(&mech, &items, 7, 0, Role::Genuine).unwrap();
-    let raw = agg.raw_estimate().unwrap();
+    let positive = |raw: &[f64]| raw.iter().filter(|&&v| v > 0.0).sum::<f64>();
+    // The first seed whose raw estimate's positive part sums to less than one (that
+    // happens in about half the runs), the case where Norm-Sub and projection differ.
+    let (agg, raw) = (0..20)
+        .map(|seed| {
+            let agg = simulate(&mech, &items, seed, 0, Role::Genuine).unwrap();
+            let raw = agg.raw_estimate().unwrap();
+            (agg, raw)
+        })
+        .find(|(_, raw)| positive(raw) < 1.0)
+        .expect("a run whose positive part is below one");
     assert!(
         raw.iter().any(|&v| v < 0.0),
         "want a raw estimate with negatives: {raw:?}"
@@ -132,10 +141,8 @@ fn post_processed_estimates_are_distributions() {
         assert!((f.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{est:?}");
         assert!(f.iter().all(|&v| v >= 0.0), "{est:?}");
     }
-    // Here the positive part sums to less than one: Norm-Sub keeps negatives at zero,
-    // the projection lifts every entry by the same amount first.
-    let positive: f64 = raw.iter().filter(|&&v| v > 0.0).sum();
-    assert!(positive < 1.0);
+    // The positive part sums to less than one: Norm-Sub keeps negatives at zero, the
+    // projection lifts every entry by the same amount first.
     let norm_sub = agg.estimate(Estimator::NormSub).unwrap();
     for (r, f) in raw.iter().zip(&norm_sub) {
         if *r <= 0.0 {

@@ -167,6 +167,10 @@ fn geometric_gap_sampler_matches_bernoulli_law_at_large_k() {
     fit_bit_marginals(&UnaryEncoding::symmetric(k(300), eps(0.5)), 299, 22);
     fit_bit_marginals(&UnaryEncoding::new(k(200), eps(4.0), 0.99).unwrap(), 0, 23);
     fit_bit_marginals(&ThresholdHistogram::optimal(k(1000), eps(1.0)), 500, 24);
+    // q = 0.029: the gap table's tail bucket is drawn for 15% of gaps.
+    fit_bit_marginals(&UnaryEncoding::optimized(k(2000), eps(3.5)), 1000, 25);
+    // q = 0.011: below the table's range, gaps come from the exact geometric sampler.
+    fit_bit_marginals(&UnaryEncoding::optimized(k(2000), eps(4.5)), 1999, 26);
 }
 
 /// Floyd's sampler at sizes that take each of its three membership structures: the

@@ -11,7 +11,7 @@ use crate::sampling::BernoulliSet;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// Independent bits with probabilities p (true item) and q (others), sampled in O(1 + kq).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub(crate) struct IndependentBits {
     pub(crate) k: DomainSize,
     pub(crate) eps: Epsilon,
@@ -19,6 +19,24 @@ pub(crate) struct IndependentBits {
     pub(crate) q: f64,
     keep: Bernoulli,
     others: BernoulliSet,
+}
+
+/// The samplers are functions of (k, eps, p, q), so those alone are shown and compared.
+impl std::fmt::Debug for IndependentBits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndependentBits")
+            .field("k", &self.k)
+            .field("eps", &self.eps)
+            .field("p", &self.p)
+            .field("q", &self.q)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for IndependentBits {
+    fn eq(&self, other: &Self) -> bool {
+        (self.k, self.eps, self.p, self.q) == (other.k, other.eps, other.p, other.q)
+    }
 }
 
 impl IndependentBits {
@@ -34,7 +52,8 @@ impl IndependentBits {
         }
     }
 
-    /// Draws the one-bits: the true bit w.p. p, the k - 1 others by geometric gaps.
+    /// Draws the one-bits: the true bit w.p. p, the k - 1 others by geometric gaps (those
+    /// below the item first, then those above it).
     pub(crate) fn perturb<R: Rng + ?Sized>(
         &self,
         item: u32,
@@ -45,22 +64,16 @@ impl IndependentBits {
         // Room for the mean number of one-bits plus a few standard deviations.
         let mean = self.others.mean_count(self.k.get() - 1);
         let mut ones = Vec::with_capacity((mean + 4.0 * mean.sqrt()) as usize + 2);
-        // The others are drawn over 0..k-1 and shifted past the true item on the fly.
-        let mut pending_x = with_x;
-        self.others.for_each(self.k.get() - 1, rng, |i| {
-            if i >= item {
-                if pending_x {
-                    ones.push(item);
-                    pending_x = false;
-                }
-                ones.push(i + 1);
-            } else {
-                ones.push(i);
-            }
-        });
-        if pending_x {
+        // Bits on disjoint ranges are independent: drawing the others below the item, then
+        // those above it, keeps the list sorted without a branch per bit.
+        self.others.for_each(item, rng, |i| ones.push(i));
+
+        if with_x {
             ones.push(item);
         }
+        let above = item + 1;
+        self.others
+            .for_each(self.k.get() - above, rng, |i| ones.push(above + i));
         Ok(OnesReport { ones })
     }
 
