@@ -2,6 +2,8 @@
 
 use rand::Rng;
 use rand_distr::{Bernoulli, Distribution};
+use strength_reduce::StrengthReducedU32;
+
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh32::xxh32;
 
@@ -191,12 +193,16 @@ impl Support for LocalHashing {
     #[inline]
     fn for_each_supported(&self, report: &LhReport, mut visit: impl FnMut(u32)) {
         let k = self.k.get();
+        // `% g` by multiplication: a hardware division per item would cost a third of
+        // the scan.
+        let g = StrengthReducedU32::new(self.g);
         let mut base = 0u32;
         while base < k {
             let end = k.min(base + 64);
             let mut mask = 0u64;
             for v in base..end {
-                mask |= u64::from(hash_item(v, report.seed, self.g) == report.y) << (v - base);
+                let hashed = xxh32_decimal(v, report.seed) % g;
+                mask |= u64::from(hashed == report.y) << (v - base);
             }
             while mask != 0 {
                 visit(base + mask.trailing_zeros());
