@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ldp_core::families::local_hash::xxh32_decimal;
-use ldp_core::simulation::{Role, perturb_all, simulate, stream_rng};
+use ldp_core::simulation::{Role, USERS_PER_STREAM, perturb_all, simulate, stream_rng};
+
 use ldp_core::{
     Aggregator, DomainSize, Epsilon, Grr, LocalHashing, Mechanism, SubsetSelection,
     SummationHistogram, ThresholdHistogram, UnaryEncoding,
@@ -36,8 +37,10 @@ fn bench_family<M: Mechanism>(
         .sample_size(10);
     for k in KS {
         let mech = make(DomainSize::new(k).unwrap(), Epsilon::new(2.0).unwrap());
+        // SHE draws k Laplace values per report: two streams' worth of users, so that
+        // the parallel run has a batch for each core.
         let n = if name == "she" {
-            BATCH / k as usize * 10
+            2 * USERS_PER_STREAM
         } else {
             BATCH
         };
