@@ -10,7 +10,6 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ldp_core::families::local_hash::xxh32_decimal;
 use ldp_core::simulation::{Role, USERS_PER_STREAM, perturb_all, simulate, stream_rng};
-
 use ldp_core::{
     Aggregator, DomainSize, Epsilon, Grr, LocalHashing, Mechanism, SubsetSelection,
     SummationHistogram, ThresholdHistogram, UnaryEncoding,

@@ -4,7 +4,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use rand::{Rng, RngExt};
-
 use rand_distr::{Distribution, Geometric};
 
 /// Draws each index of `0..len` independently with probability `q`, in increasing order,

@@ -2,9 +2,8 @@
 
 use rand::Rng;
 use rand_distr::{Bernoulli, Distribution};
-use strength_reduce::StrengthReducedU32;
-
 use serde::{Deserialize, Serialize};
+use strength_reduce::StrengthReducedU32;
 use xxhash_rust::xxh32::xxh32;
 
 use crate::aggregate::SupportCounts;
@@ -193,8 +192,8 @@ impl Support for LocalHashing {
     #[inline]
     fn for_each_supported(&self, report: &LhReport, mut visit: impl FnMut(u32)) {
         let k = self.k.get();
-        // `% g` by multiplication: a hardware division per item would cost a third of
-        // the scan.
+        // `% g` by multiplication rather than a hardware division per item (3-15% faster
+        // scans in the throughput bench).
         let g = StrengthReducedU32::new(self.g);
         let mut base = 0u32;
         while base < k {
