@@ -121,5 +121,32 @@ fn families(c: &mut Criterion) {
     bench_family(c, "she", SummationHistogram::new);
 }
 
-criterion_group!(benches, families, lh_aggregate);
+/// OUE at large budgets, where q is small and gaps are drawn in several base-64 digits.
+fn oue_small_q(c: &mut Criterion) {
+    let mut group = c.benchmark_group("oue_small_q");
+    group
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(10);
+    let k = DomainSize::new(1000).unwrap();
+    for eps in [6.0, 10.0, 20.0] {
+        let mech = UnaryEncoding::optimized(k, Epsilon::new(eps).unwrap());
+        let data = items(k.get(), BATCH);
+        group.throughput(Throughput::Elements(BATCH as u64));
+        group.bench_with_input(
+            BenchmarkId::new("perturb_1thread", eps),
+            &data,
+            |b, data| {
+                b.iter(|| {
+                    let mut rng = stream_rng(1, 0, Role::Genuine, 0);
+                    for &x in data {
+                        black_box(mech.perturb(x, &mut rng).unwrap());
+                    }
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, families, oue_small_q, lh_aggregate);
 criterion_main!(benches);

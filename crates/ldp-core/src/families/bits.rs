@@ -67,7 +67,6 @@ impl IndependentBits {
         // Bits on disjoint ranges are independent: drawing the others below the item, then
         // those above it, keeps the list sorted without a branch per bit.
         self.others.for_each(item, rng, |i| ones.push(i));
-
         if with_x {
             ones.push(item);
         }

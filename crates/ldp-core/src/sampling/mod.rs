@@ -1,0 +1,74 @@
+//! Exact samplers shared by the mechanisms.
+
+mod bernoulli_set;
+
+pub(crate) use bernoulli_set::BernoulliSet;
+use rand::{Rng, RngExt};
+
+/// Draws `m` distinct items uniformly from `0..n` by Floyd's algorithm, O(m) expected
+/// time, and returns them sorted. `m <= n` is required.
+pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<u32> {
+    debug_assert!(m <= n);
+    // Membership structure: a short vector for tiny m, a bitmap when m is a sizeable
+    // fraction of n (the bitmap's n/64 words then cost no more than m), a hash set otherwise.
+    if m <= 16 {
+        let mut chosen: Vec<u32> = Vec::with_capacity(m as usize);
+        for j in (n - m)..n {
+            let t = rng.random_range(0..=j);
+            chosen.push(if chosen.contains(&t) { j } else { t });
+        }
+        chosen.sort_unstable();
+        chosen
+    } else if u64::from(m) * 64 >= u64::from(n) {
+        let mut bits = vec![0u64; (n as usize).div_ceil(64)];
+        for j in (n - m)..n {
+            let t = rng.random_range(0..=j);
+            let pick = if bits[(t / 64) as usize] >> (t % 64) & 1 == 1 {
+                j
+            } else {
+                t
+            };
+            bits[(pick / 64) as usize] |= 1 << (pick % 64);
+        }
+        let mut chosen = Vec::with_capacity(m as usize);
+        for (w, &word) in bits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                chosen.push(w as u32 * 64 + word.trailing_zeros());
+                word &= word - 1;
+            }
+        }
+        chosen
+    } else {
+        let mut set = std::collections::HashSet::with_capacity(m as usize);
+        for j in (n - m)..n {
+            let t = rng.random_range(0..=j);
+            if !set.insert(t) {
+                set.insert(j);
+            }
+        }
+        let mut chosen: Vec<u32> = set.into_iter().collect();
+        chosen.sort_unstable();
+        chosen
+    }
+}
+
+/// A uniform draw from `0..n` excluding `skip` (`skip < n`, `n >= 2`).
+#[inline]
+pub(crate) fn uniform_other<R: Rng + ?Sized>(n: u32, skip: u32, rng: &mut R) -> u32 {
+    let r = rng.random_range(0..n - 1);
+    r + u32::from(r >= skip)
+}
+
+/// Shifts a sorted list of indices drawn from `0..k-1` (the domain without `x`) back into
+/// `0..k`, inserting `x` itself when `with_x`. Keeps the list sorted.
+pub(crate) fn lift_around(mut others: Vec<u32>, x: u32, with_x: bool) -> Vec<u32> {
+    let split = others.partition_point(|&v| v < x);
+    for v in &mut others[split..] {
+        *v += 1;
+    }
+    if with_x {
+        others.insert(split, x);
+    }
+    others
+}
