@@ -210,8 +210,14 @@ impl GapTables {
         if self.digits.is_empty() {
             self.scan::<false, R>(len, rng, visit);
         } else {
-            self.scan::<true, R>(len, rng, visit);
+            self.scan_with_digits(len, rng, visit);
         }
+    }
+
+    /// Kept out of line so that the hot path's caller stays small.
+    #[inline(never)]
+    fn scan_with_digits<R: Rng + ?Sized>(&self, len: u64, rng: &mut R, visit: impl FnMut(u32)) {
+        self.scan::<true, R>(len, rng, visit);
     }
 
     #[inline]
