@@ -12,8 +12,8 @@ use rand_distr::{Distribution, Geometric};
 /// A gap G (failures before a success, ratio r = 1 - q) is drawn in base 64:
 /// `G = 64^L A + sum over l < L of 64^l B_l`, where the digit `B_l` is a geometric of
 /// ratio `r^(64^l)` truncated to `0..64`, and `A` a geometric of ratio `r^(64^L)`; all are
-/// independent. `L` is the smallest level at which `A` rarely exceeds 62, so for
-/// q >= 0.022 there are no digits at all. Each of `A` and the digits comes from a
+/// independent. `L` is the smallest level at which `A` exceeds 62 with probability below
+/// 1/4, so for q >= 0.022 there are no digits at all. Each of `A` and the digits comes from a
 /// [`ChunkTable`] lookup (14 random bits); `A`'s last outcome is a tail bucket meaning "at
 /// least 63, then memorylessly again". The most significant part is drawn first, so a gap
 /// that already runs past `len` costs no further draws: at small q a report mostly costs
