@@ -7,26 +7,36 @@
 //! UE, THE and LH can support every target (`s = r`, the paper's Eq. "epg_pq"); a GRR
 //! report supports one item (`s = 1`); an SS report at most omega (`s = min(r, omega)`).
 
-use ldp_core::{DomainSize, FamilyParams, Spec};
+use ldp_core::{ClipBound, DomainSize, FakeFraction, Family, FamilyParams, ParamError, Spec};
 use serde::{Deserialize, Serialize};
 
 use crate::pure::{self, one_minus_t, t};
 
 /// The attacker's budget and goal.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "PoisoningFields")]
+#[serde(try_from = "PoisoningFields", into = "PoisoningFields")]
 pub struct Poisoning {
-    beta: f64,
+    beta: FakeFraction,
     targets: u32,
     target_mass: f64,
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PoisoningFields {
     beta: f64,
     targets: u32,
     target_mass: f64,
+}
+
+impl From<Poisoning> for PoisoningFields {
+    fn from(p: Poisoning) -> Self {
+        Self {
+            beta: p.beta.get(),
+            targets: p.targets,
+            target_mass: p.target_mass,
+        }
+    }
 }
 
 impl TryFrom<PoisoningFields> for Poisoning {
@@ -37,12 +47,12 @@ impl TryFrom<PoisoningFields> for Poisoning {
 }
 
 /// A poisoning setting outside its range.
-#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PoisoningError {
-    /// The fake-user fraction must lie in `[0, 1)`.
-    #[error("fake-user fraction beta must lie in [0, 1), got {0}")]
-    Beta(f64),
+    /// The fake-user fraction is outside `[0, 1)` (ldp-core's [`FakeFraction`]).
+    #[error(transparent)]
+    Param(#[from] ParamError),
     /// At least one target is needed.
     #[error("the number of targets r must be at least 1")]
     NoTargets,
@@ -57,13 +67,24 @@ pub enum PoisoningError {
         /// Domain size.
         k: u32,
     },
+    /// More targets supported per fake report than there are targets.
+    #[error("a fake report cannot support {supported} of {targets} targets")]
+    Supported {
+        /// Targets supported per fake report.
+        supported: u32,
+        /// Number of targets.
+        targets: u32,
+    },
+    /// The clipped-SHE form applies to SHE only.
+    #[error("the clipped-SHE gain applies to SHE, not to the {0:?} family")]
+    NotShe(Family),
 }
 
 impl Default for Poisoning {
     /// The paper's setting (after Cao et al.): beta = 0.05, r = 1, f_T = 0.01.
     fn default() -> Self {
         Self {
-            beta: 0.05,
+            beta: FakeFraction::new(0.05).expect("0.05 is a fraction"),
             targets: 1,
             target_mass: 0.01,
         }
@@ -73,9 +94,7 @@ impl Default for Poisoning {
 impl Poisoning {
     /// Validated poisoning parameters.
     pub fn new(beta: f64, targets: u32, target_mass: f64) -> Result<Self, PoisoningError> {
-        if !(0.0..1.0).contains(&beta) {
-            return Err(PoisoningError::Beta(beta));
-        }
+        let beta = FakeFraction::new(beta)?;
         if targets == 0 {
             return Err(PoisoningError::NoTargets);
         }
@@ -91,7 +110,7 @@ impl Poisoning {
 
     /// Fraction of fake reports among all reports.
     pub fn beta(&self) -> f64 {
-        self.beta
+        self.beta.get()
     }
     /// Number of target items r.
     pub fn targets(&self) -> u32 {
@@ -174,19 +193,78 @@ pub fn expected(spec: &Spec, attack: &Poisoning) -> Result<Gain, PoisoningError>
         }
         FamilyParams::SummationHistogram => return Ok(Gain::Unbounded),
     };
-    Ok(Gain::Finite(attack.beta * (per_fake - attack.target_mass)))
+    Ok(Gain::Finite(
+        attack.beta() * (per_fake - attack.target_mass),
+    ))
 }
 
-/// EPG against SHE when the server clips every report coordinate to `[-bound, bound]`
-/// (`bound >= 1`): the best fake report puts `bound` on every target, so the gain is
+/// EPG when each fake report supports only `supported` of the r targets, as an LH
+/// attacker who could not find a seed hashing all targets together achieves:
+/// `beta ((s - r q*) / (p* - q*) - f_T)`. At `s = r` this is [`expected`] for UE, THE
+/// and LH; SHE's gain is [`Gain::Unbounded`] whatever s.
+///
+/// ```
+/// use ldp_analytic::epg::{expected, expected_with_support, Poisoning};
+/// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+/// let olh = Spec::classic(Protocol::Olh, DomainSize::new(100)?, Epsilon::new(4.0)?)?;
+/// let attack = Poisoning::new(0.05, 5, 0.0)?;
+/// let full = expected(&olh, &attack)?.finite().unwrap();
+/// let four = expected_with_support(&olh, &attack, 4)?.finite().unwrap();
+/// assert!(four < full);
+/// assert!((expected_with_support(&olh, &attack, 5)?.finite().unwrap() - full).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn expected_with_support(
+    spec: &Spec,
+    attack: &Poisoning,
+    supported: u32,
+) -> Result<Gain, PoisoningError> {
+    if supported > attack.targets {
+        return Err(PoisoningError::Supported {
+            supported,
+            targets: attack.targets,
+        });
+    }
+    let Some((p, q)) = spec.pure_probabilities() else {
+        return expected(spec, attack);
+    };
+    // The family's own count of supported targets, and the gain at that count.
+    let full = match spec.family() {
+        FamilyParams::Grr => 1,
+        FamilyParams::SubsetSelection { omega } => attack.targets.min(omega),
+        _ => attack.targets,
+    };
+    let gain = expected(spec, attack)?
+        .finite()
+        .expect("pure protocols have a finite gain");
+    // Each target a fake report does not support lowers its estimate by 1 / (p* - q*).
+    let missing = f64::from(full) - f64::from(supported);
+    Ok(Gain::Finite(gain - attack.beta() * missing / (p - q)))
+}
+
+/// EPG against SHE when the server clips every report coordinate to `[-bound, bound]`:
+/// the best fake report puts `bound` on every target, so the gain is
 /// `beta (r bound - f_T)`. This takes the genuine estimate's mean to be `f_T`, i.e.
-/// neglects the clipping bias on genuine reports, which vanishes as `bound` grows
-/// (it is below `b e^(-(bound - 1)/b)` per coordinate, with `b = 2/eps`).
+/// neglects the clipping bias on genuine reports, which is below `(b/2) e^(-(bound - 1)/b)`
+/// per coordinate (`b = 2/eps`; about `1e-9 b` at [`ClipBound::recommended`]).
+///
+/// ```
+/// use ldp_analytic::epg::{expected_she_clipped, Poisoning};
+/// use ldp_core::{ClipBound, DomainSize, Epsilon, Protocol, Spec};
+/// let she = Spec::classic(Protocol::She, DomainSize::new(100)?, Epsilon::new(1.0)?)?;
+/// let gain = expected_she_clipped(&she, &Poisoning::default(), ClipBound::recommended(she.eps()))?;
+/// assert!((gain - 0.05 * (41.0 - 0.01)).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn expected_she_clipped(
     spec: &Spec,
     attack: &Poisoning,
-    bound: f64,
+    bound: ClipBound,
 ) -> Result<f64, PoisoningError> {
+    let family = spec.family().family();
+    if family != Family::SummationHistogram {
+        return Err(PoisoningError::NotShe(family));
+    }
     attack.check(spec.k())?;
-    Ok(attack.beta * (f64::from(attack.targets) * bound - attack.target_mass))
+    Ok(attack.beta() * (f64::from(attack.targets) * bound.get() - attack.target_mass))
 }

@@ -3,8 +3,9 @@
 //! Closed forms for the twelve protocols of "Revisiting Locally Differentially Private
 //! Protocols" (Arcolezi and Gambs): the pure-protocol probabilities ([`pure`]), the
 //! estimation variance the paper calls MSE ([`variance`]), the expected success rate of
-//! the data reconstruction attack ([`asr`]), and the expected gain of the maximal gain
-//! poisoning attack ([`epg`]). Everything is a pure function of a [`ldp_core::Spec`]
+//! the data reconstruction attack ([`asr`]), the expected gain of the maximal gain
+//! poisoning attack ([`epg`]), and, beyond the paper, the communication and computation
+//! cost of a report ([`cost`]). Everything is a pure function of a [`ldp_core::Spec`]
 //! (k, eps, family parameter): no randomness, no allocation. An adaptive protocol is its
 //! family evaluated at its tuned parameter (tuning lives in `ldp-optimize`).
 //!
@@ -41,6 +42,7 @@
 //!   [`epg::expected_she_clipped`] gives the clipped variant.
 
 pub mod asr;
+pub mod cost;
 pub mod epg;
 pub mod pure;
 mod quad;
@@ -61,7 +63,7 @@ pub struct Options {
     pub poisoning: Poisoning,
 }
 
-/// The three objectives of one protocol instance.
+/// The objectives of one protocol instance: the paper's three and its costs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     /// Expected reconstruction-attack success rate (uniform prior).
@@ -70,13 +72,22 @@ pub struct Metrics {
     pub mse: f64,
     /// Expected poisoning gain of the maximal gain attack.
     pub epg: Gain,
+    /// Expected bits of one report under the most compact encoding ([`cost::bits`]).
+    pub bits: f64,
+    /// Expected server operations per report ([`cost::server_ops`]).
+    pub server_ops: f64,
+    /// Expected random variates per report on the client ([`cost::client_draws`]).
+    pub client_draws: f64,
 }
 
-/// ASR, MSE and EPG of one protocol instance.
+/// ASR, MSE, EPG and costs of one protocol instance.
 pub fn evaluate(spec: &Spec, options: &Options) -> Result<Metrics, PoisoningError> {
     Ok(Metrics {
         asr: asr::expected(spec, options.lh_asr),
         mse: variance::approx_per_user(spec),
         epg: epg::expected(spec, &options.poisoning)?,
+        bits: cost::bits(spec),
+        server_ops: cost::server_ops(spec),
+        client_draws: cost::client_draws(spec),
     })
 }

@@ -203,29 +203,53 @@ fn every_variance_matches_the_pure_formula_and_the_printed_equation() {
     }
 }
 
+/// p* and q* (which the mechanisms and the closed forms share) against the paper's
+/// printed expressions, evaluated directly in e^eps.
 #[test]
-fn probabilities_agree_with_ldp_core_mechanisms() {
+fn probabilities_match_the_papers_expressions() {
     for kv in [2, 7, 100] {
         for e in EPSILONS {
-            let (kk, ee) = (k(kv), eps(e));
-            let check = |m: &dyn Fn() -> (f64, f64), pq: (f64, f64)| {
-                let (p, q) = m();
-                assert_relative_eq!(p, pq.0, max_relative = 1e-9);
-                assert_relative_eq!(q, pq.1, max_relative = 1e-9);
+            let (kk, ee, ex, kf) = (k(kv), eps(e), e.exp(), f64::from(kv));
+            let close = |got: (f64, f64), want: (f64, f64)| {
+                assert_relative_eq!(got.0, want.0, max_relative = 1e-12);
+                assert_relative_eq!(got.1, want.1, max_relative = 1e-12);
             };
-            let grr = ldp_core::Grr::new(kk, ee);
-            check(&|| (grr.p_star(), grr.q_star()), pure::grr(kk, ee));
-            let ss = SubsetSelection::with_optimal_size(kk, ee);
-            check(
-                &|| (ss.p_star(), ss.q_star()),
-                pure::subset(kk, ee, ss.subset_size()),
+            // Eq. "grr".
+            close(
+                pure::grr(kk, ee),
+                (ex / (ex + kf - 1.0), 1.0 / (ex + kf - 1.0)),
             );
-            let ue = UnaryEncoding::new(kk, ee, 0.75).unwrap();
-            check(&|| (ue.p_star(), ue.q_star()), pure::unary(ee, 0.75));
-            let lh = LocalHashing::new(kk, ee, 5).unwrap();
-            check(&|| (lh.p_star(), lh.q_star()), pure::local_hash(ee, 5));
-            let the = ThresholdHistogram::new(kk, ee, 0.7).unwrap();
-            check(&|| (the.p_star(), the.q_star()), pure::threshold(ee, 0.7));
+            // Section "SS".
+            for omega in (1..kv).take(3) {
+                let w = f64::from(omega);
+                let d = w * ex + kf - w;
+                close(
+                    pure::subset(kk, ee, omega),
+                    (
+                        w * ex / d,
+                        (w * ex * (w - 1.0) + (kf - w) * w) / ((kf - 1.0) * d),
+                    ),
+                );
+            }
+            // Eq. "ue_parameters" with SUE's and OUE's (p, q), and any p under the
+            // constraint of Eq. "optimization_aue".
+            let h = (e / 2.0).exp();
+            close(
+                pure::unary(ee, h / (h + 1.0)),
+                (h / (h + 1.0), 1.0 / (h + 1.0)),
+            );
+            close(pure::unary(ee, 0.5), (0.5, 1.0 / (ex + 1.0)));
+            close(pure::unary(ee, 0.75), (0.75, 0.75 / (ex * 0.25 + 0.75)));
+            // Section "LH".
+            close(pure::local_hash(ee, 5), (ex / (ex + 4.0), 0.2));
+            // Eq. "the_parameters".
+            close(
+                pure::threshold(ee, 0.7),
+                (
+                    1.0 - 0.5 * (e / 2.0 * (0.7 - 1.0)).exp(),
+                    0.5 * (-e / 2.0 * 0.7).exp(),
+                ),
+            );
         }
     }
 }
@@ -298,7 +322,7 @@ fn she_asr_reaches_its_limits() {
 fn she_asr_matches_a_seeded_monte_carlo() {
     use ldp_core::simulation::{Role, stream_rng};
     for (kv, e) in [(10u32, 1.0), (100, 4.0), (50, 8.0)] {
-        let she = ldp_core::SummationHistogram::new(k(kv), eps(e));
+        let she = ldp_core::SummationHistogram::new(k(kv), eps(e)).unwrap();
         let draws = 100_000;
         let mut rng = stream_rng(404, 0, Role::Other(0), u64::from(kv));
         let hits = (0..draws)
@@ -391,7 +415,7 @@ fn epg_matches_the_expectation_over_the_estimator() {
             expect - f_t
         };
         let (kk, ee) = (k(kv), eps(e));
-        let grr = ldp_core::Grr::new(kk, ee);
+        let grr = ldp_core::Grr::new(kk, ee).unwrap();
         let ss = SubsetSelection::new(kk, ee, 2).unwrap();
         let ue = UnaryEncoding::new(kk, ee, 0.7).unwrap();
         let the = ThresholdHistogram::new(kk, ee, 0.8).unwrap();
@@ -447,7 +471,9 @@ fn poisoning_parameters_are_validated() {
     use epg::PoisoningError;
     assert_eq!(
         epg::Poisoning::new(1.0, 1, 0.0),
-        Err(PoisoningError::Beta(1.0))
+        Err(PoisoningError::Param(ldp_core::ParamError::FakeFraction {
+            value: 1.0
+        }))
     );
     assert_eq!(
         epg::Poisoning::new(0.1, 0, 0.0),

@@ -1,18 +1,43 @@
 //! The adversary's side of each mechanism family: the paper's reconstruction attack, and
 //! the fake reports of the poisoning attacks of Cao et al. (2021).
 
-use ldp_core::families::local_hash::hash_item;
 use ldp_core::{
-    Aggregator, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport, SheReport, SheSums,
-    SubsetReport, SubsetSelection, SummationHistogram, SupportCounts, ThresholdHistogram,
-    UnaryEncoding,
+    Aggregator, ClipBound, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport,
+    SheReport, SheSums, SubsetReport, SubsetSelection, SummationHistogram, SupportCounts,
+    ThresholdHistogram, UnaryEncoding,
 };
 use rand::{Rng, RngExt};
 
+use crate::lh_search::max_gain_seed;
+use crate::poison::Targets;
+
+/// The maximal gain attack, prepared once per attack; each fake user then draws its
+/// report with [`Adversary::max_gain_report`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxGain<R> {
+    /// The report every fake user sends, where the best report is one fixed report (UE,
+    /// THE, LH, SHE); `None` where each fake user draws its own (GRR, SS).
+    fixed: Option<R>,
+    /// Targets each fake report supports. The closed form (ldp-analytic's EPG) assumes
+    /// all r for UE, THE and LH, one for GRR and min(r, omega) for SS; an LH attacker whose
+    /// seed search fell short supports fewer.
+    pub supported: u32,
+}
+
+impl<R> MaxGain<R> {
+    fn fixed(report: R, supported: usize) -> Self {
+        Self {
+            fixed: Some(report),
+            supported: supported as u32,
+        }
+    }
+}
+
 /// What an attacker can do against a mechanism.
 pub trait Adversary: Mechanism {
-    /// The server's aggregator. SHE servers may clip coordinates to `[-clip, clip]`.
-    fn server(&self, she_clip: Option<f64>) -> Self::Aggregator {
+    /// The server's aggregator. An SHE server given a bound clips every coordinate to
+    /// `[-bound, bound]`; the other families ignore it.
+    fn server(&self, she_clip: Option<ClipBound>) -> Self::Aggregator {
         let _ = she_clip;
         self.aggregator()
     }
@@ -31,18 +56,26 @@ pub trait Adversary: Mechanism {
         rng: &mut R,
     ) -> u32;
 
-    /// A fake report of the maximal gain attack for `targets` (non-empty, distinct, in
-    /// `0..k`). `she_bound` is the SHE server's clipping bound (ignored by other families).
+    /// Prepares the maximal gain attack on `targets` (all in `0..k`). `she_bound` is the
+    /// SHE server's clipping bound (ignored by the other families).
+    fn plan_max_gain(&self, targets: &Targets, she_bound: ClipBound) -> MaxGain<Self::Report>;
+
+    /// One fake report of a prepared maximal gain attack.
     fn max_gain_report<R: Rng + ?Sized>(
         &self,
-        targets: &[u32],
-        she_bound: f64,
+        plan: &MaxGain<Self::Report>,
+        targets: &Targets,
         rng: &mut R,
-    ) -> Self::Report;
+    ) -> Self::Report {
+        let _ = (targets, rng);
+        plan.fixed
+            .clone()
+            .expect("families that draw per fake user override max_gain_report")
+    }
 
     /// A fake report of the random output attack: uniform over the output space (SHE:
     /// uniform in `[-she_bound, she_bound]^k`).
-    fn random_output<R: Rng + ?Sized>(&self, she_bound: f64, rng: &mut R) -> Self::Report;
+    fn random_output<R: Rng + ?Sized>(&self, she_bound: ClipBound, rng: &mut R) -> Self::Report;
 }
 
 /// Uniform choice in `scratch`, or over `0..k` when it is empty.
@@ -73,7 +106,7 @@ macro_rules! support_based {
             scratch.clear();
             server
                 .add_with(report, |i| scratch.push(i))
-                .expect("genuine reports are valid");
+                .expect("genuine reports are valid and fewer than 2^64");
             uniform_pick(scratch, self.domain_size().get(), rng)
         }
     };
@@ -99,14 +132,27 @@ fn sorted(mut v: Vec<u32>) -> Vec<u32> {
 impl Adversary for Grr {
     support_based!();
 
-    /// GRR's report supports one item: a uniformly chosen target.
-    fn max_gain_report<R: Rng + ?Sized>(&self, targets: &[u32], _: f64, rng: &mut R) -> GrrReport {
-        GrrReport {
-            y: targets[rng.random_range(0..targets.len())],
+    /// GRR's report supports one item: each fake user reports a uniformly chosen target.
+    fn plan_max_gain(&self, _: &Targets, _: ClipBound) -> MaxGain<GrrReport> {
+        MaxGain {
+            fixed: None,
+            supported: 1,
         }
     }
 
-    fn random_output<R: Rng + ?Sized>(&self, _: f64, rng: &mut R) -> GrrReport {
+    fn max_gain_report<R: Rng + ?Sized>(
+        &self,
+        _: &MaxGain<GrrReport>,
+        targets: &Targets,
+        rng: &mut R,
+    ) -> GrrReport {
+        let t = targets.items();
+        GrrReport {
+            y: t[rng.random_range(0..t.len())],
+        }
+    }
+
+    fn random_output<R: Rng + ?Sized>(&self, _: ClipBound, rng: &mut R) -> GrrReport {
         GrrReport {
             y: rng.random_range(0..self.domain_size().get()),
         }
@@ -116,14 +162,22 @@ impl Adversary for Grr {
 impl Adversary for SubsetSelection {
     support_based!();
 
-    /// A subset holding `min(r, omega)` targets (a uniform choice of them when r > omega),
-    /// padded with uniformly drawn non-targets.
+    /// Each fake user reports a subset holding `min(r, omega)` targets (a uniform choice
+    /// of them when r > omega), padded with uniformly drawn non-targets.
+    fn plan_max_gain(&self, targets: &Targets, _: ClipBound) -> MaxGain<SubsetReport> {
+        MaxGain {
+            fixed: None,
+            supported: (targets.len() as u32).min(self.subset_size()),
+        }
+    }
+
     fn max_gain_report<R: Rng + ?Sized>(
         &self,
-        targets: &[u32],
-        _: f64,
+        _: &MaxGain<SubsetReport>,
+        targets: &Targets,
         rng: &mut R,
     ) -> SubsetReport {
+        let targets = targets.items();
         let omega = self.subset_size() as usize;
         let mut chosen: Vec<u32> = if targets.len() <= omega {
             targets.to_vec()
@@ -138,7 +192,7 @@ impl Adversary for SubsetSelection {
         }
     }
 
-    fn random_output<R: Rng + ?Sized>(&self, _: f64, rng: &mut R) -> SubsetReport {
+    fn random_output<R: Rng + ?Sized>(&self, _: ClipBound, rng: &mut R) -> SubsetReport {
         let subset = distinct_outside(
             self.domain_size().get(),
             self.subset_size() as usize,
@@ -151,10 +205,9 @@ impl Adversary for SubsetSelection {
     }
 }
 
-fn ones_targets(targets: &[u32]) -> OnesReport {
-    OnesReport {
-        ones: sorted(targets.to_vec()),
-    }
+fn ones_targets(targets: &Targets) -> MaxGain<OnesReport> {
+    let ones = targets.items().to_vec();
+    MaxGain::fixed(OnesReport { ones }, targets.len())
 }
 
 fn ones_uniform<R: Rng + ?Sized>(k: u32, rng: &mut R) -> OnesReport {
@@ -167,11 +220,11 @@ impl Adversary for UnaryEncoding {
     support_based!();
 
     /// Exactly the target bits set.
-    fn max_gain_report<R: Rng + ?Sized>(&self, targets: &[u32], _: f64, _: &mut R) -> OnesReport {
+    fn plan_max_gain(&self, targets: &Targets, _: ClipBound) -> MaxGain<OnesReport> {
         ones_targets(targets)
     }
 
-    fn random_output<R: Rng + ?Sized>(&self, _: f64, rng: &mut R) -> OnesReport {
+    fn random_output<R: Rng + ?Sized>(&self, _: ClipBound, rng: &mut R) -> OnesReport {
         ones_uniform(self.domain_size().get(), rng)
     }
 }
@@ -180,44 +233,27 @@ impl Adversary for ThresholdHistogram {
     support_based!();
 
     /// Exactly the target bits set.
-    fn max_gain_report<R: Rng + ?Sized>(&self, targets: &[u32], _: f64, _: &mut R) -> OnesReport {
+    fn plan_max_gain(&self, targets: &Targets, _: ClipBound) -> MaxGain<OnesReport> {
         ones_targets(targets)
     }
 
-    fn random_output<R: Rng + ?Sized>(&self, _: f64, rng: &mut R) -> OnesReport {
+    fn random_output<R: Rng + ?Sized>(&self, _: ClipBound, rng: &mut R) -> OnesReport {
         ones_uniform(self.domain_size().get(), rng)
     }
 }
 
-/// Seeds tried before settling for the seed that puts the most targets in one bucket.
-const SEED_SEARCH_LIMIT: u32 = 1 << 20;
-
 impl Adversary for LocalHashing {
     support_based!();
 
-    /// Searches random seeds until every target hashes to one value (expected g^(r-1)
-    /// tries), and reports that value. After 2^20 tries it keeps the best seed found.
-    fn max_gain_report<R: Rng + ?Sized>(&self, targets: &[u32], _: f64, rng: &mut R) -> LhReport {
-        let g = self.hash_range();
-        let mut best = (0usize, LhReport { seed: 0, y: 0 });
-        for _ in 0..SEED_SEARCH_LIMIT {
-            let seed = rng.next_u32();
-            let y = hash_item(targets[0], seed, g);
-            let hits = targets
-                .iter()
-                .filter(|&&t| hash_item(t, seed, g) == y)
-                .count();
-            if hits > best.0 {
-                best = (hits, LhReport { seed, y });
-                if hits == targets.len() {
-                    break;
-                }
-            }
-        }
-        best.1
+    /// One seed and value that hash as many targets together as the bounded search of
+    /// [`crate::lh_search`] finds (all of them when g^(r-1) is small); every fake user
+    /// sends it.
+    fn plan_max_gain(&self, targets: &Targets, _: ClipBound) -> MaxGain<LhReport> {
+        let (report, supported) = max_gain_seed(self.hash_range(), targets.items());
+        MaxGain::fixed(report, supported as usize)
     }
 
-    fn random_output<R: Rng + ?Sized>(&self, _: f64, rng: &mut R) -> LhReport {
+    fn random_output<R: Rng + ?Sized>(&self, _: ClipBound, rng: &mut R) -> LhReport {
         LhReport {
             seed: rng.next_u32(),
             y: rng.random_range(0..self.hash_range()),
@@ -226,12 +262,10 @@ impl Adversary for LocalHashing {
 }
 
 impl Adversary for SummationHistogram {
-    fn server(&self, she_clip: Option<f64>) -> SheSums {
+    fn server(&self, she_clip: Option<ClipBound>) -> SheSums {
         match she_clip {
-            Some(bound) => {
-                SheSums::clipped(self.clone(), bound).expect("bound validated by the caller")
-            }
-            None => self.aggregator(),
+            Some(bound) => self.clipped_aggregator(bound),
+            None => self.unclipped_aggregator(),
         }
     }
 
@@ -253,25 +287,26 @@ impl Adversary for SummationHistogram {
         _: &mut Vec<u32>,
         rng: &mut R,
     ) -> u32 {
-        server.add(report).expect("genuine reports are valid");
+        server
+            .add(report)
+            .expect("genuine reports are valid and fewer than 2^64");
         self.guess(report, rng)
     }
 
     /// The clipping bound on every target, zero elsewhere.
-    fn max_gain_report<R: Rng + ?Sized>(
-        &self,
-        targets: &[u32],
-        she_bound: f64,
-        _: &mut R,
-    ) -> SheReport {
+    fn plan_max_gain(&self, targets: &Targets, she_bound: ClipBound) -> MaxGain<SheReport> {
         let mut y = vec![0.0; self.domain_size().as_usize()];
-        targets.iter().for_each(|&t| y[t as usize] = she_bound);
-        SheReport { y }
+        targets
+            .items()
+            .iter()
+            .for_each(|&t| y[t as usize] = she_bound.get());
+        MaxGain::fixed(SheReport { y }, targets.len())
     }
 
-    fn random_output<R: Rng + ?Sized>(&self, she_bound: f64, rng: &mut R) -> SheReport {
+    fn random_output<R: Rng + ?Sized>(&self, she_bound: ClipBound, rng: &mut R) -> SheReport {
+        let c = she_bound.get();
         let y = (0..self.domain_size().get())
-            .map(|_| rng.random_range(-she_bound..=she_bound))
+            .map(|_| rng.random_range(-c..=c))
             .collect();
         SheReport { y }
     }

@@ -24,7 +24,7 @@ pub enum DataError {
     #[error("line {line}: {reason}")]
     Parse {
         /// 1-based line number.
-        line: usize,
+        line: u64,
         /// What is wrong.
         reason: String,
     },
@@ -54,7 +54,8 @@ impl Population {
     }
 
     /// The UCI Adult data's Age attribute: 48,842 people, ages as items of `0..100`
-    /// (shipped in `data/adult_age.csv`; CC BY 4.0, Becker and Kohavi 1996).
+    /// (shipped with this crate in `data/adult_age.csv`; CC BY 4.0, Becker and Kohavi
+    /// 1996).
     pub fn adult_age() -> Self {
         let counts = parse_counts(ADULT_AGE_CSV).expect("the shipped file is well formed");
         Self::from_counts(&counts).expect("the shipped file is non-empty")
@@ -95,63 +96,55 @@ impl Population {
 }
 
 /// The shipped Adult Age counts (`age,count`, ages 0 to 99).
-pub const ADULT_AGE_CSV: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../data/adult_age.csv"
-));
+pub const ADULT_AGE_CSV: &str = include_str!("../data/adult_age.csv");
 
-/// Reads `age,count` lines (with a header) into counts indexed by age.
-pub fn parse_counts(csv: &str) -> Result<Vec<u64>, DataError> {
-    let mut counts = Vec::new();
-    for (i, line) in csv.lines().enumerate().skip(1) {
-        let bad = |reason: &str| DataError::Parse {
-            line: i + 1,
-            reason: reason.into(),
-        };
-        let (item, count) = line
-            .split_once(',')
-            .ok_or_else(|| bad("expected `item,count`"))?;
-        let item: usize = item
-            .trim()
-            .parse()
-            .map_err(|_| bad("item is not a number"))?;
-        let count: u64 = count
-            .trim()
-            .parse()
-            .map_err(|_| bad("count is not a number"))?;
-        if item != counts.len() {
-            return Err(bad("items must be listed in order from 0"));
-        }
-        counts.push(count);
-    }
-    Ok(counts)
+/// One `item,count` row.
+#[derive(Deserialize)]
+struct CountRow {
+    item: u64,
+    count: u64,
 }
 
-/// Age counts (0 to 99) from the raw UCI files `adult.data` and `adult.test`: the first
-/// field of every record; blank lines and the test file's `|` header are skipped.
-pub fn derive_adult_age(files: &[&str]) -> Result<Vec<u64>, DataError> {
-    let mut counts = vec![0u64; 100];
-    for text in files {
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('|') {
-                continue;
-            }
-            let bad = |reason: &str| DataError::Parse {
-                line: i + 1,
-                reason: reason.into(),
-            };
-            let age: usize = line
-                .split(',')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .parse()
-                .map_err(|_| bad("age is not a number"))?;
-            *counts
-                .get_mut(age)
-                .ok_or_else(|| bad("age outside 0..100"))? += 1;
+/// Reads `item,count` rows (after a header line; the column names are free) into counts
+/// indexed by item, which must run 0, 1, 2, ...
+///
+/// ```
+/// use ldp_attack::data::parse_counts;
+/// assert_eq!(parse_counts("age,count\n0,3\n1,5\n")?, vec![3, 5]);
+/// assert!(parse_counts("age,count\n0,3\n2,5\n").is_err());
+/// # Ok::<(), ldp_attack::DataError>(())
+/// ```
+pub fn parse_counts(csv_text: &str) -> Result<Vec<u64>, DataError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(csv_text.as_bytes());
+    // Positional: the header line names the columns whatever it likes.
+    reader.headers().map_err(|e| DataError::Parse {
+        line: 1,
+        reason: e.to_string(),
+    })?;
+    reader.set_headers(csv::StringRecord::from(vec!["item", "count"]));
+    let mut counts = Vec::new();
+    for row in reader.deserialize::<CountRow>() {
+        let row = row.map_err(|e| DataError::Parse {
+            line: e.position().map_or(0, |p| p.line()),
+            reason: match e.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+                other => format!("{other:?}"),
+            },
+        })?;
+        if row.item != counts.len() as u64 {
+            return Err(DataError::Parse {
+                line: counts.len() as u64 + 2,
+                reason: format!(
+                    "items must be listed in order from 0: expected {}, found {}",
+                    counts.len(),
+                    row.item
+                ),
+            });
         }
+        counts.push(row.count);
     }
     Ok(counts)
 }

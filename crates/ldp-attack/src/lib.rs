@@ -5,26 +5,47 @@
 //! measurement:
 //!
 //! - data reconstruction: the paper's attack for every family and a MAP attack with an
-//!   informative prior ([`Adversary::guess`], [`map::map_guess`]), with the MAP attack's
-//!   exact expected success rate where it is tractable ([`map::map_asr_exact`]);
+//!   informative [`Prior`] ([`Adversary::guess`], [`map::map_guess`]), with the MAP
+//!   attack's exact expected success rate where it is tractable ([`map::map_asr_exact`]);
 //! - poisoning (Cao et al. 2021): the maximal gain, random item and random output attacks
-//!   ([`PoisonKind`]); fake reports pass the same validation as genuine ones;
+//!   ([`PoisonKind`]); fake reports pass the same validation as genuine ones, and the
+//!   local-hashing attack's seed search is bounded and documented ([`lh_search`]);
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
 //!   Age data of the paper), perturb, aggregate, estimate and attack, over seeded runs in
 //!   parallel, with standard errors.
 //!
 //! For local hashing, each report's support (k hashes) is computed once and shared by the
 //! aggregation and the attack.
+//!
+//! ```
+//! use ldp_attack::{measure, MeasureConfig, PoisonConfig, PoisonKind, Population, ReconstructionAttack};
+//! use ldp_core::{Epsilon, Protocol, Spec};
+//! let pop = Population::adult_age();
+//! let olh = Spec::classic(Protocol::Olh, pop.k(), Epsilon::new(4.0)?)?;
+//! let config = MeasureConfig {
+//!     runs: 2,
+//!     seed: 1,
+//!     attack: ReconstructionAttack::Paper,
+//!     poisoning: Some(PoisonConfig::new(PoisonKind::Mga, 0.05, vec![30])?),
+//! };
+//! let m = measure(&olh, &pop, &config)?;
+//! assert!(m.gain.unwrap().mean > 0.05);
+//! assert_eq!(m.targets_supported, Some(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod adversary;
 pub mod data;
+pub mod lh_search;
 pub mod map;
 mod measure;
 mod poison;
 
-pub use adversary::Adversary;
+pub use adversary::{Adversary, MaxGain};
 pub use data::{DataError, Population};
+pub use map::{Prior, PriorError};
 pub use measure::{
-    Estimate, MeasureConfig, MeasureError, Measurement, ReconstructionAttack, measure,
+    BYTES_PER_RUN, Estimate, MeasureConfig, MeasureError, Measurement, ReconstructionAttack,
+    measure,
 };
-pub use poison::{PoisonConfig, PoisonKind};
+pub use poison::{PoisonConfig, PoisonError, PoisonKind, Targets};

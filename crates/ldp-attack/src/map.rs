@@ -7,21 +7,140 @@
 
 use ldp_core::{FamilyParams, Mechanism, Spec};
 use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+
+use crate::data::Population;
+
+/// The attacker's prior over the items: non-negative finite weights, not all zero, stored
+/// normalized. Validated at construction.
+///
+/// ```
+/// use ldp_attack::Prior;
+/// let prior = Prior::new(vec![1.0, 3.0])?;
+/// assert_eq!(prior.probabilities(), &[0.25, 0.75]);
+/// assert!(Prior::new(vec![1.0, -1.0]).is_err());
+/// assert!(Prior::new(vec![0.0, 0.0]).is_err());
+/// # Ok::<(), ldp_attack::PriorError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<f64>", into = "Vec<f64>")]
+pub struct Prior {
+    probs: Vec<f64>,
+    log: Vec<f64>,
+}
+
+/// A prior that is not a distribution over the domain.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PriorError {
+    /// A weight is negative or not finite.
+    #[error("prior weight {index} must be finite and >= 0, got {value}")]
+    Weight {
+        /// Item of the weight.
+        index: usize,
+        /// The rejected value.
+        value: f64,
+    },
+    /// Every weight is zero (or there are none).
+    #[error("the prior needs at least one positive weight")]
+    AllZero,
+    /// The prior and the protocol disagree on k.
+    #[error("the prior has {found} weights but the domain has k = {expected} items")]
+    Length {
+        /// k of the protocol.
+        expected: usize,
+        /// Weights given.
+        found: usize,
+    },
+}
+
+impl Prior {
+    /// Normalizes `weights`, one per item.
+    pub fn new(weights: Vec<f64>) -> Result<Self, PriorError> {
+        if let Some((index, &value)) = weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| !(w.is_finite() && **w >= 0.0))
+        {
+            return Err(PriorError::Weight { index, value });
+        }
+        let total: f64 = weights.iter().sum();
+        if !(total > 0.0 && total.is_finite()) {
+            return Err(PriorError::AllZero);
+        }
+        let probs: Vec<f64> = weights.iter().map(|w| w / total).collect();
+        let log = probs.iter().map(|p| p.ln()).collect();
+        Ok(Self { probs, log })
+    }
+
+    /// The population's own distribution: the best prior an attacker could have.
+    pub fn from_population(population: &Population) -> Self {
+        let counts: Vec<f64> = population.counts().iter().map(|&c| c as f64).collect();
+        Self::new(counts).expect("a population has users")
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.probs.len()
+    }
+
+    /// Whether the prior is over no items (never true for a constructed prior).
+    pub fn is_empty(&self) -> bool {
+        self.probs.is_empty()
+    }
+
+    /// The normalized probabilities.
+    pub fn probabilities(&self) -> &[f64] {
+        &self.probs
+    }
+
+    /// Their natural logs (`-inf` for impossible items).
+    pub fn log_probabilities(&self) -> &[f64] {
+        &self.log
+    }
+
+    /// Checks that the prior covers exactly `k` items.
+    pub fn check_len(&self, k: usize) -> Result<(), PriorError> {
+        if self.probs.len() == k {
+            Ok(())
+        } else {
+            Err(PriorError::Length {
+                expected: k,
+                found: self.probs.len(),
+            })
+        }
+    }
+}
+
+impl TryFrom<Vec<f64>> for Prior {
+    type Error = PriorError;
+    fn try_from(weights: Vec<f64>) -> Result<Self, PriorError> {
+        Self::new(weights)
+    }
+}
+
+impl From<Prior> for Vec<f64> {
+    fn from(p: Prior) -> Vec<f64> {
+        p.probs
+    }
+}
 
 /// `argmax_x ln P[report | x] + ln prior(x)`, ties broken uniformly at random.
-/// `log_prior[x]` may be `-inf` for impossible items. `scratch` is reusable memory.
+/// The prior must cover the mechanism's k items ([`Prior::check_len`]); `scratch` is
+/// reusable memory.
 pub fn map_guess<M: Mechanism, R: Rng + ?Sized>(
     mech: &M,
     report: &M::Report,
-    log_prior: &[f64],
+    prior: &Prior,
     scratch: &mut Vec<f64>,
     rng: &mut R,
 ) -> u32 {
+    debug_assert_eq!(prior.len(), mech.domain_size().as_usize());
     mech.log_likelihoods(report, scratch);
     let mut best = f64::NEG_INFINITY;
     let mut chosen = 0u32;
     let mut ties = 0u32;
-    for (x, (&lp, &ll)) in log_prior.iter().zip(scratch.iter()).enumerate() {
+    for (x, (&lp, &ll)) in prior.log.iter().zip(scratch.iter()).enumerate() {
         if lp == f64::NEG_INFINITY {
             continue;
         }
@@ -39,62 +158,37 @@ pub fn map_guess<M: Mechanism, R: Rng + ?Sized>(
     chosen
 }
 
-/// Natural log of a prior given as non-negative weights (normalized here).
-pub fn log_prior(weights: &[f64]) -> Vec<f64> {
-    let total: f64 = weights.iter().sum();
-    weights.iter().map(|w| (w / total).ln()).collect()
-}
-
 /// The exact expected success rate of the MAP attack, `sum_y max_x prior(x) P[y | x]`
 /// (ties do not matter: every maximizer has the same posterior), for the families whose
 /// likelihood takes two values per report, `c_y rho` on the supported items and `c_y`
 /// elsewhere: GRR, SS, UE and THE exactly, LH under an ideal (uniform, independent) hash.
-/// `None` for SHE.
+/// `Ok(None)` for SHE; an error when the prior does not cover the spec's k items.
 ///
 /// With the prior sorted decreasingly, `pi_(1) >= pi_(2) >= ...`, only two items can win:
 /// the most probable supported item and the most probable unsupported one; grouping the
 /// reports by the rank of those two gives an O(k) sum.
-pub fn map_asr_exact(spec: &Spec, prior: &[f64]) -> Option<f64> {
-    let total: f64 = prior.iter().sum();
-    let mut pi: Vec<f64> = prior.iter().map(|w| w / total).collect();
+pub fn map_asr_exact(spec: &Spec, prior: &Prior) -> Result<Option<f64>, PriorError> {
+    prior.check_len(spec.k().as_usize())?;
+    let mut pi = prior.probs.clone();
     pi.sort_unstable_by(|a, b| b.total_cmp(a));
-    let mech = spec.build();
-    match spec.family() {
-        FamilyParams::Grr => Some(subset_sum(&pi, 1, pstar(&mech))),
-        FamilyParams::SubsetSelection { omega } => {
-            Some(subset_sum(&pi, omega as usize, pstar(&mech)))
-        }
+    let Some((p, q)) = spec.pure_probabilities() else {
+        return Ok(None);
+    };
+    Ok(Some(match spec.family() {
+        FamilyParams::Grr => subset_sum(&pi, 1, p),
+        FamilyParams::SubsetSelection { omega } => subset_sum(&pi, omega as usize, p),
         FamilyParams::UnaryEncoding { .. } | FamilyParams::ThresholdHistogram { .. } => {
-            let (p, q) = pq(&mech);
             let rho = p * (1.0 - q) / ((1.0 - p) * q);
-            Some((1.0 - p) / (1.0 - q) * product_sum(&pi, q, rho))
+            (1.0 - p) / (1.0 - q) * product_sum(&pi, q, rho)
         }
         FamilyParams::LocalHashing { g } => {
-            let (p, _) = pq(&mech);
             let g = f64::from(g);
             let q_other = (1.0 - p) / (g - 1.0);
             // Each of the g values' buckets holds every item independently w.p. 1/g.
-            Some(q_other * g * product_sum(&pi, 1.0 / g, p / q_other))
+            q_other * g * product_sum(&pi, 1.0 / g, p / q_other)
         }
-        FamilyParams::SummationHistogram => None,
-    }
-}
-
-fn pq(mech: &ldp_core::AnyMechanism) -> (f64, f64) {
-    use ldp_core::{AnyMechanism as A, PureProtocol};
-    match mech {
-        A::Grr(m) => (m.p_star(), m.q_star()),
-        A::SubsetSelection(m) => (m.p_star(), m.q_star()),
-        A::UnaryEncoding(m) => (m.p_star(), m.q_star()),
-        A::LocalHashing(m) => (m.p_star(), m.q_star()),
-        A::ThresholdHistogram(m) => (m.p_star(), m.q_star()),
-        A::SummationHistogram(_) => (f64::NAN, f64::NAN),
-    }
-}
-
-/// P[true item in the subset] of GRR/SS.
-fn pstar(mech: &ldp_core::AnyMechanism) -> f64 {
-    pq(mech).0
+        FamilyParams::SummationHistogram => unreachable!("SHE is not pure"),
+    }))
 }
 
 /// `E_S[max(rho pi_a(S), pi_b(S))]` for S holding each rank independently w.p. `incl`,

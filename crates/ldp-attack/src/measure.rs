@@ -1,20 +1,21 @@
 //! Empirical measurement: perturb, aggregate, estimate and attack real reports.
 //!
-//! Every run draws its genuine users' randomness from the `Genuine` streams of
-//! (seed, run), the attacker's guesses from `Attacker` and fake users from `Fake`
-//! (ldp-core's `simulation` module): runs are reproducible, independent of the thread
-//! count, and the genuine reports are the same with or without poisoning (common random
-//! numbers), so the poisoning gain is measured as a paired difference.
+//! Every run follows ldp-core's reproducibility contract
+//! ([`ldp_core::simulation::for_each_batch`]): genuine users draw from the `Genuine`
+//! streams of (seed, run), the attacker's guesses from `Attacker` and fake users from
+//! `Fake`, batch by batch. Runs are reproducible and independent of the thread count, and
+//! the genuine reports are the same with or without poisoning (common random numbers), so
+//! the poisoning gain is measured as a paired difference.
 
-use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
-use ldp_core::{Aggregator, AnyMechanism, Spec};
+use ldp_core::simulation::{Role, Streams, for_each_batch};
+use ldp_core::{Aggregator, ClipBound, Spec, dispatch};
 use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::adversary::Adversary;
+use crate::adversary::{Adversary, MaxGain};
 use crate::data::Population;
-use crate::map::map_guess;
+use crate::map::{Prior, PriorError, map_guess};
 use crate::poison::{PoisonConfig, PoisonKind};
 
 /// The reconstruction attack to run on every genuine report.
@@ -22,14 +23,14 @@ use crate::poison::{PoisonConfig, PoisonKind};
 pub enum ReconstructionAttack {
     /// The paper's attack (uniform prior).
     Paper,
-    /// The MAP attack with this prior: non-negative weights per item.
-    Map(Vec<f64>),
+    /// The MAP attack with this prior.
+    Map(Prior),
 }
 
 /// What to simulate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeasureConfig {
-    /// Independent runs.
+    /// Independent runs (at least 1).
     pub runs: u64,
     /// Master seed.
     pub seed: u64,
@@ -64,7 +65,16 @@ pub struct Measurement {
     /// Gain on the target set: the increase of the targets' total estimated frequency
     /// caused by the fake reports.
     pub gain: Option<Estimate>,
+    /// Targets each fake report of the maximal gain attack supports. Below the number of
+    /// targets only for local hashing, when the seed search of [`crate::lh_search`] found
+    /// no seed hashing them all together: the attack is then weaker than the closed form
+    /// assumes.
+    pub targets_supported: Option<u32>,
 }
+
+/// Bytes of memory one run's result occupies while a measurement runs (its runs are
+/// summarized only at the end).
+pub const BYTES_PER_RUN: usize = std::mem::size_of::<RunResult>();
 
 /// Invalid measurement input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -79,28 +89,28 @@ pub enum MeasureError {
         data: u32,
     },
     /// At least one run is needed.
-    #[error("runs must be at least 1")]
+    #[error("at least one run is needed")]
     NoRuns,
-    /// The fake-user fraction must lie in [0, 1).
-    #[error("beta must lie in [0, 1), got {0}")]
-    Beta(f64),
-    /// Targets must be non-empty, distinct and in 0..k.
-    #[error("targets must be non-empty, distinct and in 0..{k}: {targets:?}")]
-    Targets {
-        /// Domain size.
-        k: u32,
-        /// The targets given.
-        targets: Vec<u32>,
+    /// The per-run results do not fit in memory.
+    #[error("{runs} runs need more memory than can be allocated ({BYTES_PER_RUN} bytes per run)")]
+    TooManyRuns {
+        /// Runs asked for.
+        runs: u64,
     },
-    /// The SHE clipping bound must be finite and at least 1.
-    #[error("the SHE clipping bound must be finite and >= 1, got {0}")]
-    Clip(f64),
-    /// The MAP prior must have k non-negative finite weights, not all zero.
-    #[error("the prior must have {k} non-negative weights, not all zero")]
-    Prior {
+    /// The spec cannot run (see [`ldp_core::Spec::build`]).
+    #[error(transparent)]
+    Param(#[from] ldp_core::ParamError),
+    /// A target lies outside the domain.
+    #[error("target {target} is outside the domain 0..{k}")]
+    TargetOutsideDomain {
+        /// The target.
+        target: u32,
         /// Domain size.
         k: u32,
     },
+    /// The MAP attack's prior does not fit the domain.
+    #[error(transparent)]
+    Prior(#[from] PriorError),
 }
 
 /// Runs the simulation of `config` for the protocol instance `spec` on `population`.
@@ -131,48 +141,29 @@ pub fn measure(
     if config.runs == 0 {
         return Err(MeasureError::NoRuns);
     }
-    if let ReconstructionAttack::Map(prior) = &config.attack
-        && (prior.len() != k as usize
-            || prior.iter().any(|w| !(w.is_finite() && *w >= 0.0))
-            || prior.iter().sum::<f64>() <= 0.0)
-    {
-        return Err(MeasureError::Prior { k });
+    if let ReconstructionAttack::Map(prior) = &config.attack {
+        prior.check_len(k as usize)?;
     }
-    let clip = match &config.poisoning {
+    let poisoning = match &config.poisoning {
         None => None,
-        Some(p) => Some(check_poisoning(p, k, spec.eps().get())?),
+        Some(p) => {
+            let target = p.targets().max();
+            if target >= k {
+                return Err(MeasureError::TargetOutsideDomain { target, k });
+            }
+            // Under attack, an SHE server clips (at the recommended bound unless told).
+            Some((
+                p,
+                p.she_clip()
+                    .unwrap_or_else(|| ClipBound::recommended(spec.eps())),
+            ))
+        }
     };
-    match spec.build() {
-        AnyMechanism::Grr(m) => Ok(run_all(&m, population, config, clip)),
-        AnyMechanism::SubsetSelection(m) => Ok(run_all(&m, population, config, clip)),
-        AnyMechanism::UnaryEncoding(m) => Ok(run_all(&m, population, config, clip)),
-        AnyMechanism::LocalHashing(m) => Ok(run_all(&m, population, config, clip)),
-        AnyMechanism::SummationHistogram(m) => Ok(run_all(&m, population, config, clip)),
-        AnyMechanism::ThresholdHistogram(m) => Ok(run_all(&m, population, config, clip)),
-    }
+    dispatch!(spec.build()?, m => run_all(&m, population, config, poisoning))
 }
 
-/// Validates the poisoning setting; returns the SHE clipping bound to use.
-fn check_poisoning(p: &PoisonConfig, k: u32, eps: f64) -> Result<f64, MeasureError> {
-    if !(0.0..1.0).contains(&p.beta) {
-        return Err(MeasureError::Beta(p.beta));
-    }
-    let mut sorted = p.targets.clone();
-    sorted.sort_unstable();
-    sorted.dedup();
-    if sorted.is_empty() || sorted.len() != p.targets.len() || sorted.iter().any(|&t| t >= k) {
-        return Err(MeasureError::Targets {
-            k,
-            targets: p.targets.clone(),
-        });
-    }
-    let clip = p.she_clip.unwrap_or(1.0 + 20.0 * 2.0 / eps);
-    if !(clip.is_finite() && clip >= 1.0) {
-        return Err(MeasureError::Clip(clip));
-    }
-    Ok(clip)
-}
-
+/// One run's outcome.
+#[derive(Debug, Clone, Copy)]
 struct RunResult {
     asr: f64,
     mse: f64,
@@ -183,21 +174,26 @@ fn run_all<M: Adversary>(
     m: &M,
     pop: &Population,
     config: &MeasureConfig,
-    clip: Option<f64>,
-) -> Measurement {
-    let log_prior = match &config.attack {
-        ReconstructionAttack::Paper => None,
-        ReconstructionAttack::Map(w) => Some(crate::map::log_prior(w)),
-    };
+    poisoning: Option<(&PoisonConfig, ClipBound)>,
+) -> Result<Measurement, MeasureError> {
     let truth = pop.frequencies();
-    let results: Vec<RunResult> = (0..config.runs)
+    // Prepared once: for LH the maximal gain attack searches seeds.
+    let attack = poisoning.map(|(p, clip)| Attack {
+        config: p,
+        clip,
+        plan: (p.kind() == PoisonKind::Mga).then(|| m.plan_max_gain(p.targets(), clip)),
+        fakes: p.beta().fake_users(pop.len() as u64) as usize,
+    });
+    let runs = usize::try_from(config.runs)
+        .map_err(|_| MeasureError::TooManyRuns { runs: config.runs })?;
+    let mut results: Vec<RunResult> = Vec::new();
+    results
+        .try_reserve_exact(runs)
+        .map_err(|_| MeasureError::TooManyRuns { runs: config.runs })?;
+    (0..runs)
         .into_par_iter()
-        .map(|run| one_run(m, pop, &truth, config, run, clip, log_prior.as_deref()))
-        .collect();
-    let fake_users = config
-        .poisoning
-        .as_ref()
-        .map_or(0, |p| fake_count(p.beta, pop.len()));
+        .map(|run| one_run(m, pop, &truth, config, run as u64, attack.as_ref()))
+        .collect_into_vec(&mut results);
     let asr = summarize(results.iter().map(|r| r.asr));
     let asr = if config.runs == 1 {
         Estimate {
@@ -207,22 +203,27 @@ fn run_all<M: Adversary>(
     } else {
         asr
     };
-    Measurement {
+    Ok(Measurement {
         runs: config.runs,
         users: pop.len(),
-        fake_users,
+        fake_users: attack.as_ref().map_or(0, |a| a.fakes),
         asr,
         mse: summarize(results.iter().map(|r| r.mse)),
-        gain: config
-            .poisoning
+        gain: attack
             .as_ref()
             .map(|_| summarize(results.iter().filter_map(|r| r.gain))),
-    }
+        targets_supported: attack
+            .as_ref()
+            .and_then(|a| a.plan.as_ref().map(|p| p.supported)),
+    })
 }
 
-/// Fake users so that they are a fraction `beta` of all users.
-fn fake_count(beta: f64, genuine: usize) -> usize {
-    (beta * genuine as f64 / (1.0 - beta)).round() as usize
+/// A poisoning attack ready to run.
+struct Attack<'a, R> {
+    config: &'a PoisonConfig,
+    clip: ClipBound,
+    plan: Option<MaxGain<R>>,
+    fakes: usize,
 }
 
 fn summarize(values: impl Iterator<Item = f64>) -> Estimate {
@@ -243,43 +244,47 @@ fn one_run<M: Adversary>(
     truth: &[f64],
     config: &MeasureConfig,
     run: u64,
-    clip: Option<f64>,
-    log_prior: Option<&[f64]>,
+    attack: Option<&Attack<'_, M::Report>>,
 ) -> RunResult {
-    let seed = config.seed;
-    let partials: Vec<(M::Aggregator, u64)> = pop
-        .items()
-        .par_chunks(USERS_PER_STREAM)
-        .enumerate()
-        .map(|(b, chunk)| {
-            let mut genuine = stream_rng(seed, run, Role::Genuine, b as u64);
-            let mut attacker = stream_rng(seed, run, Role::Attacker, b as u64);
-            let mut server = m.server(clip);
-            let mut scratch = Vec::new();
-            let mut likelihoods = Vec::new();
+    let genuine = Streams::new(config.seed, run, Role::Genuine);
+    let attacker = Streams::new(config.seed, run, Role::Attacker);
+    let clip = attack.map(|a| a.clip);
+    let items = pop.items();
+    let mut server = m.server(clip);
+    let mut hits = 0u64;
+    let outcome: Result<(), std::convert::Infallible> = for_each_batch(
+        items.len(),
+        |b, users| {
+            let (mut rng, mut attacker_rng) = (genuine.batch(b), attacker.batch(b));
+            let mut partial = m.server(clip);
+            let (mut scratch, mut likelihoods) = (Vec::new(), Vec::new());
             let mut hits = 0u64;
-            for &x in chunk {
+            for &x in &items[users] {
                 let report = m
-                    .perturb(x, &mut genuine)
+                    .perturb(x, &mut rng)
                     .expect("population items are in the domain");
-                let guess = match log_prior {
-                    None => m.observe_and_guess(&mut server, &report, &mut scratch, &mut attacker),
-                    Some(lp) => {
-                        server.add(&report).expect("genuine reports are valid");
-                        map_guess(m, &report, lp, &mut likelihoods, &mut attacker)
+                let guess = match &config.attack {
+                    ReconstructionAttack::Paper => {
+                        m.observe_and_guess(&mut partial, &report, &mut scratch, &mut attacker_rng)
+                    }
+                    ReconstructionAttack::Map(prior) => {
+                        partial
+                            .add(&report)
+                            .expect("genuine reports are valid and fewer than 2^64");
+                        map_guess(m, &report, prior, &mut likelihoods, &mut attacker_rng)
                     }
                 };
                 hits += u64::from(guess == x);
             }
-            (server, hits)
-        })
-        .collect();
-    let mut server = m.server(clip);
-    let mut hits = 0;
-    for (partial, h) in partials {
-        server.merge(&partial).expect("same mechanism");
-        hits += h;
-    }
+            Ok((partial, hits))
+        },
+        |(partial, h)| {
+            server.merge(&partial).expect("same mechanism");
+            hits += h;
+            Ok(())
+        },
+    );
+    let Ok(()) = outcome;
     let clean = server.raw_estimate().expect("at least one user");
     let mse = clean
         .iter()
@@ -287,17 +292,11 @@ fn one_run<M: Adversary>(
         .map(|(e, f)| (e - f).powi(2))
         .sum::<f64>()
         / truth.len() as f64;
-    let gain = config.poisoning.as_ref().map(|p| {
-        let attacked = poison(
-            m,
-            &server,
-            p,
-            clip.unwrap_or(1.0),
-            fake_count(p.beta, pop.len()),
-            seed,
-            run,
-        );
-        p.targets
+    let gain = attack.map(|a| {
+        let attacked = poison(m, &server, a, config.seed, run);
+        a.config
+            .targets()
+            .items()
             .iter()
             .map(|&t| attacked[t as usize] - clean[t as usize])
             .sum()
@@ -309,35 +308,44 @@ fn one_run<M: Adversary>(
     }
 }
 
-/// The raw estimate after adding `fakes` fake reports to a copy of `clean`.
+/// The raw estimate after adding the attack's fake reports to a copy of `clean`. Fake
+/// users follow the same batch contract, on the `Fake` streams.
 fn poison<M: Adversary>(
     m: &M,
     clean: &M::Aggregator,
-    p: &PoisonConfig,
-    clip: f64,
-    fakes: usize,
+    attack: &Attack<'_, M::Report>,
     seed: u64,
     run: u64,
 ) -> Vec<f64> {
+    let fake = Streams::new(seed, run, Role::Fake);
+    let targets = attack.config.targets();
     let mut server = clean.clone();
-    let mut b = 0u64;
-    let mut left = fakes;
-    while left > 0 {
-        let mut rng = stream_rng(seed, run, Role::Fake, b);
-        for _ in 0..left.min(USERS_PER_STREAM) {
-            let report = match p.kind {
-                PoisonKind::Mga => m.max_gain_report(&p.targets, clip, &mut rng),
-                PoisonKind::Ria => {
-                    let t = p.targets[rng.random_range(0..p.targets.len())];
-                    m.perturb(t, &mut rng).expect("targets are in the domain")
-                }
-                PoisonKind::Roa => m.random_output(clip, &mut rng),
-            };
-            // Fake reports pass the same validation as genuine ones.
-            server.add(&report).expect("fake reports are valid reports");
-        }
-        left = left.saturating_sub(USERS_PER_STREAM);
-        b += 1;
-    }
+    let outcome: Result<(), std::convert::Infallible> = for_each_batch(
+        attack.fakes,
+        |b, users| {
+            let mut rng = fake.batch(b);
+            let mut partial = m.server(Some(attack.clip));
+            for _ in users {
+                let report = match (&attack.plan, attack.config.kind()) {
+                    (Some(plan), _) => m.max_gain_report(plan, targets, &mut rng),
+                    (None, PoisonKind::Ria) => {
+                        let t = targets.items()[rng.random_range(0..targets.len())];
+                        m.perturb(t, &mut rng).expect("targets are in the domain")
+                    }
+                    (None, _) => m.random_output(attack.clip, &mut rng),
+                };
+                // Fake reports pass the same validation as genuine ones.
+                partial
+                    .add(&report)
+                    .expect("fake reports are valid reports");
+            }
+            Ok(partial)
+        },
+        |partial| {
+            server.merge(&partial).expect("same mechanism");
+            Ok(())
+        },
+    );
+    let Ok(()) = outcome;
     server.raw_estimate().expect("at least one user")
 }

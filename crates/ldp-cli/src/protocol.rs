@@ -63,7 +63,7 @@ impl TuneArgs {
             .with_context(|| format!("--w-asr {}", self.w_asr))?;
         let strategy = match (self.strategy, asr_max) {
             (StrategyArg::EpsConstraint, Some(a)) | (StrategyArg::Weighted, Some(a)) => {
-                Strategy::EpsConstraint { asr_max: a }
+                Strategy::eps_constraint(a).context("--asr-max")?
             }
             (s, _) => Strategy::from_name(match s {
                 StrategyArg::Weighted => "weighted",
@@ -75,7 +75,6 @@ impl TuneArgs {
             })
             .expect("known strategy"),
         };
-        strategy.validate().context("--asr-max")?;
         Ok(TuneOptions {
             weights,
             search: match self.search {

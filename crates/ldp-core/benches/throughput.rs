@@ -28,14 +28,14 @@ fn items(k: u32, n: usize) -> Vec<u32> {
 fn bench_family<M: Mechanism>(
     c: &mut Criterion,
     name: &str,
-    make: impl Fn(DomainSize, Epsilon) -> M,
+    make: impl Fn(DomainSize, Epsilon) -> Result<M, ldp_core::ParamError>,
 ) {
     let mut group = c.benchmark_group(name);
     group
         .measurement_time(Duration::from_secs(3))
         .sample_size(10);
     for k in KS {
-        let mech = make(DomainSize::new(k).unwrap(), Epsilon::new(2.0).unwrap());
+        let mech = make(DomainSize::new(k).unwrap(), Epsilon::new(2.0).unwrap()).unwrap();
         // SHE draws k Laplace values per report: two streams' worth of users, so that
         // the parallel run has a batch for each core.
         let n = if name == "she" {
@@ -74,7 +74,8 @@ fn lh_aggregate(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3))
         .sample_size(10);
     for k in KS {
-        let mech = LocalHashing::optimized(DomainSize::new(k).unwrap(), Epsilon::new(2.0).unwrap());
+        let mech = LocalHashing::optimized(DomainSize::new(k).unwrap(), Epsilon::new(2.0).unwrap())
+            .unwrap();
         let n = 2_000_000 / k as usize;
         let reports = perturb_all(&mech, &items(k, n), 1, 0, Role::Genuine).unwrap();
         group.throughput(Throughput::Elements(n as u64 * u64::from(k)));
@@ -129,7 +130,7 @@ fn oue_small_q(c: &mut Criterion) {
         .sample_size(10);
     let k = DomainSize::new(1000).unwrap();
     for eps in [6.0, 10.0, 20.0] {
-        let mech = UnaryEncoding::optimized(k, Epsilon::new(eps).unwrap());
+        let mech = UnaryEncoding::optimized(k, Epsilon::new(eps).unwrap()).unwrap();
         let data = items(k.get(), BATCH);
         group.throughput(Throughput::Elements(BATCH as u64));
         group.bench_with_input(

@@ -1,29 +1,29 @@
 //! Server side: streaming, mergeable aggregation state and estimation.
 //!
 //! Pure protocols keep one `u64` support count per item ([`SupportCounts`]); SHE keeps one
-//! `f64` sum per coordinate ([`SheSums`]). Both serialize, so partial aggregates can be
-//! stored, shipped and merged.
+//! `f64` sum per coordinate ([`crate::SheSums`], in its family's module). Both serialize
+//! (feature `serde`), so partial aggregates can be stored, shipped and merged; a restored
+//! state is checked for consistency before it is accepted.
 
 use std::fmt::Debug;
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-
-use crate::error::{AggregateError, ParamError, ReportError};
+use crate::error::AggregateError;
 use crate::estimate::Estimator;
-use crate::families::histogram::SummationHistogram;
-use crate::mechanism::{Mechanism, PureProtocol};
+use crate::mechanism::{Mechanism, PureProtocol, Wire};
 
 /// A streaming aggregator: reports go in one at a time, estimates come out.
-pub trait Aggregator: Clone + Debug + Send + Sync + Serialize + DeserializeOwned {
+pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
     /// The mechanism whose reports this aggregates.
     type Mechanism: Mechanism<Aggregator = Self>;
 
     /// The mechanism this aggregator was built for.
     fn mechanism(&self) -> &Self::Mechanism;
 
-    /// Validates `report` and adds it. An invalid report leaves the state unchanged.
-    fn add(&mut self, report: &<Self::Mechanism as Mechanism>::Report) -> Result<(), ReportError>;
+    /// Validates `report` and adds it. A rejected report leaves the state unchanged.
+    fn add(
+        &mut self,
+        report: &<Self::Mechanism as Mechanism>::Report,
+    ) -> Result<(), AggregateError>;
 
     /// Adds everything `other` has aggregated. Both must be built for the same mechanism.
     fn merge(&mut self, other: &Self) -> Result<(), AggregateError>;
@@ -40,15 +40,22 @@ pub trait Aggregator: Clone + Debug + Send + Sync + Serialize + DeserializeOwned
     }
 }
 
-fn check_same<M: Mechanism>(left: &M, right: &M) -> Result<(), AggregateError> {
+/// Two aggregators merge only when built for the same mechanism (equal specs).
+pub(crate) fn check_same<M: Mechanism>(left: &M, right: &M) -> Result<(), AggregateError> {
     if left == right {
         Ok(())
     } else {
         Err(AggregateError::Incompatible {
-            left: format!("{left:?}"),
-            right: format!("{right:?}"),
+            left: format!("{:?}", left.spec()),
+            right: format!("{:?}", right.spec()),
         })
     }
+}
+
+/// `n + more`, or the overflow error (reachable only from a restored state).
+#[inline]
+pub(crate) fn checked_count(n: u64, more: u64) -> Result<u64, AggregateError> {
+    n.checked_add(more).ok_or(AggregateError::CountOverflow)
 }
 
 /// Support counts of a pure protocol: `counts[i]` is the number of reports supporting item
@@ -56,7 +63,7 @@ fn check_same<M: Mechanism>(left: &M, right: &M) -> Result<(), AggregateError> {
 ///
 /// ```
 /// use ldp_core::{Aggregator, DomainSize, Epsilon, Grr, Mechanism, GrrReport};
-/// let grr = Grr::new(DomainSize::new(3)?, Epsilon::new(1.0)?);
+/// let grr = Grr::new(DomainSize::new(3)?, Epsilon::new(1.0)?)?;
 /// let mut agg = grr.aggregator();
 /// agg.add(&GrrReport { y: 2 })?;
 /// assert!(agg.add(&GrrReport { y: 3 }).is_err()); // outside 0..3, state unchanged
@@ -64,12 +71,16 @@ fn check_same<M: Mechanism>(left: &M, right: &M) -> Result<(), AggregateError> {
 /// assert_eq!(agg.counts(), &[0, 0, 1]);
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    try_from = "SupportCountsState<M>",
-    bound(
-        serialize = "M: Serialize",
-        deserialize = "M: PureProtocol + DeserializeOwned"
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "SupportCountsState<M>",
+        bound(
+            serialize = "M: serde::Serialize",
+            deserialize = "M: PureProtocol + serde::de::DeserializeOwned"
+        )
     )
 )]
 pub struct SupportCounts<M> {
@@ -79,7 +90,8 @@ pub struct SupportCounts<M> {
 }
 
 /// The serialized form of [`SupportCounts`], checked on the way in.
-#[derive(Deserialize)]
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SupportCountsState<M> {
     mechanism: M,
@@ -87,25 +99,11 @@ struct SupportCountsState<M> {
     counts: Vec<u64>,
 }
 
+#[cfg(feature = "serde")]
 impl<M: PureProtocol> TryFrom<SupportCountsState<M>> for SupportCounts<M> {
     type Error = AggregateError;
     fn try_from(s: SupportCountsState<M>) -> Result<Self, AggregateError> {
-        let k = s.mechanism.domain_size().as_usize();
-        if s.counts.len() != k {
-            return Err(AggregateError::CorruptState {
-                reason: format!("{} counts for a domain of {k} items", s.counts.len()),
-            });
-        }
-        if let Some(i) = s.counts.iter().position(|&c| c > s.n) {
-            return Err(AggregateError::CorruptState {
-                reason: format!("count of item {i} exceeds the number of reports {}", s.n),
-            });
-        }
-        Ok(Self {
-            mechanism: s.mechanism,
-            n: s.n,
-            counts: s.counts,
-        })
+        SupportCounts::restore(s.mechanism, s.n, s.counts)
     }
 }
 
@@ -118,6 +116,47 @@ impl<M: PureProtocol> SupportCounts<M> {
             n: 0,
             counts: vec![0; k],
         }
+    }
+
+    /// A state restored from its parts (a stored or shipped partial aggregate), checked
+    /// for consistency: one count per item, none above `n`, and a total that `n` reports
+    /// could have produced (each supports between [`crate::Support::support_size_range`]
+    /// items: GRR exactly one, SS exactly omega).
+    ///
+    /// ```
+    /// use ldp_core::{DomainSize, Epsilon, Grr, SupportCounts};
+    /// let grr = Grr::new(DomainSize::new(2)?, Epsilon::new(1.0)?)?;
+    /// assert!(SupportCounts::restore(grr.clone(), 2, vec![1, 1]).is_ok());
+    /// assert!(SupportCounts::restore(grr, 1, vec![1, 1]).is_err()); // one GRR report, two supports
+    /// # Ok::<(), ldp_core::Error>(())
+    /// ```
+    pub fn restore(mechanism: M, n: u64, counts: Vec<u64>) -> Result<Self, AggregateError> {
+        let corrupt = |reason: String| Err(AggregateError::CorruptState { reason });
+        let k = mechanism.domain_size().as_usize();
+        if counts.len() != k {
+            return corrupt(format!("{} counts for a domain of {k} items", counts.len()));
+        }
+        if let Some(i) = counts.iter().position(|&c| c > n) {
+            return corrupt(format!(
+                "count of item {i} exceeds the number of reports {n}"
+            ));
+        }
+        let total: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+        let (lo, hi) = mechanism.support_size_range();
+        let (lo, hi) = (
+            u128::from(lo) * u128::from(n),
+            u128::from(hi) * u128::from(n),
+        );
+        if !(lo..=hi).contains(&total) {
+            return corrupt(format!(
+                "the counts add up to {total}, but {n} reports support between {lo} and {hi} items in all"
+            ));
+        }
+        Ok(Self {
+            mechanism,
+            n,
+            counts,
+        })
     }
 
     /// Support count of every item.
@@ -133,14 +172,16 @@ impl<M: PureProtocol> SupportCounts<M> {
         &mut self,
         report: &M::Report,
         mut visit: impl FnMut(u32),
-    ) -> Result<(), ReportError> {
+    ) -> Result<(), AggregateError> {
         self.mechanism.validate(report)?;
+        let n = checked_count(self.n, 1)?;
         let counts = &mut self.counts;
+        // Counts never exceed n, so they cannot overflow once n does not.
         self.mechanism.for_each_supported(report, |i| {
             counts[i as usize] += 1;
             visit(i);
         });
-        self.n += 1;
+        self.n = n;
         Ok(())
     }
 }
@@ -153,13 +194,14 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
     }
 
     #[inline]
-    fn add(&mut self, report: &M::Report) -> Result<(), ReportError> {
+    fn add(&mut self, report: &M::Report) -> Result<(), AggregateError> {
         self.add_with(report, |_| {})
     }
 
     fn merge(&mut self, other: &Self) -> Result<(), AggregateError> {
         check_same(&self.mechanism, &other.mechanism)?;
-        self.n += other.n;
+        self.n = checked_count(self.n, other.n)?;
+        // Each count is at most its n, so the sums are at most the (checked) total.
         for (c, o) in self.counts.iter_mut().zip(&other.counts) {
             *c += o;
         }
@@ -183,151 +225,10 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
             return Err(AggregateError::Uninformative { p, q });
         }
         let scale = 1.0 / (n * (p - q));
-
         Ok(self
             .counts
             .iter()
             .map(|&c| (c as f64 - n * q) * scale)
             .collect())
-    }
-}
-
-/// SHE's aggregate: the coordinate-wise sum of the noisy vectors, optionally after
-/// clipping every coordinate to `[-clip, clip]`.
-///
-/// Without clipping, a single fake report can move the estimate arbitrarily far (its
-/// coordinates are any reals); clipping bounds that at the price of a small bias on
-/// genuine reports (below `b e^(-(clip - 1)/b)` per coordinate, `b = 2/eps`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "SheSumsState")]
-pub struct SheSums {
-    mechanism: SummationHistogram,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    clip: Option<f64>,
-    n: u64,
-    sums: Vec<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SheSumsState {
-    mechanism: SummationHistogram,
-    #[serde(default)]
-    clip: Option<f64>,
-    n: u64,
-    sums: Vec<f64>,
-}
-
-impl TryFrom<SheSumsState> for SheSums {
-    type Error = AggregateError;
-    fn try_from(s: SheSumsState) -> Result<Self, AggregateError> {
-        let k = s.mechanism.domain_size().as_usize();
-        if s.sums.len() != k || s.sums.iter().any(|v| !v.is_finite()) {
-            return Err(AggregateError::CorruptState {
-                reason: format!("expected {k} finite sums"),
-            });
-        }
-        if let Some(c) = s.clip
-            && !(c.is_finite() && c > 0.0)
-        {
-            return Err(AggregateError::CorruptState {
-                reason: format!("clipping bound {c} is not a positive number"),
-            });
-        }
-        Ok(Self {
-            mechanism: s.mechanism,
-            clip: s.clip,
-            n: s.n,
-            sums: s.sums,
-        })
-    }
-}
-
-impl SheSums {
-    /// An empty aggregator for `mechanism`.
-    pub fn new(mechanism: SummationHistogram) -> Self {
-        let k = mechanism.domain_size().as_usize();
-        Self {
-            mechanism,
-            clip: None,
-            n: 0,
-            sums: vec![0.0; k],
-        }
-    }
-
-    /// An empty aggregator that clips every report coordinate to `[-bound, bound]`.
-    /// `bound` must be finite and at least 1 (the one-hot value).
-    pub fn clipped(mechanism: SummationHistogram, bound: f64) -> Result<Self, ParamError> {
-        if !(bound.is_finite() && bound >= 1.0) {
-            return Err(ParamError::ClipBound { value: bound });
-        }
-        Ok(Self {
-            clip: Some(bound),
-            ..Self::new(mechanism)
-        })
-    }
-
-    /// The clipping bound, if any.
-    pub fn clip(&self) -> Option<f64> {
-        self.clip
-    }
-
-    /// The coordinate-wise sums.
-    pub fn sums(&self) -> &[f64] {
-        &self.sums
-    }
-}
-
-impl Aggregator for SheSums {
-    type Mechanism = SummationHistogram;
-
-    fn mechanism(&self) -> &SummationHistogram {
-        &self.mechanism
-    }
-
-    fn add(&mut self, report: &crate::report::SheReport) -> Result<(), ReportError> {
-        self.mechanism.validate(report)?;
-        match self.clip {
-            None => self
-                .sums
-                .iter_mut()
-                .zip(&report.y)
-                .for_each(|(s, v)| *s += v),
-            Some(c) => self
-                .sums
-                .iter_mut()
-                .zip(&report.y)
-                .for_each(|(s, v)| *s += v.clamp(-c, c)),
-        }
-        self.n += 1;
-        Ok(())
-    }
-
-    fn merge(&mut self, other: &Self) -> Result<(), AggregateError> {
-        check_same(&self.mechanism, &other.mechanism)?;
-        if self.clip != other.clip {
-            return Err(AggregateError::Incompatible {
-                left: format!("clip {:?}", self.clip),
-                right: format!("clip {:?}", other.clip),
-            });
-        }
-        self.n += other.n;
-        for (s, o) in self.sums.iter_mut().zip(&other.sums) {
-            *s += o;
-        }
-        Ok(())
-    }
-
-    fn count(&self) -> u64 {
-        self.n
-    }
-
-    /// Paper Section SHE: `f_i = (sum_j y^j_i) / n`; Laplace noise has mean zero.
-    fn raw_estimate(&self) -> Result<Vec<f64>, AggregateError> {
-        if self.n == 0 {
-            return Err(AggregateError::Empty);
-        }
-        let n = self.n as f64;
-        Ok(self.sums.iter().map(|s| s / n).collect())
     }
 }

@@ -13,10 +13,37 @@ pub enum ParamError {
         value: f64,
     },
     /// The domain must hold at least two items.
-    #[error("domain size k must be at least 2, got {value}")]
+    #[error("domain size k must be at least 2 (and at most 2^32 - 1), got {value}")]
     DomainSize {
         /// The rejected value.
         value: u64,
+    },
+    /// A runnable mechanism's aggregator holds one counter per item (and an SHE report one
+    /// number per item), so its domain is capped; closed forms take any k.
+    #[error(
+        "domain size k = {value} is too large for a runnable mechanism (at most {max}: its aggregator holds k counters)"
+    )]
+    DomainTooLarge {
+        /// The rejected value.
+        value: u32,
+        /// The largest runnable domain, [`crate::MAX_RUNNABLE_DOMAIN`].
+        max: u32,
+    },
+    /// SHE's Laplace noise of scale 2/eps must stay within the report bound.
+    #[error(
+        "epsilon = {value} is too small for SHE: its noise (scale 2/eps) would exceed the report bound; SHE needs eps >= {min}"
+    )]
+    SheBudget {
+        /// The rejected budget.
+        value: f64,
+        /// The smallest budget SHE accepts.
+        min: f64,
+    },
+    /// The fraction of fake users of a poisoning attack must lie in `[0, 1)`.
+    #[error("fake-user fraction beta must lie in [0, 1), got {value}")]
+    FakeFraction {
+        /// The rejected value.
+        value: f64,
     },
     /// Subset selection needs 1 <= omega <= k - 1.
     #[error("subset size omega must lie in [1, {max}] (k - 1), got {value}")]
@@ -38,8 +65,8 @@ pub enum ParamError {
         /// The rejected value.
         value: u64,
     },
-    /// A SHE server's clipping bound must be finite and at least 1.
-    #[error("clipping bound must be finite and >= 1, got {value}")]
+    /// A SHE server's clipping bound must lie in `[1, SHE_REPORT_BOUND]`.
+    #[error("SHE clipping bound must lie in [1, 1e150], got {value}")]
     ClipBound {
         /// The rejected value.
         value: f64,
@@ -116,11 +143,17 @@ pub enum ReportError {
         /// Position of the entry.
         position: usize,
     },
-    /// A local-hashing seed does not fit in 32 bits.
-    #[error("field `seed`: {value} does not fit in an unsigned 32-bit integer")]
-    SeedOutOfRange {
+    /// A real-valued entry is finite but larger in magnitude than any report can be.
+    #[error("field `{field}`: entry {position} ({value:e}) is outside [-{bound:e}, {bound:e}]")]
+    Magnitude {
+        /// Offending field.
+        field: &'static str,
+        /// Position of the entry.
+        position: usize,
         /// The value received.
-        value: i128,
+        value: f64,
+        /// The largest admissible magnitude.
+        bound: f64,
     },
 }
 
@@ -128,6 +161,12 @@ pub enum ReportError {
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum AggregateError {
+    /// A report was rejected; the aggregator is unchanged.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// The number of reports would exceed `u64::MAX` (only a restored state can get here).
+    #[error("the report count would exceed 2^64 - 1")]
+    CountOverflow,
     /// Estimation needs at least one report.
     #[error("no reports have been aggregated; an estimate needs at least one")]
     Empty,
@@ -143,7 +182,6 @@ pub enum AggregateError {
         q: f64,
     },
     /// Two aggregators built for different mechanisms cannot be merged.
-
     #[error("cannot merge aggregators of different mechanisms: {left} vs {right}")]
     Incompatible {
         /// Description of the receiving aggregator's mechanism.

@@ -14,30 +14,33 @@
 //! | summation HE | [`SummationHistogram`] | [`SheReport`] | SHE |
 //! | thresholding HE | [`ThresholdHistogram`] | [`OnesReport`] | THE (any theta) |
 //!
-//! A client calls [`Mechanism::perturb`]; a server feeds reports to the mechanism's
+//! A client sends [`Client::report`]s; a server feeds them to the mechanism's
 //! [`Aggregator`] and asks for an [`Estimator`]. Attacks use [`Support`] and
-//! [`Mechanism::log_likelihood`].
+//! [`Mechanism::log_likelihood`]; simulations use the seeded streams of [`simulation`].
 //!
 //! ```
-//! use ldp_core::{Aggregator, DomainSize, Epsilon, Estimator, LocalHashing, Mechanism};
-//! use ldp_core::simulation::{stream_rng, Role};
+//! use ldp_core::{Aggregator, Client, DomainSize, Epsilon, Estimator, LocalHashing, Mechanism};
 //!
-//! let olh = LocalHashing::optimized(DomainSize::new(10)?, Epsilon::new(2.0)?);
-//! let mut rng = stream_rng(2024, 0, Role::Genuine, 0);
-//! let mut server = olh.aggregator();
+//! let olh = LocalHashing::optimized(DomainSize::new(10)?, Epsilon::new(2.0)?)?;
+//! let mut client = Client::from_os_rng(olh.clone())?; // on the device: OS-seeded ChaCha20
+//! let mut server = olh.aggregator();                  // on the server
 //! for user in 0..5_000u32 {
-//!     let report = olh.perturb(user % 10, &mut rng)?; // client side
-//!     server.add(&report)?;                           // server side
+//!     server.add(&client.report(user % 10)?)?;
 //! }
 //! let freq = server.estimate(Estimator::Simplex)?;
 //! assert!((freq.iter().sum::<f64>() - 1.0).abs() < 1e-9);
-//! # Ok::<(), ldp_core::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Randomness is always supplied by the caller. For reproducible simulations use
-//! [`simulation::stream_rng`]; deployed clients should seed ChaCha20 from the OS.
+//! ## Features
+//!
+//! - `serde` (default): serialization of mechanisms, reports and aggregator states.
+//! - `parallel` (default): simulations on every core (rayon).
+//!
+//! A device that only perturbs needs neither: `default-features = false`.
 
 pub mod aggregate;
+mod client;
 pub mod error;
 pub mod estimate;
 pub mod families;
@@ -48,15 +51,17 @@ pub mod simulation;
 pub mod spec;
 pub mod vocab;
 
-pub use aggregate::{Aggregator, SheSums, SupportCounts};
+pub use aggregate::{Aggregator, SupportCounts};
+pub use client::Client;
 pub use error::{AggregateError, Error, ItemOutOfRange, ParamError, ReportError};
 pub use estimate::Estimator;
 pub use families::grr::Grr;
-pub use families::histogram::{SummationHistogram, ThresholdHistogram};
 pub use families::local_hash::LocalHashing;
 pub use families::subset::SubsetSelection;
+pub use families::summation::{ClipBound, SheSums, SummationHistogram};
+pub use families::threshold::ThresholdHistogram;
 pub use families::unary::UnaryEncoding;
-pub use mechanism::{Mechanism, PureProtocol, Support};
+pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, Support, Wire};
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
-pub use spec::{AnyMechanism, FamilyParams, Spec};
-pub use vocab::{DomainSize, Epsilon, Family, Protocol};
+pub use spec::{AnyMechanism, FamilyParams, NotClassic, Spec};
+pub use vocab::{DomainSize, Epsilon, FakeFraction, Family, Protocol};

@@ -4,30 +4,71 @@
 use std::fmt::Debug;
 
 use rand::Rng;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::aggregate::Aggregator;
-use crate::error::{ItemOutOfRange, ReportError};
+use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
+
+/// The largest domain a runnable mechanism accepts: `2^24` items.
+///
+/// An aggregator holds one `u64` counter per item (128 MiB at this bound) and an SHE report
+/// one number per item, so a larger k cannot run on ordinary machines. The closed forms of
+/// `ldp-analytic`, which allocate nothing, take any [`DomainSize`].
+pub const MAX_RUNNABLE_DOMAIN: u32 = 1 << 24;
+
+/// Checks `k` against [`MAX_RUNNABLE_DOMAIN`].
+pub(crate) fn check_runnable(k: DomainSize) -> Result<(), ParamError> {
+    if k.get() <= MAX_RUNNABLE_DOMAIN {
+        Ok(())
+    } else {
+        Err(ParamError::DomainTooLarge {
+            value: k.get(),
+            max: MAX_RUNNABLE_DOMAIN,
+        })
+    }
+}
+
+/// Serialization, when the `serde` feature is on; nothing otherwise. Lets the traits below
+/// ask for serde bounds without forcing serde on clients that only perturb.
+#[cfg(feature = "serde")]
+pub trait Wire: serde::Serialize + serde::de::DeserializeOwned {}
+#[cfg(feature = "serde")]
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Wire for T {}
+/// Serialization, when the `serde` feature is on; nothing otherwise.
+#[cfg(not(feature = "serde"))]
+pub trait Wire {}
+#[cfg(not(feature = "serde"))]
+impl<T> Wire for T {}
 
 /// An epsilon-LDP randomizer over the domain `0..k`.
 ///
 /// Perturbation takes `&self` and a caller-supplied RNG, in the spirit of rand's
-/// `Distribution`: one mechanism value serves any number of users and threads.
-pub trait Mechanism:
-    Clone + Debug + PartialEq + Send + Sync + Serialize + DeserializeOwned
-{
+/// `Distribution`: one mechanism value serves any number of users and threads. Deployed
+/// clients should go through [`crate::Client`], which insists on a cryptographically
+/// secure generator; simulations pass seeded streams ([`crate::simulation`]).
+///
+/// A mechanism is identified by its [`Spec`] (family, k, eps and family parameter):
+/// two mechanisms are equal exactly when their specs are, and every derived number
+/// (p*, q*, sampler tables) is a function of the spec computed by one formula.
+pub trait Mechanism: Clone + Debug + PartialEq + Send + Sync + Wire {
     /// What a client sends to the server.
-    type Report: Clone + Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync;
+    type Report: Clone + Debug + PartialEq + Send + Sync + Wire;
     /// The server-side streaming state for this mechanism.
     type Aggregator: Aggregator<Mechanism = Self>;
 
+    /// The defining parameters.
+    fn spec(&self) -> Spec;
+
     /// The domain size k.
-    fn domain_size(&self) -> DomainSize;
+    fn domain_size(&self) -> DomainSize {
+        self.spec().k()
+    }
 
     /// The privacy budget the mechanism satisfies.
-    fn epsilon(&self) -> Epsilon;
+    fn epsilon(&self) -> Epsilon {
+        self.spec().eps()
+    }
 
     /// Randomizes one user's `item`. Fails only when `item` is not in `0..k`.
     fn perturb<R: Rng + ?Sized>(
@@ -69,6 +110,13 @@ pub trait Support: Mechanism {
         self.for_each_supported(report, |i| out.push(i));
         out
     }
+
+    /// The fewest and the most items one valid report can support (GRR: exactly one, SS:
+    /// exactly omega, the others: between 0 and k). Restored aggregator states are checked
+    /// against it.
+    fn support_size_range(&self) -> (u32, u32) {
+        (0, self.domain_size().get())
+    }
 }
 
 /// A pure protocol: a report supports the true item with probability `p*` and any other
@@ -80,3 +128,16 @@ pub trait PureProtocol: Support {
     /// P[report supports x | input x' != x].
     fn q_star(&self) -> f64;
 }
+
+/// `PartialEq` by [`Mechanism::spec`], the mechanism's identity.
+macro_rules! eq_by_spec {
+    ($ty:ty) => {
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                $crate::mechanism::Mechanism::spec(self)
+                    == $crate::mechanism::Mechanism::spec(other)
+            }
+        }
+    };
+}
+pub(crate) use eq_by_spec;

@@ -3,29 +3,39 @@
 //! Set-valued reports are sorted lists of distinct indices, so that the order of a report
 //! never leaks anything (the paper's reference code writes SS's true value first).
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::ReportError;
 
 /// Generalized randomized response: the reported item. JSON: `{"y": 17}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct GrrReport {
     /// The reported item in `0..k`.
     pub y: u32,
 }
 
 /// Subset selection: exactly omega distinct items, sorted. JSON: `{"subset": [3, 17, 42]}`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct SubsetReport {
     /// The reported subset, strictly increasing.
     pub subset: Vec<u32>,
 }
 
 /// Unary encoding and thresholding: the indices of the one-bits, sorted. JSON: `{"ones": [3, 17]}`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct OnesReport {
     /// Indices of the bits set to one, strictly increasing (possibly empty).
     pub ones: Vec<u32>,
@@ -33,39 +43,81 @@ pub struct OnesReport {
 
 /// Local hashing: the hash seed and the perturbed hash value. JSON: `{"seed": 1234567, "y": 4}`.
 ///
-/// A seed that does not fit in 32 bits is rejected when deserializing, with
-/// [`ReportError::SeedOutOfRange`] in the message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "WideLhReport")]
+/// A seed that is not a whole number in `0..2^32` is rejected when deserializing, with a
+/// message saying so (Python peers draw 64-bit seeds: reduce them mod 2^32 first, as
+/// python-xxhash does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LhReport {
     /// Seed of the hash function, `h_seed(v) = XXH32(decimal(v), seed) mod g`.
+    #[cfg_attr(feature = "serde", serde(deserialize_with = "seed32::deserialize"))]
     pub seed: u32,
     /// Perturbed hash value in `0..g`.
     pub y: u32,
 }
 
-/// The wire form of [`LhReport`] before the seed width is checked.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WideLhReport {
-    seed: i128,
-    y: u32,
-}
+/// A 32-bit seed from any number, with a message that says what is wrong with it.
+#[cfg(feature = "serde")]
+mod seed32 {
+    use std::fmt;
 
-impl TryFrom<WideLhReport> for LhReport {
-    type Error = ReportError;
-    fn try_from(w: WideLhReport) -> Result<Self, ReportError> {
-        let seed =
-            u32::try_from(w.seed).map_err(|_| ReportError::SeedOutOfRange { value: w.seed })?;
-        Ok(LhReport { seed, y: w.y })
+    use serde::de::{self, Deserializer, Visitor};
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        d.deserialize_u64(Seed)
+    }
+
+    struct Seed;
+
+    impl Visitor<'_> for Seed {
+        type Value = u32;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a whole number in 0..2^32")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u32, E> {
+            u32::try_from(v).map_err(|_| {
+                E::custom(format_args!(
+                    "seed {v} does not fit in an unsigned 32-bit integer (reduce 64-bit seeds mod 2^32)"
+                ))
+            })
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u32, E> {
+            match u64::try_from(v) {
+                Ok(v) => self.visit_u64(v),
+                Err(_) => Err(E::custom(format_args!(
+                    "seed {v} is negative; a seed is a whole number in 0..2^32"
+                ))),
+            }
+        }
+
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<u32, E> {
+            if v.fract() == 0.0 && (0.0..4294967296.0).contains(&v) {
+                Ok(v as u32)
+            } else {
+                Err(E::custom(format_args!(
+                    "seed {v} is not a whole number in 0..2^32"
+                )))
+            }
+        }
     }
 }
 
 /// Summation with histogram encoding: the noisy one-hot vector. JSON: `{"y": [0.12, -1.3, ...]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct SheReport {
-    /// Exactly k finite numbers.
+    /// Exactly k finite numbers, each at most `1e150` in magnitude.
     pub y: Vec<f64>,
 }
 

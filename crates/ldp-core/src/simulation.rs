@@ -1,18 +1,25 @@
-//! Reproducible randomness: seeded ChaCha streams and parallel simulation of many users.
+//! Reproducible randomness: seeded ChaCha streams and batched simulation of many users.
+//!
+//! # The reproducibility contract
 //!
 //! Every random draw of a simulation comes from a stream named by
-//! `(master seed, run, role, batch)`. The four numbers form the 256-bit ChaCha key, so
-//! distinct names give independent streams, and the batching is fixed (not tied to the
-//! number of threads): a simulation returns identical results on any thread count. The
+//! `(master seed, run, role, batch)`. The four numbers form the 256-bit ChaCha key and
+//! stream id, so distinct names give independent streams. Users are cut into batches of
+//! [`USERS_PER_STREAM`] (fixed, not tied to the number of threads), batch b drawing from
+//! stream b; batches run in parallel (feature `parallel`) and their results are merged in
+//! batch order. A simulation therefore returns identical results on any thread count. The
 //! genuine users of a run draw from [`Role::Genuine`] streams whatever else happens in the
 //! run, so adding fake users leaves their reports unchanged (common random numbers).
 //!
-//! Deployed clients should not use these deterministic streams: seed a ChaCha20 generator
-//! from the operating system instead, e.g. `rand::make_rng::<rand_chacha::ChaCha20Rng>()`.
+//! [`for_each_batch`] is that contract as one function; [`simulate`], [`perturb_all`] and
+//! the measurements of `ldp-attack` are built on it.
+//!
+//! Deployed clients must not use these deterministic streams: see [`crate::Client`].
+
+use std::ops::Range;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 
 use crate::aggregate::Aggregator;
 use crate::error::ItemOutOfRange;
@@ -45,8 +52,9 @@ impl Role {
 /// Users handled by one stream. Fixed, so results do not depend on the thread count.
 pub const USERS_PER_STREAM: usize = 4096;
 
-/// Batches processed between two in-order merges; bounds memory at this many aggregators.
-const BATCHES_PER_WAVE: usize = 64;
+/// Batches processed between two in-order merges; bounds memory at this many partial
+/// results.
+pub const BATCHES_PER_WAVE: usize = 64;
 
 /// The ChaCha8 stream named by `(master_seed, run, role, batch)`.
 ///
@@ -62,8 +70,85 @@ pub fn stream_rng(master_seed: u64, run: u64, role: Role, batch: u64) -> ChaCha8
     rng
 }
 
-/// Perturbs user `i`'s item `items[i]` for every user, in parallel, and returns the reports
-/// in user order. User `i` draws from batch `i / USERS_PER_STREAM` of the `role` stream.
+/// The streams of one role in one run: batch b draws from
+/// `stream_rng(seed, run, role, b)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Streams {
+    /// Master seed.
+    pub seed: u64,
+    /// Run number.
+    pub run: u64,
+    /// Who draws.
+    pub role: Role,
+}
+
+impl Streams {
+    /// The streams of `role` in `run` under `seed`.
+    pub fn new(seed: u64, run: u64, role: Role) -> Self {
+        Self { seed, run, role }
+    }
+
+    /// The stream of batch `b`.
+    pub fn batch(&self, b: u64) -> ChaCha8Rng {
+        stream_rng(self.seed, self.run, self.role, b)
+    }
+}
+
+/// Runs `work(b, users)` for every batch b of `users` users (the index range of batch b:
+/// `b * USERS_PER_STREAM ..`), and hands the results to `merge` in batch order.
+///
+/// With the `parallel` feature the batches of a wave of [`BATCHES_PER_WAVE`] run on every
+/// core, so memory stays bounded by one wave of partial results. `work` should draw its
+/// randomness from the streams of batch b ([`Streams::batch`]); the outcome is then the
+/// same for any thread count. The first error (in batch order) stops the run.
+///
+/// ```
+/// use ldp_core::simulation::{for_each_batch, Role, Streams, USERS_PER_STREAM};
+/// use rand::Rng;
+/// let streams = Streams::new(7, 0, Role::Other(1));
+/// let mut draws = Vec::new();
+/// for_each_batch(10_000, |b, users| Ok::<_, ()>((users.len(), streams.batch(b).next_u32())), |d| {
+///     draws.push(d);
+///     Ok(())
+/// })?;
+/// assert_eq!(draws.len(), 3);
+/// assert_eq!(draws[2].0, 10_000 - 2 * USERS_PER_STREAM);
+/// # Ok::<(), ()>(())
+/// ```
+pub fn for_each_batch<T, E>(
+    users: usize,
+    work: impl Fn(u64, Range<usize>) -> Result<T, E> + Sync,
+    mut merge: impl FnMut(T) -> Result<(), E>,
+) -> Result<(), E>
+where
+    T: Send,
+    E: Send,
+{
+    let batches = users.div_ceil(USERS_PER_STREAM);
+    let range = |b: usize| b * USERS_PER_STREAM..users.min((b + 1) * USERS_PER_STREAM);
+    let mut first = 0;
+    while first < batches {
+        let last = batches.min(first + BATCHES_PER_WAVE);
+        #[cfg(feature = "parallel")]
+        let results: Vec<Result<T, E>> = {
+            use rayon::prelude::*;
+            (first..last)
+                .into_par_iter()
+                .map(|b| work(b as u64, range(b)))
+                .collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let results = (first..last).map(|b| work(b as u64, range(b)));
+        for result in results {
+            merge(result?)?;
+        }
+        first = last;
+    }
+    Ok(())
+}
+
+/// Perturbs user `i`'s item `items[i]` for every user and returns the reports in user
+/// order. User `i` draws from batch `i / USERS_PER_STREAM` of the `role` stream.
 pub fn perturb_all<M: Mechanism>(
     mechanism: &M,
     items: &[u32],
@@ -71,21 +156,22 @@ pub fn perturb_all<M: Mechanism>(
     run: u64,
     role: Role,
 ) -> Result<Vec<M::Report>, ItemOutOfRange> {
-    let batches: Vec<Result<Vec<M::Report>, ItemOutOfRange>> = items
-        .par_chunks(USERS_PER_STREAM)
-        .enumerate()
-        .map(|(b, chunk)| {
-            let mut rng = stream_rng(master_seed, run, role, b as u64);
-            chunk
+    let streams = Streams::new(master_seed, run, role);
+    let mut reports = Vec::with_capacity(items.len());
+    for_each_batch(
+        items.len(),
+        |b, users| {
+            let mut rng = streams.batch(b);
+            items[users]
                 .iter()
                 .map(|&x| mechanism.perturb(x, &mut rng))
-                .collect()
-        })
-        .collect();
-    let mut reports = Vec::with_capacity(items.len());
-    for batch in batches {
-        reports.extend(batch?);
-    }
+                .collect::<Result<Vec<_>, _>>()
+        },
+        |batch| {
+            reports.extend(batch);
+            Ok(())
+        },
+    )?;
     Ok(reports)
 }
 
@@ -95,7 +181,7 @@ pub fn perturb_all<M: Mechanism>(
 /// ```
 /// use ldp_core::{Aggregator, DomainSize, Epsilon, UnaryEncoding};
 /// use ldp_core::simulation::{simulate, Role};
-/// let oue = UnaryEncoding::optimized(DomainSize::new(4)?, Epsilon::new(2.0)?);
+/// let oue = UnaryEncoding::optimized(DomainSize::new(4)?, Epsilon::new(2.0)?)?;
 /// let items: Vec<u32> = (0..10_000).map(|i| i % 4).collect();
 /// let agg = simulate(&oue, &items, 1, 0, Role::Genuine)?;
 /// assert_eq!(agg.count(), 10_000);
@@ -110,30 +196,28 @@ pub fn simulate<M: Mechanism>(
     run: u64,
     role: Role,
 ) -> Result<M::Aggregator, ItemOutOfRange> {
+    let streams = Streams::new(master_seed, run, role);
     let mut total = mechanism.aggregator();
-    let chunks: Vec<&[u32]> = items.chunks(USERS_PER_STREAM).collect();
-    for (wave_index, wave) in chunks.chunks(BATCHES_PER_WAVE).enumerate() {
-        let first = wave_index * BATCHES_PER_WAVE;
-        let partials: Vec<Result<M::Aggregator, ItemOutOfRange>> = wave
-            .par_iter()
-            .enumerate()
-            .map(|(offset, chunk)| {
-                let mut rng = stream_rng(master_seed, run, role, (first + offset) as u64);
-                let mut agg = mechanism.aggregator();
-                for &x in *chunk {
-                    let report = mechanism.perturb(x, &mut rng)?;
-                    agg.add(&report)
-                        .expect("a mechanism's own reports are valid");
-                }
-                Ok(agg)
-            })
-            .collect();
-        // Merge in batch order: floating-point sums (SHE) are then thread-count independent.
-        for partial in partials {
+    for_each_batch(
+        items.len(),
+        |b, users| {
+            let mut rng = streams.batch(b);
+            let mut partial = mechanism.aggregator();
+            for &x in &items[users] {
+                let report = mechanism.perturb(x, &mut rng)?;
+                partial
+                    .add(&report)
+                    .expect("a mechanism's own reports are valid");
+            }
+            Ok(partial)
+        },
+        // In batch order: floating-point sums (SHE) are then thread-count independent.
+        |partial| {
             total
-                .merge(&partial?)
-                .expect("partials share the mechanism");
-        }
-    }
+                .merge(&partial)
+                .expect("partials share the mechanism and hold fewer than 2^64 reports");
+            Ok(())
+        },
+    )?;
     Ok(total)
 }

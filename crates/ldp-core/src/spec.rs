@@ -1,26 +1,29 @@
 //! A protocol instance as data: domain size, budget, family and family parameter.
 //!
-//! [`Spec`] is what analysis, tuning and the command line pass around; [`Spec::build`]
-//! turns it into a runnable mechanism.
-
-use serde::{Deserialize, Serialize};
+//! [`Spec`] is what analysis, tuning and the command line pass around, and what identifies
+//! a mechanism; [`Spec::build`] turns it into a runnable one. Code that holds a mechanism
+//! of a family chosen at run time matches [`AnyMechanism`] once, with [`dispatch!`](crate::dispatch), and
+//! runs monomorphized from there.
 
 use crate::error::ParamError;
-use crate::families::histogram::{
-    SummationHistogram, ThresholdHistogram, check_threshold, optimal_threshold,
-};
-use crate::families::local_hash::check_hash_range;
-use crate::families::subset::check_subset_size;
-use crate::families::unary::{check_unary_p, symmetric_p};
-
+use crate::families::grr;
+use crate::families::local_hash::{self, check_hash_range};
+use crate::families::subset::{self, check_subset_size};
+use crate::families::threshold::{self, check_threshold};
+use crate::families::unary::{self, check_unary_p};
 use crate::families::{
-    grr::Grr, local_hash::LocalHashing, subset::SubsetSelection, unary::UnaryEncoding,
+    grr::Grr, local_hash::LocalHashing, subset::SubsetSelection, summation::SummationHistogram,
+    threshold::ThresholdHistogram, unary::UnaryEncoding,
 };
 use crate::vocab::{DomainSize, Epsilon, Family, Protocol};
 
 /// A family and the value of its free parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum FamilyParams {
     /// GRR has no free parameter.
     Grr,
@@ -71,9 +74,26 @@ impl FamilyParams {
             FamilyParams::ThresholdHistogram { theta } => Some(theta),
         }
     }
+
+    /// The parameters of `family` with the free parameter set to `value` (omega and g must
+    /// be whole numbers); `None` for GRR and SHE, which take no value, and for a value that
+    /// is not a whole number where one is needed. The range is checked by [`Spec::new`].
+    pub fn with_value(family: Family, value: f64) -> Option<Self> {
+        let whole = || {
+            (value.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&value))
+                .then_some(value as u32)
+        };
+        match family {
+            Family::Grr | Family::SummationHistogram => None,
+            Family::SubsetSelection => Some(FamilyParams::SubsetSelection { omega: whole()? }),
+            Family::UnaryEncoding => Some(FamilyParams::UnaryEncoding { p: value }),
+            Family::LocalHashing => Some(FamilyParams::LocalHashing { g: whole()? }),
+            Family::ThresholdHistogram => Some(FamilyParams::ThresholdHistogram { theta: value }),
+        }
+    }
 }
 
-/// A validated protocol instance.
+/// A validated protocol instance: the identity of a mechanism.
 ///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, Protocol, spec::{FamilyParams, Spec}};
@@ -84,15 +104,20 @@ impl FamilyParams {
 /// assert!(Spec::new(k, eps, FamilyParams::LocalHashing { g: 1 }).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "SpecFields")]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "SpecFields")
+)]
 pub struct Spec {
     k: DomainSize,
     eps: Epsilon,
     family: FamilyParams,
 }
 
-#[derive(Deserialize)]
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SpecFields {
     k: DomainSize,
@@ -100,6 +125,7 @@ struct SpecFields {
     family: FamilyParams,
 }
 
+#[cfg(feature = "serde")]
 impl TryFrom<SpecFields> for Spec {
     type Error = ParamError;
     fn try_from(f: SpecFields) -> Result<Self, ParamError> {
@@ -125,6 +151,11 @@ impl Spec {
         Ok(Spec { k, eps, family })
     }
 
+    /// For parameters a mechanism already validated.
+    pub(crate) fn from_parts(k: DomainSize, eps: Epsilon, family: FamilyParams) -> Self {
+        Spec { k, eps, family }
+    }
+
     /// Domain size.
     pub fn k(&self) -> DomainSize {
         self.k
@@ -145,35 +176,59 @@ impl Spec {
         let family = match protocol {
             Protocol::Grr => FamilyParams::Grr,
             Protocol::Ss => FamilyParams::SubsetSelection {
-                omega: SubsetSelection::with_optimal_size(k, eps).subset_size(),
+                omega: subset::optimal_size(k, eps),
             },
             Protocol::Sue => FamilyParams::UnaryEncoding {
-                p: symmetric_p(eps),
+                p: unary::symmetric_p(eps),
             },
-
-            Protocol::Oue => FamilyParams::UnaryEncoding { p: 0.5 },
-            Protocol::Blh => FamilyParams::LocalHashing { g: 2 },
+            Protocol::Oue => FamilyParams::UnaryEncoding {
+                p: unary::OPTIMIZED_P,
+            },
+            Protocol::Blh => FamilyParams::LocalHashing {
+                g: local_hash::BINARY_RANGE,
+            },
             Protocol::Olh => FamilyParams::LocalHashing {
-                g: LocalHashing::optimized(k, eps).hash_range(),
+                g: local_hash::optimal_range(eps),
             },
             Protocol::She => FamilyParams::SummationHistogram,
             Protocol::The => FamilyParams::ThresholdHistogram {
-                theta: optimal_threshold(eps),
+                theta: threshold::optimal_threshold(eps),
             },
             adaptive => return Err(NotClassic(adaptive)),
         };
         Ok(Spec { k, eps, family })
     }
 
-    /// The runnable mechanism.
-    pub fn build(&self) -> AnyMechanism {
-        self.try_build().expect("validated in Spec::new")
+    /// `(p*, q*)` of a pure protocol, by the same functions the mechanisms use, without
+    /// building one; `None` for SHE, which is not pure.
+    ///
+    /// ```
+    /// use ldp_core::{DomainSize, Epsilon, Protocol, PureProtocol, Spec, UnaryEncoding};
+    /// let (k, eps) = (DomainSize::new(50)?, Epsilon::new(1.5)?);
+    /// let sue = Spec::classic(Protocol::Sue, k, eps)?;
+    /// let mech = UnaryEncoding::symmetric(k, eps)?;
+    /// assert_eq!(sue.pure_probabilities(), Some((mech.p_star(), mech.q_star())));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pure_probabilities(&self) -> Option<(f64, f64)> {
+        let (k, eps) = (self.k, self.eps);
+        Some(match self.family {
+            FamilyParams::Grr => grr::probabilities(k, eps),
+            FamilyParams::SubsetSelection { omega } => subset::probabilities(k, eps, omega),
+            FamilyParams::UnaryEncoding { p } => unary::probabilities(eps, p),
+            FamilyParams::LocalHashing { g } => local_hash::probabilities(eps, g),
+            FamilyParams::ThresholdHistogram { theta } => threshold::probabilities(eps, theta),
+            FamilyParams::SummationHistogram => return None,
+        })
     }
 
-    fn try_build(&self) -> Result<AnyMechanism, ParamError> {
+    /// The runnable mechanism. Fails when k exceeds [`crate::MAX_RUNNABLE_DOMAIN`], or for
+    /// SHE below [`crate::families::summation::MIN_EPS`]; every other check was done by
+    /// [`Spec::new`].
+    pub fn build(&self) -> Result<AnyMechanism, ParamError> {
         let (k, eps) = (self.k, self.eps);
         Ok(match self.family {
-            FamilyParams::Grr => AnyMechanism::Grr(Grr::new(k, eps)),
+            FamilyParams::Grr => AnyMechanism::Grr(Grr::new(k, eps)?),
             FamilyParams::SubsetSelection { omega } => {
                 AnyMechanism::SubsetSelection(SubsetSelection::new(k, eps, omega)?)
             }
@@ -184,7 +239,7 @@ impl Spec {
                 AnyMechanism::LocalHashing(LocalHashing::new(k, eps, g)?)
             }
             FamilyParams::SummationHistogram => {
-                AnyMechanism::SummationHistogram(SummationHistogram::new(k, eps))
+                AnyMechanism::SummationHistogram(SummationHistogram::new(k, eps)?)
             }
             FamilyParams::ThresholdHistogram { theta } => {
                 AnyMechanism::ThresholdHistogram(ThresholdHistogram::new(k, eps, theta)?)
@@ -193,8 +248,8 @@ impl Spec {
     }
 }
 
-/// Any of the six mechanisms, for code that chooses the family at run time.
-/// Generic code matches once and then runs monomorphized.
+/// Any of the six mechanisms, for code that chooses the family at run time. Match it with
+/// [`dispatch!`](crate::dispatch) and run generic code monomorphized from there.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
 pub enum AnyMechanism {
@@ -204,4 +259,35 @@ pub enum AnyMechanism {
     LocalHashing(LocalHashing),
     SummationHistogram(SummationHistogram),
     ThresholdHistogram(ThresholdHistogram),
+}
+
+impl AnyMechanism {
+    /// The mechanism's defining parameters.
+    pub fn spec(&self) -> Spec {
+        crate::dispatch!(self, m => crate::Mechanism::spec(m))
+    }
+}
+
+/// Runs `$body` with `$m` bound to the concrete mechanism inside an [`AnyMechanism`]
+/// (by value or by reference, as `$any` is given): the one place that lists the families.
+///
+/// ```
+/// use ldp_core::{dispatch, AnyMechanism, DomainSize, Epsilon, Mechanism, Protocol, Spec};
+/// fn describe<M: Mechanism>(m: &M) -> String { format!("k = {}", m.domain_size()) }
+/// let any = Spec::classic(Protocol::Olh, DomainSize::new(8)?, Epsilon::new(1.0)?)?.build()?;
+/// assert_eq!(dispatch!(&any, m => describe(m)), "k = 8");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[macro_export]
+macro_rules! dispatch {
+    ($any:expr, $m:ident => $body:expr) => {
+        match $any {
+            $crate::AnyMechanism::Grr($m) => $body,
+            $crate::AnyMechanism::SubsetSelection($m) => $body,
+            $crate::AnyMechanism::UnaryEncoding($m) => $body,
+            $crate::AnyMechanism::LocalHashing($m) => $body,
+            $crate::AnyMechanism::SummationHistogram($m) => $body,
+            $crate::AnyMechanism::ThresholdHistogram($m) => $body,
+        }
+    };
 }

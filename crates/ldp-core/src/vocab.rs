@@ -5,8 +5,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{ItemOutOfRange, ParamError};
 
 /// A privacy budget epsilon: finite and strictly positive.
@@ -19,8 +17,12 @@ use crate::error::{ItemOutOfRange, ParamError};
 /// assert!(Epsilon::new(f64::NAN).is_err());
 /// # Ok::<(), ldp_core::ParamError>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
-#[serde(try_from = "f64", into = "f64")]
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "f64", into = "f64")
+)]
 pub struct Epsilon(f64);
 
 impl Epsilon {
@@ -75,8 +77,12 @@ impl fmt::Display for Epsilon {
 /// assert!(DomainSize::new(1).is_err());
 /// # Ok::<(), ldp_core::ParamError>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "u64", into = "u32")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "u64", into = "u32")
+)]
 pub struct DomainSize(u32);
 
 impl DomainSize {
@@ -139,8 +145,64 @@ impl fmt::Display for DomainSize {
     }
 }
 
+/// The fraction beta of fake users among all users of a poisoning attack, in `[0, 1)`.
+///
+/// Shared by the closed forms (ldp-analytic) and the simulated attacks (ldp-attack), so
+/// that both check it the same way.
+///
+/// ```
+/// use ldp_core::FakeFraction;
+/// assert_eq!(FakeFraction::new(0.05)?.get(), 0.05);
+/// assert!(FakeFraction::new(1.0).is_err());
+/// # Ok::<(), ldp_core::ParamError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "f64", into = "f64")
+)]
+pub struct FakeFraction(f64);
+
+impl FakeFraction {
+    /// Validates `beta` as a fraction of fake users.
+    pub fn new(beta: f64) -> Result<Self, ParamError> {
+        if (0.0..1.0).contains(&beta) {
+            Ok(Self(beta))
+        } else {
+            Err(ParamError::FakeFraction { value: beta })
+        }
+    }
+
+    /// The fraction as a number.
+    #[inline]
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// Fake users to add to `genuine` ones so that they make up this fraction of all users:
+    /// `round(beta n / (1 - beta))`.
+    pub fn fake_users(self, genuine: u64) -> u64 {
+        (self.0 * genuine as f64 / (1.0 - self.0)).round() as u64
+    }
+}
+
+impl TryFrom<f64> for FakeFraction {
+    type Error = ParamError;
+    fn try_from(value: f64) -> Result<Self, ParamError> {
+        Self::new(value)
+    }
+}
+
+impl From<FakeFraction> for f64 {
+    fn from(beta: FakeFraction) -> f64 {
+        beta.0
+    }
+}
+
 /// The mechanism families of the paper. Each protocol belongs to one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Family {
     /// Generalized randomized response.
     Grr,
@@ -167,8 +229,12 @@ pub enum Family {
 /// assert!("xyz".parse::<Protocol>().is_err());
 /// # Ok::<(), ldp_core::vocab::UnknownProtocol>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Protocol {
     /// Generalized randomized response.
     Grr,
@@ -282,6 +348,47 @@ impl Protocol {
         matches!(
             self,
             Protocol::Ass | Protocol::Aue | Protocol::Alh | Protocol::Athe
+        )
+    }
+
+    /// The classic protocol an adaptive one refines (ASS: SS, AUE: OUE, ALH: OLH,
+    /// ATHE: THE); a classic protocol is its own counterpart.
+    ///
+    /// ```
+    /// use ldp_core::Protocol;
+    /// assert_eq!(Protocol::Alh.classic_counterpart(), Protocol::Olh);
+    /// assert_eq!(Protocol::Sue.classic_counterpart(), Protocol::Sue);
+    /// ```
+    pub fn classic_counterpart(self) -> Protocol {
+        match self {
+            Protocol::Ass => Protocol::Ss,
+            Protocol::Aue => Protocol::Oue,
+            Protocol::Alh => Protocol::Olh,
+            Protocol::Athe => Protocol::The,
+            classic => classic,
+        }
+    }
+
+    /// The name of the family parameter (`omega`, `p`, `g`, `theta`); `None` for GRR and
+    /// SHE, which have none.
+    pub fn parameter_name(self) -> Option<&'static str> {
+        match self.family() {
+            Family::SubsetSelection => Some("omega"),
+            Family::UnaryEncoding => Some("p"),
+            Family::LocalHashing => Some("g"),
+            Family::ThresholdHistogram => Some("theta"),
+            Family::Grr | Family::SummationHistogram => None,
+        }
+    }
+
+    /// Whether the protocol's definition fixes its family parameter, so that another value
+    /// would make it a different protocol: SUE and OUE fix p, BLH and OLH fix g. SS and THE
+    /// are defined for any omega and theta (their preset is the variance-optimal one), and
+    /// an adaptive protocol's parameter is whatever tuning (or the caller) chooses.
+    pub fn fixes_parameter(self) -> bool {
+        matches!(
+            self,
+            Protocol::Sue | Protocol::Oue | Protocol::Blh | Protocol::Olh
         )
     }
 }

@@ -48,35 +48,43 @@ fn items_outside_the_domain_are_rejected_by_every_family() {
     let mut rng = ldp_core::simulation::stream_rng(1, 0, ldp_core::simulation::Role::Genuine, 0);
     let err = ItemOutOfRange { item: 10, k: 10 };
     assert_eq!(
-        Grr::new(k(10), eps(1.0)).perturb(10, &mut rng).unwrap_err(),
+        Grr::new(k(10), eps(1.0))
+            .unwrap()
+            .perturb(10, &mut rng)
+            .unwrap_err(),
         err
     );
     assert_eq!(
         SubsetSelection::with_optimal_size(k(10), eps(1.0))
+            .unwrap()
             .perturb(10, &mut rng)
             .unwrap_err(),
         err
     );
     assert_eq!(
         UnaryEncoding::optimized(k(10), eps(1.0))
+            .unwrap()
             .perturb(10, &mut rng)
             .unwrap_err(),
         err
     );
     assert_eq!(
         LocalHashing::optimized(k(10), eps(1.0))
+            .unwrap()
             .perturb(10, &mut rng)
             .unwrap_err(),
         err
     );
     assert_eq!(
         SummationHistogram::new(k(10), eps(1.0))
+            .unwrap()
             .perturb(10, &mut rng)
             .unwrap_err(),
         err
     );
     assert_eq!(
         ThresholdHistogram::optimal(k(10), eps(1.0))
+            .unwrap()
             .perturb(u32::MAX, &mut rng)
             .unwrap_err()
             .item,
@@ -86,7 +94,7 @@ fn items_outside_the_domain_are_rejected_by_every_family() {
 
 #[test]
 fn malformed_reports_are_rejected_with_the_field_named() {
-    let grr = Grr::new(k(5), eps(1.0));
+    let grr = Grr::new(k(5), eps(1.0)).unwrap();
     assert_eq!(
         grr.validate(&GrrReport { y: 5 }),
         Err(ReportError::OutOfRange {
@@ -131,7 +139,7 @@ fn malformed_reports_are_rejected_with_the_field_named() {
     );
     assert_eq!(ss.validate(&sub(&[1, 3])), Ok(()));
 
-    let ue = UnaryEncoding::optimized(k(5), eps(1.0));
+    let ue = UnaryEncoding::optimized(k(5), eps(1.0)).unwrap();
     let ones = |v: &[u32]| OnesReport { ones: v.to_vec() };
     assert_eq!(ue.validate(&ones(&[])), Ok(()));
     assert_eq!(
@@ -149,7 +157,7 @@ fn malformed_reports_are_rejected_with_the_field_named() {
             value: 4
         })
     );
-    let the = ThresholdHistogram::optimal(k(5), eps(1.0));
+    let the = ThresholdHistogram::optimal(k(5), eps(1.0)).unwrap();
     assert_eq!(
         the.validate(&ones(&[4, 0])),
         Err(ReportError::Unsorted {
@@ -169,7 +177,7 @@ fn malformed_reports_are_rejected_with_the_field_named() {
         })
     );
 
-    let she = SummationHistogram::new(k(3), eps(1.0));
+    let she = SummationHistogram::new(k(3), eps(1.0)).unwrap();
     assert_eq!(
         she.validate(&SheReport { y: vec![0.0, 1.0] }),
         Err(ReportError::Length {
@@ -189,6 +197,7 @@ fn malformed_reports_are_rejected_with_the_field_named() {
     );
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn wire_format_rejects_bad_seeds_and_unknown_fields() {
     let ok: LhReport = serde_json::from_str(r#"{"seed": 4294967295, "y": 1}"#).unwrap();
@@ -199,21 +208,28 @@ fn wire_format_rejects_bad_seeds_and_unknown_fields() {
             y: 1
         }
     );
-    for bad in [r#"{"seed": 4294967296, "y": 1}"#, r#"{"seed": -1, "y": 1}"#] {
+    for bad in [
+        r#"{"seed": 4294967296, "y": 1}"#,
+        r#"{"seed": -1, "y": 1}"#,
+        r#"{"seed": 1.5, "y": 1}"#,
+        r#"{"seed": 1e20, "y": 1}"#,
+    ] {
         let msg = serde_json::from_str::<LhReport>(bad)
             .unwrap_err()
             .to_string();
-        assert!(msg.contains("field `seed`"), "{msg}");
+        assert!(msg.starts_with("seed "), "{msg}");
     }
     assert!(serde_json::from_str::<GrrReport>(r#"{"y": 1, "z": 2}"#).is_err());
     assert!(serde_json::from_str::<OnesReport>(r#"{"ones": [1, -2]}"#).is_err());
-    assert!(serde_json::from_str::<Grr>(r#"{"k": 1, "epsilon": 1.0}"#).is_err());
-    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "epsilon": -1.0}"#).is_err());
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 1, "eps": 1.0}"#).is_err());
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "eps": -1.0}"#).is_err());
+    // One wire name for the budget, as in `Spec`.
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "epsilon": 1.0}"#).is_err());
 }
 
 #[test]
 fn invalid_reports_leave_the_aggregate_unchanged() {
-    let ue = UnaryEncoding::optimized(k(5), eps(1.0));
+    let ue = UnaryEncoding::optimized(k(5), eps(1.0)).unwrap();
     let mut agg = ue.aggregator();
     agg.add(&OnesReport { ones: vec![1, 2] }).unwrap();
     let before = agg.clone();
@@ -221,30 +237,111 @@ fn invalid_reports_leave_the_aggregate_unchanged() {
     assert_eq!(agg, before);
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn aggregation_errors_are_typed() {
-    let a = Grr::new(k(5), eps(1.0));
+    let a = Grr::new(k(5), eps(1.0)).unwrap();
     assert_eq!(a.aggregator().raw_estimate(), Err(AggregateError::Empty));
     let mut left = a.aggregator();
-    let right = Grr::new(k(5), eps(2.0)).aggregator();
+    let right = Grr::new(k(5), eps(2.0)).unwrap().aggregator();
     assert!(matches!(
         left.merge(&right),
         Err(AggregateError::Incompatible { .. })
     ));
 
     // Serialized state is checked when it comes back.
-    let json = r#"{"mechanism":{"k":3,"epsilon":1.0},"n":1,"counts":[0,1]}"#;
+    let json = r#"{"mechanism":{"k":3,"eps":1.0},"n":1,"counts":[0,1]}"#;
     assert!(
         serde_json::from_str::<SupportCounts<Grr>>(json)
             .unwrap_err()
             .to_string()
             .contains("corrupt")
     );
-    let json = r#"{"mechanism":{"k":2,"epsilon":1.0},"n":1,"counts":[0,2]}"#;
+    let json = r#"{"mechanism":{"k":2,"eps":1.0},"n":1,"counts":[0,2]}"#;
     assert!(serde_json::from_str::<SupportCounts<Grr>>(json).is_err());
-    let json = r#"{"mechanism":{"k":2,"epsilon":1.0},"n":2,"counts":[1,1]}"#;
+    let json = r#"{"mechanism":{"k":2,"eps":1.0},"n":2,"counts":[1,1]}"#;
     let agg: SupportCounts<Grr> = serde_json::from_str(json).unwrap();
     assert_eq!(agg.count(), 2);
+}
+
+/// Issue 11, item 3: restored states are consistent.
+#[cfg(feature = "serde")]
+#[test]
+fn restored_states_are_consistent() {
+    // Each GRR report supports exactly one item, each SS report exactly omega.
+    let grr = r#"{"mechanism":{"k":2,"eps":1.0},"n":1,"counts":[1,1]}"#;
+    let msg = serde_json::from_str::<SupportCounts<Grr>>(grr)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("add up to 2"), "{msg}");
+    let ss = r#"{"mechanism":{"k":4,"eps":1.0,"omega":2},"n":2,"counts":[1,1,1,0]}"#;
+    assert!(serde_json::from_str::<SupportCounts<SubsetSelection>>(ss).is_err());
+    let ss = r#"{"mechanism":{"k":4,"eps":1.0,"omega":2},"n":2,"counts":[1,1,1,1]}"#;
+    assert!(serde_json::from_str::<SupportCounts<SubsetSelection>>(ss).is_ok());
+
+    // SHE: the clipping bound of a restored state obeys the constructor's rule.
+    let she = r#"{"mechanism":{"k":2,"eps":1.0},"clip":0.5,"n":0,"sums":[0.0,0.0]}"#;
+    assert!(serde_json::from_str::<ldp_core::SheSums>(she).is_err());
+    let she = r#"{"mechanism":{"k":2,"eps":1.0},"clip":2.0,"n":1,"sums":[3.0,0.0]}"#;
+    assert!(serde_json::from_str::<ldp_core::SheSums>(she).is_err());
+    let she = r#"{"mechanism":{"k":2,"eps":1.0},"clip":2.0,"n":1,"sums":[2.0,-1.5]}"#;
+    assert!(serde_json::from_str::<ldp_core::SheSums>(she).is_ok());
+}
+
+/// Issue 11, item 3: n = u64::MAX, one more report or a merge is an error, not a wrap or a
+/// panic, and the state is unchanged.
+#[test]
+fn counts_cannot_overflow() {
+    let grr = Grr::new(k(2), eps(1.0)).unwrap();
+    assert!(SupportCounts::restore(grr.clone(), 1, vec![1, 1]).is_err());
+    let mut agg = SupportCounts::restore(grr.clone(), u64::MAX, vec![u64::MAX - 1, 1]).unwrap();
+    let before = agg.clone();
+    assert_eq!(
+        agg.add(&GrrReport { y: 0 }),
+        Err(AggregateError::CountOverflow)
+    );
+    assert_eq!(agg, before);
+    let mut one = grr.aggregator();
+    one.add(&GrrReport { y: 1 }).unwrap();
+    assert_eq!(agg.merge(&one), Err(AggregateError::CountOverflow));
+    assert_eq!(agg, before);
+}
+
+/// Issue 11, item 2: a runnable mechanism's domain is capped before anything allocates.
+#[test]
+fn runnable_domains_are_capped() {
+    let huge = DomainSize::new(u32::MAX).unwrap();
+    let too_large = ParamError::DomainTooLarge {
+        value: u32::MAX,
+        max: ldp_core::MAX_RUNNABLE_DOMAIN,
+    };
+    assert_eq!(Grr::new(huge, eps(1.0)).unwrap_err(), too_large);
+    assert_eq!(
+        SummationHistogram::new(huge, eps(1.0)).unwrap_err(),
+        too_large
+    );
+    assert_eq!(
+        UnaryEncoding::optimized(huge, eps(1.0)).unwrap_err(),
+        too_large
+    );
+    for p in ldp_core::Protocol::CLASSIC {
+        let spec = ldp_core::Spec::classic(p, huge, eps(1.0)).unwrap();
+        assert_eq!(spec.build().unwrap_err(), too_large, "{p}");
+    }
+    let largest = DomainSize::new(ldp_core::MAX_RUNNABLE_DOMAIN).unwrap();
+    assert!(Grr::new(largest, eps(1.0)).is_ok());
+}
+
+/// Issue 11, item 5: SHE refuses budgets whose noise cannot stay within its report bound.
+#[test]
+fn she_refuses_budgets_it_cannot_serve() {
+    for e in [1e-308, 1e-200, 1e-141] {
+        assert!(matches!(
+            SummationHistogram::new(k(3), eps(e)),
+            Err(ParamError::SheBudget { .. })
+        ));
+    }
+    assert!(SummationHistogram::new(k(3), eps(1e-140)).is_ok());
 }
 
 #[test]
@@ -256,7 +353,11 @@ fn extreme_budgets_neither_panic_nor_produce_nan() {
         let eps = Epsilon::new(e).unwrap();
         for p in Protocol::CLASSIC {
             let spec = Spec::classic(p, k, eps).unwrap();
-            let mech = spec.build();
+            let mech = match spec.build() {
+                Ok(mech) => mech,
+                Err(ParamError::SheBudget { .. }) if p == Protocol::She && e < 1e-140 => continue,
+                Err(err) => panic!("{p} eps={e}: {err}"),
+            };
             let mut rng = stream_rng(1, 0, Role::Genuine, 0);
             macro_rules! check {
                 ($m:expr) => {{
@@ -273,14 +374,7 @@ fn extreme_budgets_neither_panic_nor_produce_nan() {
                     }
                 }};
             }
-            match mech {
-                ldp_core::AnyMechanism::Grr(m) => check!(m),
-                ldp_core::AnyMechanism::SubsetSelection(m) => check!(m),
-                ldp_core::AnyMechanism::UnaryEncoding(m) => check!(m),
-                ldp_core::AnyMechanism::LocalHashing(m) => check!(m),
-                ldp_core::AnyMechanism::SummationHistogram(m) => check!(m),
-                ldp_core::AnyMechanism::ThresholdHistogram(m) => check!(m),
-            }
+            ldp_core::dispatch!(mech, m => check!(m));
         }
     }
 }

@@ -56,15 +56,18 @@ fn eps(v: f64) -> Epsilon {
 #[test]
 fn every_family_is_unbiased() {
     for e in [0.5, 2.0] {
-        check_unbiased(&Grr::new(k(), eps(e)), 300);
-        check_unbiased(&SubsetSelection::with_optimal_size(k(), eps(e)), 300);
+        check_unbiased(&Grr::new(k(), eps(e)).unwrap(), 300);
+        check_unbiased(
+            &SubsetSelection::with_optimal_size(k(), eps(e)).unwrap(),
+            300,
+        );
         check_unbiased(&SubsetSelection::new(k(), eps(e), 3).unwrap(), 300);
-        check_unbiased(&UnaryEncoding::symmetric(k(), eps(e)), 300);
-        check_unbiased(&UnaryEncoding::optimized(k(), eps(e)), 300);
-        check_unbiased(&LocalHashing::binary(k(), eps(e)), 300);
-        check_unbiased(&LocalHashing::optimized(k(), eps(e)), 300);
-        check_unbiased(&SummationHistogram::new(k(), eps(e)), 300);
-        check_unbiased(&ThresholdHistogram::optimal(k(), eps(e)), 300);
+        check_unbiased(&UnaryEncoding::symmetric(k(), eps(e)).unwrap(), 300);
+        check_unbiased(&UnaryEncoding::optimized(k(), eps(e)).unwrap(), 300);
+        check_unbiased(&LocalHashing::binary(k(), eps(e)).unwrap(), 300);
+        check_unbiased(&LocalHashing::optimized(k(), eps(e)).unwrap(), 300);
+        check_unbiased(&SummationHistogram::new(k(), eps(e)).unwrap(), 300);
+        check_unbiased(&ThresholdHistogram::optimal(k(), eps(e)).unwrap(), 300);
     }
 }
 
@@ -107,16 +110,16 @@ where
 
 #[test]
 fn simulations_are_identical_for_any_thread_count() {
-    check_thread_independent(&Grr::new(k(), eps(1.0)));
-    check_thread_independent(&UnaryEncoding::optimized(k(), eps(1.0)));
-    check_thread_independent(&LocalHashing::optimized(k(), eps(1.0)));
-    check_thread_independent(&SummationHistogram::new(k(), eps(1.0)));
+    check_thread_independent(&Grr::new(k(), eps(1.0)).unwrap());
+    check_thread_independent(&UnaryEncoding::optimized(k(), eps(1.0)).unwrap());
+    check_thread_independent(&LocalHashing::optimized(k(), eps(1.0)).unwrap());
+    check_thread_independent(&SummationHistogram::new(k(), eps(1.0)).unwrap());
 }
 
 #[test]
 fn post_processed_estimates_are_distributions() {
     let items = items();
-    let mech = UnaryEncoding::optimized(k(), eps(0.5));
+    let mech = UnaryEncoding::optimized(k(), eps(0.5)).unwrap();
     let positive = |raw: &[f64]| raw.iter().filter(|&&v| v > 0.0).sum::<f64>();
     // The first seed whose raw estimate's positive part sums to less than one (whether
     // it does depends on the run): the case where Norm-Sub and projection differ.
@@ -187,6 +190,112 @@ fn estimators_handle_degenerate_inputs() {
         let f = est.apply(d.clone());
         for (x, y) in f.iter().zip(&d) {
             assert!((x - y).abs() < 1e-12, "{est:?}");
+        }
+    }
+}
+
+mod finite {
+    use ldp_core::families::summation::{MIN_EPS, REPORT_BOUND};
+    use ldp_core::{
+        Aggregator, ClipBound, DomainSize, Epsilon, Estimator, GrrReport, Mechanism, OnesReport,
+        SheReport, SummationHistogram, ThresholdHistogram, UnaryEncoding,
+    };
+    use proptest::prelude::*;
+
+    const ESTIMATORS: [Estimator; 4] = [
+        Estimator::Unbiased,
+        Estimator::ClipRenormalize,
+        Estimator::NormSub,
+        Estimator::Simplex,
+    ];
+
+    fn assert_finite(agg: &impl Aggregator) {
+        for est in ESTIMATORS {
+            let f = agg.estimate(est).unwrap();
+            assert!(f.iter().all(|v| v.is_finite()), "{est:?}: {f:?}");
+            if est != Estimator::Unbiased {
+                let total: f64 = f.iter().sum();
+                assert!((total - 1.0).abs() < 1e-9, "{est:?} sums to {total}");
+            }
+        }
+    }
+
+    fn coordinate() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            Just(REPORT_BOUND),
+            Just(-REPORT_BOUND),
+            -REPORT_BOUND..=REPORT_BOUND,
+            -10.0f64..10.0,
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Issue 11: no stream of valid SHE reports, however forged, makes an estimate
+        /// non-finite, with or without clipping.
+        #[test]
+        fn she_estimates_stay_finite(
+            reports in prop::collection::vec(prop::collection::vec(coordinate(), 4), 1..6),
+            e in prop_oneof![Just(MIN_EPS), MIN_EPS..1e-100, 0.01f64..50.0],
+            copies in 1u32..4,
+        ) {
+            let she = SummationHistogram::new(DomainSize::new(4).unwrap(), Epsilon::new(e).unwrap()).unwrap();
+            let mut plain = she.unclipped_aggregator();
+            let mut clipped = she.clipped_aggregator(ClipBound::recommended(she.epsilon()));
+            for y in &reports {
+                let r = SheReport { y: y.clone() };
+                for _ in 0..copies {
+                    plain.add(&r).unwrap();
+                    clipped.add(&r).unwrap();
+                }
+            }
+            assert_finite(&plain);
+            assert_finite(&clipped);
+        }
+
+        /// ... nor any stream of valid support-based reports at any budget.
+        #[test]
+        fn pure_estimates_stay_finite(
+            ys in prop::collection::vec(0u32..5, 1..20),
+            e in prop_oneof![Just(1e-300), Just(1e-16), 1e-15f64..1e-6, 0.01f64..1e3],
+        ) {
+            let (k, eps) = (DomainSize::new(5).unwrap(), Epsilon::new(e).unwrap());
+            let grr = ldp_core::Grr::new(k, eps).unwrap();
+            let ue = UnaryEncoding::new(k, eps, 0.7).unwrap();
+            let the = ThresholdHistogram::optimal(k, eps).unwrap();
+            let (mut a, mut b, mut c) = (grr.aggregator(), ue.aggregator(), the.aggregator());
+            for &y in &ys {
+                a.add(&GrrReport { y }).unwrap();
+                let ones = OnesReport { ones: (0..y).collect() };
+                b.add(&ones).unwrap();
+                c.add(&ones).unwrap();
+            }
+            match a.raw_estimate() {
+                Ok(_) => assert_finite(&a),
+                Err(err) => assert!(matches!(err, ldp_core::AggregateError::Uninformative { .. }), "{err}"),
+            }
+            if b.raw_estimate().is_ok() { assert_finite(&b); }
+            if c.raw_estimate().is_ok() { assert_finite(&c); }
+        }
+
+        /// Post-processing maps any finite vector to a finite distribution.
+        #[test]
+        fn post_processing_of_any_finite_vector_is_finite(
+            raw in prop::collection::vec(prop_oneof![
+                Just(f64::MAX), Just(-f64::MAX), Just(f64::MIN_POSITIVE),
+                -f64::MAX..=f64::MAX, -2.0f64..2.0,
+            ], 2..12),
+        ) {
+            for est in ESTIMATORS {
+                let f = est.apply(raw.clone());
+                prop_assert!(f.iter().all(|v| v.is_finite()), "{:?}: {:?} -> {:?}", est, raw, f);
+                if est != Estimator::Unbiased {
+                    prop_assert!(f.iter().all(|&v| v >= 0.0));
+                    let total: f64 = f.iter().sum();
+                    prop_assert!((total - 1.0).abs() < 1e-9, "{:?}: {:?} sums to {}", est, raw, total);
+                }
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Value stability: fixed seeds pin the exact reports of every preset. A change here means
 //! every published simulation would change; make it only on purpose.
+#![cfg(feature = "serde")]
 
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{
@@ -18,7 +19,7 @@ fn first_three<M: Mechanism>(m: &M) -> Vec<String> {
 fn presets_produce_pinned_reports() {
     let (k, e) = (DomainSize::new(10).unwrap(), Epsilon::new(1.0).unwrap());
     assert_eq!(
-        first_three(&Grr::new(k, e)),
+        first_three(&Grr::new(k, e).unwrap()),
         [r#"{"y":5}"#, r#"{"y":7}"#, r#"{"y":0}"#]
     );
     assert_eq!(
@@ -30,7 +31,7 @@ fn presets_produce_pinned_reports() {
         ]
     );
     assert_eq!(
-        first_three(&UnaryEncoding::symmetric(k, e)),
+        first_three(&UnaryEncoding::symmetric(k, e).unwrap()),
         [
             r#"{"ones":[4,5,8]}"#,
             r#"{"ones":[0,1,3,4,6]}"#,
@@ -38,7 +39,7 @@ fn presets_produce_pinned_reports() {
         ]
     );
     assert_eq!(
-        first_three(&UnaryEncoding::optimized(k, e)),
+        first_three(&UnaryEncoding::optimized(k, e).unwrap()),
         [
             r#"{"ones":[4,5,8]}"#,
             r#"{"ones":[0,1,3,4,7]}"#,
@@ -46,7 +47,7 @@ fn presets_produce_pinned_reports() {
         ]
     );
     assert_eq!(
-        first_three(&LocalHashing::optimized(k, e)),
+        first_three(&LocalHashing::optimized(k, e).unwrap()),
         [
             r#"{"seed":3809641702,"y":1}"#,
             r#"{"seed":3871250788,"y":2}"#,
@@ -54,14 +55,14 @@ fn presets_produce_pinned_reports() {
         ]
     );
     assert_eq!(
-        first_three(&ThresholdHistogram::optimal(k, e)),
+        first_three(&ThresholdHistogram::optimal(k, e).unwrap()),
         [
             r#"{"ones":[4,5,8]}"#,
             r#"{"ones":[0,1,3,4,6]}"#,
             r#"{"ones":[4,5,7]}"#
         ]
     );
-    let she = SummationHistogram::new(DomainSize::new(3).unwrap(), e);
+    let she = SummationHistogram::new(DomainSize::new(3).unwrap(), e).unwrap();
     let mut rng = stream_rng(20_251_125, 0, Role::Genuine, 0);
     assert_eq!(
         serde_json::to_string(&she.perturb(1, &mut rng).unwrap()).unwrap(),
@@ -73,13 +74,18 @@ fn presets_produce_pinned_reports() {
 fn presets_match_the_paper() {
     let (k, e) = (DomainSize::new(100).unwrap(), Epsilon::new(4.0).unwrap());
     // Appendix "parameter_results": SS omega = 2, OLH g = 56, THE theta = 0.816, OUE p = 0.5.
-    assert_eq!(SubsetSelection::with_optimal_size(k, e).subset_size(), 2);
-    assert_eq!(LocalHashing::optimized(k, e).hash_range(), 56);
-    let theta = ThresholdHistogram::optimal(k, e).threshold();
+    assert_eq!(
+        SubsetSelection::with_optimal_size(k, e)
+            .unwrap()
+            .subset_size(),
+        2
+    );
+    assert_eq!(LocalHashing::optimized(k, e).unwrap().hash_range(), 56);
+    let theta = ThresholdHistogram::optimal(k, e).unwrap().threshold();
     assert!((theta - 0.816).abs() < 5e-4, "{theta}");
-    // Golden-section optimum to 1e-9: the variance is larger on both sides.
+    // The closed-form optimum: the variance is larger on both sides.
     let var = |t: f64| {
-        let (p, q) = ldp_core::families::histogram::threshold_pq(e, t);
+        let (p, q) = ldp_core::families::threshold::probabilities(e, t);
         q * (1.0 - q) / ((p - q) * (p - q))
     };
     assert!(var(theta) <= var(theta - 1e-6) && var(theta) <= var(theta + 1e-6));

@@ -63,7 +63,7 @@ fn params() -> impl Iterator<Item = (DomainSize, Epsilon)> {
 fn grr_is_eps_ldp() {
     for (k, eps) in params() {
         let outputs: Vec<_> = (0..k.get()).map(|y| GrrReport { y }).collect();
-        audit(&Grr::new(k, eps), &outputs, 1.0);
+        audit(&Grr::new(k, eps).unwrap(), &outputs, 1.0);
     }
 }
 
@@ -88,8 +88,8 @@ fn unary_encoding_is_eps_ldp_for_every_p() {
             .into_iter()
             .map(|ones| OnesReport { ones })
             .collect();
-        audit(&UnaryEncoding::symmetric(k, eps), &outputs, 1.0);
-        audit(&UnaryEncoding::optimized(k, eps), &outputs, 1.0);
+        audit(&UnaryEncoding::symmetric(k, eps).unwrap(), &outputs, 1.0);
+        audit(&UnaryEncoding::optimized(k, eps).unwrap(), &outputs, 1.0);
         for p in [0.5, 0.6, 0.818, 0.99] {
             audit(&UnaryEncoding::new(k, eps, p).unwrap(), &outputs, 1.0);
         }
@@ -103,7 +103,7 @@ fn thresholding_is_eps_ldp_for_every_theta() {
             .into_iter()
             .map(|ones| OnesReport { ones })
             .collect();
-        audit(&ThresholdHistogram::optimal(k, eps), &outputs, 1.0);
+        audit(&ThresholdHistogram::optimal(k, eps).unwrap(), &outputs, 1.0);
         for theta in [0.5, 0.6, 0.783, 0.9, 1.0] {
             audit(
                 &ThresholdHistogram::new(k, eps, theta).unwrap(),
@@ -135,7 +135,7 @@ fn summation_histogram_density_ratio_is_bounded() {
     // Continuous output: check the density ratio at many points, including the ones
     // where it is largest (coordinates beyond the 0/1 range).
     for (k, eps) in params() {
-        let she = SummationHistogram::new(k, eps);
+        let she = SummationHistogram::new(k, eps).unwrap();
         let bound = eps.exp() * (1.0 + REL_TOL);
         let grid = [-3.0, -0.5, 0.0, 0.3, 0.5, 1.0, 1.7, 4.0];
         for a in grid {

@@ -1,5 +1,6 @@
 //! Property tests: reports lie in the output space; merging is associative and
 //! order-independent; serde round-trips mechanisms and aggregates.
+#![cfg(feature = "serde")]
 
 use ldp_core::simulation::{Role, simulate, stream_rng};
 use ldp_core::{
@@ -32,7 +33,7 @@ proptest! {
         let (k, eps) = (DomainSize::new(kv).unwrap(), Epsilon::new(e).unwrap());
         let item = ((f64::from(kv) * item_frac) as u32).min(kv - 1);
         let omega = 1 + ((f64::from(kv - 1) * omega_frac) as u32).min(kv - 2);
-        check_report(&Grr::new(k, eps), item, seed);
+        check_report(&Grr::new(k, eps).unwrap(), item, seed);
         let ss = SubsetSelection::new(k, eps, omega).unwrap();
         check_report(&ss, item, seed);
         let mut rng = stream_rng(seed, 1, Role::Genuine, 0);
@@ -40,7 +41,7 @@ proptest! {
         check_report(&UnaryEncoding::new(k, eps, p).unwrap(), item, seed);
         check_report(&LocalHashing::new(k, eps, g).unwrap(), item, seed);
         check_report(&ThresholdHistogram::new(k, eps, theta).unwrap(), item, seed);
-        let she = SummationHistogram::new(k, eps);
+        let she = SummationHistogram::new(k, eps).unwrap();
         let r = she.perturb(item, &mut rng).unwrap();
         prop_assert!(she.validate(&r).is_ok());
     }
@@ -51,11 +52,11 @@ proptest! {
     ) {
         let (k, eps) = (DomainSize::new(kv).unwrap(), Epsilon::new(e).unwrap());
         let items: Vec<u32> = (0..n as u32).map(|i| i % kv).collect();
-        check_merge(&UnaryEncoding::optimized(k, eps), &items, seed);
-        check_merge(&LocalHashing::optimized(k, eps), &items, seed);
-        check_merge(&SubsetSelection::with_optimal_size(k, eps), &items, seed);
+        check_merge(&UnaryEncoding::optimized(k, eps).unwrap(), &items, seed);
+        check_merge(&LocalHashing::optimized(k, eps).unwrap(), &items, seed);
+        check_merge(&SubsetSelection::with_optimal_size(k, eps).unwrap(), &items, seed);
         // SHE sums floats: merging is associative up to rounding.
-        let she = SummationHistogram::new(k, eps);
+        let she = SummationHistogram::new(k, eps).unwrap();
         let parts: Vec<_> = (0..3).map(|r| simulate(&she, &items, seed, r, Role::Genuine).unwrap()).collect();
         let mut abc = parts[0].clone(); abc.merge(&parts[1]).unwrap(); abc.merge(&parts[2]).unwrap();
         let mut cba = parts[2].clone(); cba.merge(&parts[1]).unwrap(); cba.merge(&parts[0]).unwrap();

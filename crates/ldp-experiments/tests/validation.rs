@@ -3,9 +3,9 @@
 
 use ldp_analytic::{LhAsr, Poisoning, asr, epg};
 use ldp_attack::{
-    MeasureConfig, PoisonConfig, PoisonKind, Population, ReconstructionAttack, measure,
+    MeasureConfig, PoisonConfig, PoisonKind, Population, Prior, ReconstructionAttack, measure,
 };
-use ldp_core::{DomainSize, Epsilon, Family, Protocol, Spec};
+use ldp_core::{ClipBound, DomainSize, Epsilon, Family, Protocol, Spec};
 use ldp_optimize::{TuneOptions, protocol_spec};
 
 fn spec(p: Protocol, k: DomainSize, e: f64) -> Spec {
@@ -74,12 +74,7 @@ fn measured_maximal_gain_matches_the_epg_for_every_family() {
             Protocol::She,
         ] {
             let s = spec(p, k, 4.0);
-            let poisoning = PoisonConfig {
-                kind: PoisonKind::Mga,
-                beta: 0.05,
-                targets: targets.clone(),
-                she_clip: None,
-            };
+            let poisoning = PoisonConfig::new(PoisonKind::Mga, 0.05, targets.clone()).unwrap();
             let config = MeasureConfig {
                 runs: 30,
                 seed: 79,
@@ -92,7 +87,7 @@ fn measured_maximal_gain_matches_the_epg_for_every_family() {
             let beta = m.fake_users as f64 / (m.fake_users + m.users) as f64;
             let attack = Poisoning::new(beta, r, f_t).unwrap();
             let expected = if p.family() == Family::SummationHistogram {
-                epg::expected_she_clipped(&s, &attack, 1.0 + 20.0 * 2.0 / 4.0).unwrap()
+                epg::expected_she_clipped(&s, &attack, ClipBound::recommended(s.eps())).unwrap()
             } else {
                 epg::expected(&s, &attack).unwrap().finite().unwrap()
             };
@@ -107,7 +102,7 @@ fn measured_maximal_gain_matches_the_epg_for_every_family() {
 #[test]
 fn an_informative_prior_beats_the_uniform_attack_for_all_twelve_protocols() {
     let pop = Population::adult_age();
-    let prior: Vec<f64> = pop.counts().iter().map(|&c| c as f64).collect();
+    let prior = Prior::from_population(&pop);
     for p in Protocol::ALL {
         let s = spec(p, pop.k(), 2.0);
         let run = |attack| {

@@ -26,33 +26,58 @@ pub enum OptimizeError {
         /// Upper end.
         hi: f64,
     },
-    /// The parameter space is too large to scan (e.g. ALH's `[2, round(e^eps) + 1]` at
-    /// large eps).
+    /// The parameter space is too large to scan, and the strategy needs every point
+    /// (only the weighted and Tchebycheff scalarizations on raw objectives, and the
+    /// epsilon-constraint, are searched without a full scan).
     #[error(
-        "the parameter space has {points} values, more than the {limit} a scan evaluates; give the parameter explicitly (or a narrower space) or use a smaller eps"
+        "{protocol}: the parameter space has {points} values, more than the {limit} a full scan evaluates; use the weighted or tchebycheff strategy (searched without a full scan), give the parameter explicitly, or use a smaller eps"
     )]
     SpaceTooLarge {
+        /// The protocol being tuned.
+        protocol: Protocol,
         /// Values in the space.
         points: u64,
         /// The limit.
         limit: u64,
     },
-    /// The epsilon-constraint bound must be a probability.
-
-    #[error("the ASR bound must lie in [0, 1], got {0}")]
-    AsrBound(f64),
+    /// A bound of the epsilon-constraint is out of range.
+    #[error("the bound on {objective} must be {expected}, got {value}")]
+    Bound {
+        /// The bounded objective.
+        objective: &'static str,
+        /// What is required.
+        expected: &'static str,
+        /// The rejected value.
+        value: f64,
+    },
+    /// The epsilon-constraint needs at least one bound.
+    #[error("the epsilon-constraint needs at least one bound (ASR, EPG or bits)")]
+    NoBounds,
     /// The hypervolume reference point must be finite.
     #[error("the hypervolume reference point must be finite, got ({0}, {1})")]
     Reference(f64, f64),
     /// Rho of the augmented Tchebycheff scalarization must be finite and >= 0.
     #[error("rho must be finite and >= 0, got {0}")]
     Rho(f64),
+    /// The strategy has no meaning for this many objectives.
+    #[error(
+        "the {strategy} strategy is defined for two objectives, not {objectives}: weight only two, or use weighted, tchebycheff, utopia or eps-constraint"
+    )]
+    Dimensions {
+        /// The strategy.
+        strategy: &'static str,
+        /// How many objectives were weighted.
+        objectives: usize,
+    },
     /// The protocol has no free parameter to tune.
     #[error("{0} has no parameter to tune; adaptive protocols are ASS, AUE, ALH and ATHE")]
     NotAdaptive(Protocol),
     /// An empty candidate set was given to a selection strategy.
     #[error("no candidates to select from")]
     NoCandidates,
+    /// No protocol instance meets the bounds.
+    #[error("no protocol instance meets the bounds")]
+    Infeasible,
     /// A parameter value lies outside its family's range.
     #[error(transparent)]
     Param(#[from] ldp_core::ParamError),

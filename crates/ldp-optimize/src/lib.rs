@@ -6,19 +6,25 @@
 //!
 //! - parameter spaces and the paper's grids ([`paper_space`]), with an optional
 //!   golden-section refinement ([`Search::Refined`]);
-//! - objectives ASR, MSE and, beyond the paper, the poisoning gain EPG, combined by
-//!   normalized [`Weights`], raw or min-max [`Scale`]d;
-//! - Pareto frontiers in two and three objectives ([`frontier`], [`frontier_3d`]);
-//! - the six selection strategies ([`Strategy`], [`select`]);
+//! - objectives ASR and MSE and, beyond the paper, the poisoning gain EPG and the report
+//!   size in bits ([`Objective`]), combined by normalized [`Weights`], raw or min-max
+//!   [`Scale`]d;
+//! - Pareto frontiers in any set of objectives ([`frontier`], [`frontier_in`]);
+//! - the six selection strategies ([`Strategy`], [`select`]), with what each means beyond
+//!   two objectives documented in [`strategy`](Strategy);
 //! - the adaptive protocols ASS, AUE, ALH and ATHE ([`tune`]), whose result is a real
-//!   `ldp-core` mechanism plus the objective values that justified it.
+//!   `ldp-core` mechanism plus the objective values that justified it; their integer
+//!   spaces are searched exactly without a full scan where the strategy allows
+//!   (branch and bound on the objectives' shape);
+//! - the practitioner's question over all twelve protocols at once: the lowest MSE under
+//!   bounds on ASR, EPG and report size ([`choose_protocol`]).
 //!
 //! ```
 //! use ldp_core::{DomainSize, Epsilon, Mechanism, Protocol, AnyMechanism};
 //! use ldp_optimize::{tune, TuneOptions};
 //! let tuned = tune(Protocol::Aue, DomainSize::new(100)?, Epsilon::new(4.0)?, &TuneOptions::default())?;
 //! assert!((tuned.param() - 0.818).abs() < 1e-3); // the paper's appendix value
-//! let AnyMechanism::UnaryEncoding(aue) = tuned.mechanism() else { unreachable!() };
+//! let AnyMechanism::UnaryEncoding(aue) = tuned.mechanism()? else { unreachable!() };
 //! assert_eq!(aue.epsilon().get(), 4.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -26,18 +32,22 @@
 //! Tuning is analytic and cheap: AUE at k = 1e4 evaluates 100 grid points in
 //! microseconds (the paper's code takes 35 s for one such configuration).
 
+mod bounds;
+mod choose;
 mod error;
 mod objective;
 mod pareto;
+mod search;
 mod space;
 mod strategy;
 mod tune;
 
+pub use choose::{Choice, choose_protocol};
 pub use error::OptimizeError;
-pub use objective::{Objectives, Scale, Weights};
-pub use pareto::{Candidate, frontier, frontier_3d};
+pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
+pub use pareto::{Candidate, frontier, frontier_in};
 pub use space::{MAX_GRID_POINTS, ParameterSpace, Search, paper_space};
-pub use strategy::{Selection, Strategy, select};
+pub use strategy::{Bounds, Reference, Rho, Selection, Strategy, select};
 pub use tune::{
     TuneOptions, Tuned, candidates, candidates_in, objectives, protocol_spec, tune, tune_in,
 };

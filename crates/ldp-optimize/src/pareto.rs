@@ -1,9 +1,9 @@
-//! Pareto frontiers of candidates, in two (ASR, MSE) or three (ASR, MSE, EPG) objectives.
+//! Pareto frontiers of candidates, in any set of objectives.
 
 use ldp_core::FamilyParams;
 use serde::{Deserialize, Serialize};
 
-use crate::objective::Objectives;
+use crate::objective::{ObjectiveSet, Objectives};
 
 /// One evaluated parameter value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -21,11 +21,11 @@ impl Candidate {
     }
 }
 
-fn order(a: &Objectives, b: &Objectives) -> std::cmp::Ordering {
-    a.asr
-        .total_cmp(&b.asr)
-        .then(a.mse.total_cmp(&b.mse))
-        .then(a.epg.total_cmp(&b.epg))
+/// Lexicographic order on the set's objectives, in [`crate::Objective::ALL`] order.
+fn order(set: ObjectiveSet, a: &Objectives, b: &Objectives) -> std::cmp::Ordering {
+    set.iter().fold(std::cmp::Ordering::Equal, |acc, o| {
+        acc.then(a.get(o).total_cmp(&b.get(o)))
+    })
 }
 
 /// The non-dominated candidates in (ASR, MSE), sorted by increasing ASR (hence decreasing
@@ -36,39 +36,40 @@ fn order(a: &Objectives, b: &Objectives) -> std::cmp::Ordering {
 /// use ldp_optimize::{frontier, Candidate, Objectives};
 /// let c = |g, asr, mse| Candidate {
 ///     params: FamilyParams::LocalHashing { g },
-///     objectives: Objectives { asr, mse, epg: 0.0 },
+///     objectives: Objectives { asr, mse, epg: 0.0, bits: 0.0 },
 /// };
 /// let front = frontier(&[c(2, 0.1, 5.0), c(3, 0.2, 5.0), c(4, 0.3, 1.0), c(5, 0.1, 5.0)]);
 /// let kept: Vec<f64> = front.iter().map(|c| c.param()).collect();
 /// assert_eq!(kept, [2.0, 4.0]); // g = 3 is dominated, g = 5 duplicates g = 2
 /// ```
 pub fn frontier(candidates: &[Candidate]) -> Vec<Candidate> {
+    frontier_in(candidates, ObjectiveSet::ASR_MSE)
+}
+
+/// The non-dominated candidates in the objectives of `set`, sorted lexicographically by
+/// them (for two objectives: by the first increasing, hence the second decreasing).
+/// Identical points are kept once, the first in input order.
+pub fn frontier_in(candidates: &[Candidate], set: ObjectiveSet) -> Vec<Candidate> {
     let mut idx: Vec<usize> = (0..candidates.len()).collect();
     // Stable sort: equal objectives keep their input order.
-    idx.sort_by(|&a, &b| order(&candidates[a].objectives, &candidates[b].objectives));
+    idx.sort_by(|&a, &b| order(set, &candidates[a].objectives, &candidates[b].objectives));
     let mut out: Vec<Candidate> = Vec::new();
-    let mut best_mse = f64::INFINITY;
-    for i in idx {
-        let c = candidates[i];
-        if c.objectives.mse < best_mse {
-            best_mse = c.objectives.mse;
-            out.push(c);
+    let objectives: Vec<_> = set.iter().collect();
+    if let [_, second] = objectives[..] {
+        // Two objectives: one sweep, keeping strict improvements in the second.
+        let mut best = f64::INFINITY;
+        for i in idx {
+            let c = candidates[i];
+            if c.objectives.get(second) < best {
+                best = c.objectives.get(second);
+                out.push(c);
+            }
         }
+        return out;
     }
-    out
-}
-
-fn dominates_or_equals(a: &Objectives, b: &Objectives) -> bool {
-    a.asr <= b.asr && a.mse <= b.mse && a.epg <= b.epg
-}
-
-/// The non-dominated candidates in (ASR, MSE, EPG), sorted by increasing ASR; identical
-/// points are kept once.
-pub fn frontier_3d(candidates: &[Candidate]) -> Vec<Candidate> {
-    let mut idx: Vec<usize> = (0..candidates.len()).collect();
-    idx.sort_by(|&a, &b| order(&candidates[a].objectives, &candidates[b].objectives));
-    // A point can only be dominated by one sorted before it.
-    let mut out: Vec<Candidate> = Vec::new();
+    // A point can only be dominated by (or equal to) one sorted before it.
+    let dominates_or_equals =
+        |a: &Objectives, b: &Objectives| objectives.iter().all(|&o| a.get(o) <= b.get(o));
     for i in idx {
         let c = candidates[i];
         if !out

@@ -1,29 +1,51 @@
 //! Parameter spaces of the adaptive protocols and the two search modes.
 
-use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol};
+use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, families::local_hash};
 use serde::{Deserialize, Serialize};
 
 use crate::error::OptimizeError;
 
-/// Where a family parameter may range.
+/// Where a family parameter may range. Validated at construction (and when deserialized):
+/// a space holds at least one value.
+///
+/// ```
+/// use ldp_optimize::ParameterSpace;
+/// let omega = ParameterSpace::integers(1, 99)?;
+/// assert_eq!(omega.len(), 99);
+/// let p = ParameterSpace::interval(0.5, 0.9, 5)?;
+/// assert_eq!(p.grid(), vec![0.5, 0.6, 0.7, 0.8, 0.9]);
+/// assert!(ParameterSpace::integers(5, 4).is_err());
+/// assert!(ParameterSpace::interval(0.5, f64::NAN, 5).is_err());
+/// # Ok::<(), ldp_optimize::OptimizeError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub enum ParameterSpace {
+#[serde(try_from = "SpaceFields", into = "SpaceFields")]
+pub struct ParameterSpace(SpaceFields);
+
+/// The serialized form of [`ParameterSpace`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum SpaceFields {
     /// Every integer in `[lo, hi]` (omega, g).
-    Integers {
-        /// Smallest value.
-        lo: u32,
-        /// Largest value.
-        hi: u32,
-    },
+    Integers { lo: u32, hi: u32 },
     /// A closed interval of reals scanned by `points` evenly spaced values (p, theta).
-    Interval {
-        /// Lower end.
-        lo: f64,
-        /// Upper end.
-        hi: f64,
-        /// Grid size of the scan.
-        points: usize,
-    },
+    Interval { lo: f64, hi: f64, points: usize },
+}
+
+impl TryFrom<SpaceFields> for ParameterSpace {
+    type Error = OptimizeError;
+    fn try_from(f: SpaceFields) -> Result<Self, OptimizeError> {
+        match f {
+            SpaceFields::Integers { lo, hi } => Self::integers(lo, hi),
+            SpaceFields::Interval { lo, hi, points } => Self::interval(lo, hi, points),
+        }
+    }
+}
+
+impl From<ParameterSpace> for SpaceFields {
+    fn from(s: ParameterSpace) -> Self {
+        s.0
+    }
 }
 
 /// How to search a parameter space.
@@ -38,53 +60,81 @@ pub enum Search {
     Refined,
 }
 
-/// The most grid points a search evaluates. The paper's ALH space,
-/// `[2, max(k, round(e^eps) + 1)]`, passes it above eps of about 16.
+/// The most grid points a full scan evaluates (the strategies that need the whole
+/// frontier). The paper's ALH space, `[2, max(k, round(e^eps) + 1)]`, passes it above eps
+/// of about 16; the scalarizations search it without a full scan.
 pub const MAX_GRID_POINTS: u64 = 10_000_000;
 
 impl ParameterSpace {
-    /// Number of grid points.
-    pub fn len(&self) -> u64 {
-        match *self {
-            ParameterSpace::Integers { lo, hi } => {
-                (u64::from(hi) + 1).saturating_sub(u64::from(lo))
-            }
-            ParameterSpace::Interval { points, .. } => points as u64,
-        }
-    }
-
-    /// Whether the space holds no value.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Checks that the space holds at least one value and at most [`MAX_GRID_POINTS`].
-    pub fn validate(&self) -> Result<(), OptimizeError> {
-        if self.len() > MAX_GRID_POINTS {
-            return Err(OptimizeError::SpaceTooLarge {
-                points: self.len(),
-                limit: MAX_GRID_POINTS,
-            });
-        }
-        match *self {
-            ParameterSpace::Integers { lo, hi } if lo > hi => Err(OptimizeError::EmptyRange {
+    /// Every integer in `[lo, hi]`.
+    pub fn integers(lo: u32, hi: u32) -> Result<Self, OptimizeError> {
+        if lo > hi {
+            return Err(OptimizeError::EmptyRange {
                 lo: f64::from(lo),
                 hi: f64::from(hi),
-            }),
-            ParameterSpace::Interval { lo, hi, points }
-                if !(lo.is_finite() && hi.is_finite() && lo <= hi) || points == 0 =>
-            {
-                Err(OptimizeError::EmptyRange { lo, hi })
-            }
-            _ => Ok(()),
+            });
+        }
+        Ok(Self(SpaceFields::Integers { lo, hi }))
+    }
+
+    /// `points` evenly spaced values from `lo` to `hi` (both included).
+    pub fn interval(lo: f64, hi: f64, points: usize) -> Result<Self, OptimizeError> {
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) || points == 0 {
+            return Err(OptimizeError::EmptyRange { lo, hi });
+        }
+        Ok(Self(SpaceFields::Interval { lo, hi, points }))
+    }
+
+    /// Number of grid points.
+    pub fn len(&self) -> u64 {
+        match self.0 {
+            SpaceFields::Integers { lo, hi } => u64::from(hi) - u64::from(lo) + 1,
+            SpaceFields::Interval { points, .. } => points as u64,
+        }
+    }
+
+    /// Never true: a space holds at least one value.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// `Some((lo, hi))` for an integer space.
+    pub fn integer_bounds(&self) -> Option<(u32, u32)> {
+        match self.0 {
+            SpaceFields::Integers { lo, hi } => Some((lo, hi)),
+            SpaceFields::Interval { .. } => None,
+        }
+    }
+
+    /// `Some((lo, hi))` for a continuous space.
+    pub fn interval_bounds(&self) -> Option<(f64, f64)> {
+        match self.0 {
+            SpaceFields::Interval { lo, hi, .. } => Some((lo, hi)),
+            SpaceFields::Integers { .. } => None,
+        }
+    }
+
+    /// The first grid value.
+    pub fn first(&self) -> f64 {
+        match self.0 {
+            SpaceFields::Integers { lo, .. } => f64::from(lo),
+            SpaceFields::Interval { lo, .. } => lo,
+        }
+    }
+
+    /// The last grid value.
+    pub fn last(&self) -> f64 {
+        match self.0 {
+            SpaceFields::Integers { hi, .. } => f64::from(hi),
+            SpaceFields::Interval { hi, .. } => hi,
         }
     }
 
     /// The grid values, in scan order.
     pub fn grid(&self) -> Vec<f64> {
-        match *self {
-            ParameterSpace::Integers { lo, hi } => (lo..=hi).map(f64::from).collect(),
-            ParameterSpace::Interval { lo, hi, points } => {
+        match self.0 {
+            SpaceFields::Integers { lo, hi } => (lo..=hi).map(f64::from).collect(),
+            SpaceFields::Interval { lo, hi, points } => {
                 if points == 1 {
                     return vec![lo];
                 }
@@ -112,38 +162,16 @@ pub fn paper_space(
     k: DomainSize,
     eps: Epsilon,
 ) -> Result<ParameterSpace, OptimizeError> {
-    Ok(match protocol {
-        Protocol::Ass => ParameterSpace::Integers {
-            lo: 1,
-            hi: k.get() - 1,
-        },
-        Protocol::Aue => ParameterSpace::Interval {
-            lo: 0.5,
-            hi: 0.999_999,
-            points: 100,
-        },
-        Protocol::Alh => {
-            let olh = (eps.exp().round() + 1.0).min(f64::from(u32::MAX)) as u32;
-            ParameterSpace::Integers {
-                lo: 2,
-                hi: k.get().max(olh),
-            }
-        }
-        Protocol::Athe => ParameterSpace::Interval {
-            lo: 0.5,
-            hi: 1.0,
-            points: 100,
-        },
-        other => return Err(OptimizeError::NotAdaptive(other)),
-    })
+    match protocol {
+        Protocol::Ass => ParameterSpace::integers(1, k.get() - 1),
+        Protocol::Aue => ParameterSpace::interval(0.5, 0.999_999, 100),
+        Protocol::Alh => ParameterSpace::integers(2, k.get().max(local_hash::optimal_range(eps))),
+        Protocol::Athe => ParameterSpace::interval(0.5, 1.0, 100),
+        other => Err(OptimizeError::NotAdaptive(other)),
+    }
 }
 
-/// The family parameters of `protocol` at value `v` (rounded for integer parameters).
+/// The family parameters of `protocol` at value `v` (whole for integer parameters).
 pub(crate) fn params_at(protocol: Protocol, v: f64) -> FamilyParams {
-    match protocol {
-        Protocol::Ass => FamilyParams::SubsetSelection { omega: v as u32 },
-        Protocol::Aue => FamilyParams::UnaryEncoding { p: v },
-        Protocol::Alh => FamilyParams::LocalHashing { g: v as u32 },
-        _ => FamilyParams::ThresholdHistogram { theta: v },
-    }
+    FamilyParams::with_value(protocol.family(), v).expect("grid values fit their family")
 }

@@ -1,20 +1,23 @@
-//! The adaptive protocols: evaluate a parameter space, then pick a parameter.
+//! The adaptive protocols: search a parameter space, then pick a parameter.
 
-use ldp_analytic::{LhAsr, Poisoning, asr, epg, variance};
-use ldp_core::{AnyMechanism, DomainSize, Epsilon, Protocol, Spec};
+use ldp_analytic::{LhAsr, Poisoning, asr, cost, epg, variance};
+use ldp_core::{AnyMechanism, DomainSize, Epsilon, ParamError, Protocol, Spec};
 use serde::{Deserialize, Serialize};
 
+use crate::bounds;
 use crate::error::OptimizeError;
-use crate::objective::{Objectives, Scale, Scaler, Weights};
-use crate::pareto::{Candidate, frontier};
-use crate::space::{ParameterSpace, Search, paper_space, params_at};
-use crate::strategy::{Strategy, select};
+use crate::objective::{ObjectiveSet, Objectives, Scale, Scaler, Weights};
+use crate::pareto::{Candidate, frontier_in};
+use crate::search::{Best, Problem, golden_section};
+use crate::space::{MAX_GRID_POINTS, ParameterSpace, Search, paper_space, params_at};
+use crate::strategy::{Bounds, Strategy, select};
 
 /// Everything that shapes a tuning, with the paper's defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TuneOptions {
-    /// Objective weights (default 0.5 / 0.5, no EPG).
+    /// Objective weights (default 0.5 / 0.5 on ASR and MSE). The objectives with a
+    /// positive weight are the ones every strategy looks at.
     pub weights: Weights,
     /// Grid only, or grid then golden-section refinement.
     pub search: Search,
@@ -24,7 +27,7 @@ pub struct TuneOptions {
     pub scale: Scale,
     /// LH ASR form used in the objective (default: the paper's).
     pub lh_asr: LhAsr,
-    /// The poisoning attack whose gain is the third objective.
+    /// The poisoning attack whose gain is the EPG objective.
     pub poisoning: Poisoning,
 }
 
@@ -65,8 +68,8 @@ impl Tuned {
         self.spec.family().value().unwrap_or(f64::NAN)
     }
 
-    /// The runnable mechanism.
-    pub fn mechanism(&self) -> AnyMechanism {
+    /// The runnable mechanism (fails only beyond [`ldp_core::MAX_RUNNABLE_DOMAIN`]).
+    pub fn mechanism(&self) -> Result<AnyMechanism, ParamError> {
         self.spec.build()
     }
 }
@@ -83,6 +86,7 @@ pub fn objectives(
         epg: epg::expected(spec, poisoning)?
             .finite()
             .unwrap_or(f64::INFINITY),
+        bits: cost::bits(spec),
     })
 }
 
@@ -112,7 +116,8 @@ pub fn candidates(
     candidates_in(protocol, k, eps, &space, options)
 }
 
-/// Every grid point of `space`, evaluated, in scan order.
+/// Every grid point of `space`, evaluated, in scan order. Fails when the space holds
+/// more than [`MAX_GRID_POINTS`].
 pub fn candidates_in(
     protocol: Protocol,
     k: DomainSize,
@@ -120,8 +125,14 @@ pub fn candidates_in(
     space: &ParameterSpace,
     options: &TuneOptions,
 ) -> Result<Vec<Candidate>, OptimizeError> {
-    space.validate()?;
     paper_space(protocol, k, eps)?; // rejects non-adaptive protocols
+    if space.len() > MAX_GRID_POINTS {
+        return Err(OptimizeError::SpaceTooLarge {
+            protocol,
+            points: space.len(),
+            limit: MAX_GRID_POINTS,
+        });
+    }
     space
         .grid()
         .into_iter()
@@ -150,6 +161,16 @@ pub fn tune(
 }
 
 /// Tunes an adaptive protocol over a caller-chosen parameter space.
+///
+/// The scalarizations (weighted, Tchebycheff) on raw objectives and the
+/// epsilon-constraint's feasible case are searched without a full scan on ASS's and ALH's
+/// integer spaces, by branch and bound: intervals of the parameter are explored in the
+/// order of a lower bound of their score (from the objectives' monotone and convex
+/// pieces), and an interval is dropped only when that bound exceeds the best score found
+/// by a relative margin of 1e-12, or when it proves a bound violated. The answer is
+/// exactly the full scan's (smallest score, then smallest parameter), which the tests
+/// check on the paper's whole grid and on random settings. The other strategies need the
+/// whole frontier and scan up to [`MAX_GRID_POINTS`] points.
 pub fn tune_in(
     protocol: Protocol,
     k: DomainSize,
@@ -157,45 +178,72 @@ pub fn tune_in(
     space: &ParameterSpace,
     options: &TuneOptions,
 ) -> Result<Tuned, OptimizeError> {
-    options.strategy.validate()?;
-    let grid = candidates_in(protocol, k, eps, space, options)?;
-    let mut evaluations = grid.len();
-    let scaler = Scaler::new(options.scale, grid.iter().map(|c| c.objectives));
-    let score = |c: &Candidate| {
-        options
-            .strategy
-            .scalarize(&options.weights, &scaler.apply(&c.objectives))
-    };
-
-    let (mut best, fell_back) = if score(&grid[0]).is_some() {
-        // Scalarizations scan the grid in order: ties go to the first grid point, as in
-        // the paper's scan (the minimizer is on the frontier anyway).
-        let (mut best, mut best_score) = (0, f64::INFINITY);
-        for (i, c) in grid.iter().enumerate() {
-            let s = score(c).expect("a scalarization");
-            // Strictly less: ties keep the earlier grid point.
-            if s < best_score {
-                (best, best_score) = (i, s);
+    paper_space(protocol, k, eps)?; // rejects non-adaptive protocols
+    let set = options.weights.active();
+    options.strategy.check_dimensions(set)?;
+    let (mut best, fell_back, mut evaluations) = match options.strategy {
+        _ if options.scale == Scale::Normalized => {
+            select_on_frontier(protocol, k, eps, space, options)?
+        }
+        Strategy::Weighted | Strategy::Tchebycheff(_) => {
+            let score = |o: &Objectives| {
+                options
+                    .strategy
+                    .scalarize(&options.weights, o)
+                    .expect("a scalarization")
+            };
+            let (best, n) = minimize(protocol, k, eps, space, options, set, &score, None)?;
+            let best = best.map(|c| (c, false, n));
+            best.expect("every point is admissible")
+        }
+        Strategy::EpsConstraint(bounds) => {
+            let needed = ObjectiveSet::of(
+                &bounds
+                    .iter()
+                    .map(|(o, _)| o)
+                    .chain([crate::Objective::Mse])
+                    .collect::<Vec<_>>(),
+            );
+            match minimize_mse_within(protocol, k, eps, space, options, needed, &bounds)? {
+                (Some(best), n) => (best, false, n),
+                // Nothing meets the bounds: the utopia point of the frontier, said so.
+                (None, n) => {
+                    let (best, fell_back, m) =
+                        select_on_frontier(protocol, k, eps, space, options)?;
+                    (best, fell_back, n + m)
+                }
             }
         }
-        (grid[best], false)
-    } else {
-        let front = frontier(&grid);
-        let pick = select(&front, options.strategy, &options.weights, options.scale)?;
-        (front[pick.index], pick.fell_back)
+        _ => select_on_frontier(protocol, k, eps, space, options)?,
     };
 
     if options.search == Search::Refined
-        && let (ParameterSpace::Interval { lo, hi, .. }, Some(best_score)) = (space, score(&best))
+        && let Some((lo, hi)) = space.interval_bounds()
+        && options.strategy.uses_weight_values()
     {
+        // The scale of the grid's scan, so that the refinement minimizes the same score.
+        let scaler = match options.scale {
+            Scale::Raw => Scaler::new(Scale::Raw, std::iter::empty()),
+            Scale::Normalized => {
+                let grid = candidates_in(protocol, k, eps, space, options)?;
+                Scaler::new(Scale::Normalized, grid.into_iter().map(|c| c.objectives))
+            }
+        };
+        let score = |o: &Objectives| {
+            options
+                .strategy
+                .scalarize(&options.weights, &scaler.apply(o))
+                .expect("a scalarization")
+        };
+        let best_score = score(&best.objectives);
         let values = space.grid();
         let i = values.iter().position(|&v| v == best.param()).unwrap_or(0);
-        let a = if i > 0 { values[i - 1] } else { *lo };
-        let b = values.get(i + 1).copied().unwrap_or(*hi);
+        let a = if i > 0 { values[i - 1] } else { lo };
+        let b = values.get(i + 1).copied().unwrap_or(hi);
         let f = |v: f64| {
             candidate(protocol, k, eps, v, options)
                 .ok()
-                .and_then(|c| score(&c).map(|s| (s, c)))
+                .map(|c| (score(&c.objectives), c))
         };
         let (v, n) = golden_section(|v| f(v).map_or(f64::INFINITY, |(s, _)| s), a, b, 1e-10);
         evaluations += n;
@@ -215,6 +263,99 @@ pub fn tune_in(
         fell_back,
         evaluations,
     })
+}
+
+/// The full scan, the frontier in the weighted objectives, and the strategy's pick.
+fn select_on_frontier(
+    protocol: Protocol,
+    k: DomainSize,
+    eps: Epsilon,
+    space: &ParameterSpace,
+    options: &TuneOptions,
+) -> Result<(Candidate, bool, usize), OptimizeError> {
+    let grid = candidates_in(protocol, k, eps, space, options)?;
+    let n = grid.len();
+    if let Some(best) = scalarized_scan(&grid, options) {
+        return Ok((best, false, n));
+    }
+    let front = frontier_in(&grid, options.weights.active());
+    let pick = select(&front, options.strategy, &options.weights, options.scale)?;
+    Ok((front[pick.index], pick.fell_back, n))
+}
+
+/// A scalarization scans the grid in order: ties go to the first grid point, as in the
+/// paper's scan (the minimizer is on the frontier anyway). `None` for other strategies.
+fn scalarized_scan(grid: &[Candidate], options: &TuneOptions) -> Option<Candidate> {
+    let scaler = Scaler::new(options.scale, grid.iter().map(|c| c.objectives));
+    let scores: Vec<f64> = grid
+        .iter()
+        .map(|c| {
+            options
+                .strategy
+                .scalarize(&options.weights, &scaler.apply(&c.objectives))
+        })
+        .collect::<Option<_>>()?;
+    Some(grid[crate::strategy::argmin(scores.into_iter())])
+}
+
+/// The scan's answer for `score` under `bounds`: branch and bound on ASS's and ALH's
+/// integer spaces, a full scan elsewhere.
+#[allow(clippy::too_many_arguments)]
+fn minimize(
+    protocol: Protocol,
+    k: DomainSize,
+    eps: Epsilon,
+    space: &ParameterSpace,
+    options: &TuneOptions,
+    needed: ObjectiveSet,
+    score: &dyn Fn(&Objectives) -> f64,
+    bounds: Option<&Bounds>,
+) -> Result<(Option<Candidate>, usize), OptimizeError> {
+    // Both ends inside the family's range means every point is (the ranges are
+    // intervals); this also surfaces a bad poisoning setting before the search.
+    candidate(protocol, k, eps, space.first(), options)?;
+    candidate(protocol, k, eps, space.last(), options)?;
+    let admit = |o: &Objectives| bounds.is_none_or(|b| b.admit(o));
+    let infeasible = |lb: &Objectives| bounds.is_some_and(|b| b.iter().any(|(o, v)| lb.get(o) > v));
+    let to_candidate = |b: Best| Candidate {
+        params: params_at(protocol, f64::from(b.x)),
+        objectives: b.objectives,
+    };
+    match space.integer_bounds() {
+        Some((lo, hi)) if bounds::supported(protocol, needed) => {
+            let eval = |x: u32| {
+                candidate(protocol, k, eps, f64::from(x), options)
+                    .expect("the space's values are valid")
+                    .objectives
+            };
+            let lower =
+                |a: u32, b: u32| bounds::lower_bounds(protocol, k, eps, options, needed, a, b);
+            let problem = Problem {
+                eval: &eval,
+                score,
+                admit: &admit,
+                bounds: Some(&lower),
+                infeasible: &infeasible,
+            };
+            let (best, n) = problem.minimize(lo, hi);
+            Ok((best.map(to_candidate), n))
+        }
+        _ => {
+            let grid = candidates_in(protocol, k, eps, space, options)?;
+            let n = grid.len();
+            let best = grid.into_iter().filter(|c| admit(&c.objectives)).fold(
+                None::<(f64, Candidate)>,
+                |best, c| {
+                    let s = score(&c.objectives);
+                    match best {
+                        Some((bs, _)) if s >= bs => best,
+                        _ => Some((s, c)),
+                    }
+                },
+            );
+            Ok((best.map(|(_, c)| c), n))
+        }
+    }
 }
 
 /// The instance of any of the twelve protocols at (k, eps): the paper's preset for a
@@ -241,25 +382,25 @@ pub fn protocol_spec(
     }
 }
 
-/// Golden-section minimization of `f` on `[a, b]` to an interval width `tol`. Returns the
-/// minimizer and the number of evaluations.
-fn golden_section(f: impl Fn(f64) -> f64, mut a: f64, mut b: f64, tol: f64) -> (f64, usize) {
-    let inv_phi = (5f64.sqrt() - 1.0) / 2.0;
-    let mut c = b - inv_phi * (b - a);
-    let mut d = a + inv_phi * (b - a);
-    let (mut fc, mut fd) = (f(c), f(d));
-    let mut n = 2;
-    while b - a > tol {
-        if fc <= fd {
-            (b, d, fd) = (d, c, fc);
-            c = b - inv_phi * (b - a);
-            fc = f(c);
-        } else {
-            (a, c, fc) = (c, d, fd);
-            d = a + inv_phi * (b - a);
-            fd = f(d);
-        }
-        n += 1;
-    }
-    ((a + b) / 2.0, n)
+/// The lowest-MSE point of `space` meeting `bounds` (the scan's answer, without a full
+/// scan where [`crate::search`] applies); `needed` holds MSE and the bounded objectives.
+pub(crate) fn minimize_mse_within(
+    protocol: Protocol,
+    k: DomainSize,
+    eps: Epsilon,
+    space: &ParameterSpace,
+    options: &TuneOptions,
+    needed: ObjectiveSet,
+    bounds: &Bounds,
+) -> Result<(Option<Candidate>, usize), OptimizeError> {
+    minimize(
+        protocol,
+        k,
+        eps,
+        space,
+        options,
+        needed,
+        &|o: &Objectives| o.mse,
+        Some(bounds),
+    )
 }

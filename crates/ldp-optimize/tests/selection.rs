@@ -3,7 +3,8 @@
 
 use ldp_core::FamilyParams;
 use ldp_optimize::{
-    Candidate, Objectives, Scale, Strategy, Weights, frontier, frontier_3d, select,
+    Candidate, Objective, ObjectiveSet, Objectives, Scale, Strategy, Weights, frontier,
+    frontier_in, select,
 };
 use proptest::prelude::{prop, prop_assert, prop_assert_eq, proptest};
 use proptest::strategy::Strategy as _;
@@ -11,7 +12,12 @@ use proptest::strategy::Strategy as _;
 fn c(omega: u32, asr: f64, mse: f64) -> Candidate {
     Candidate {
         params: FamilyParams::SubsetSelection { omega },
-        objectives: Objectives { asr, mse, epg: 0.0 },
+        objectives: Objectives {
+            asr,
+            mse,
+            epg: 0.0,
+            bits: 0.0,
+        },
     }
 }
 
@@ -42,25 +48,17 @@ fn known_answers() {
     // Elbow: the chord is asr + mse = 1; the knee is farthest from it.
     assert_eq!(pick(&f, Strategy::Elbow), (2, false));
     // Epsilon-constraint: ASR <= 0.1 leaves indices 0..=2; lowest MSE is index 2.
+    assert_eq!(pick(&f, Strategy::eps_constraint(0.1).unwrap()), (2, false));
     assert_eq!(
-        pick(&f, Strategy::EpsConstraint { asr_max: 0.1 }),
-        (2, false)
-    );
-    assert_eq!(
-        pick(&f, Strategy::EpsConstraint { asr_max: 0.07 }),
+        pick(&f, Strategy::eps_constraint(0.07).unwrap()),
         (1, false)
     );
     // Hypervolume w.r.t. (1, 1): contributions 0.05*0, 0.05*0.5, 0.4*0.4, 0.5*0.05, 0*0.05.
     assert_eq!(
-        pick(
-            &f,
-            Strategy::Hypervolume {
-                reference: [1.0, 1.0]
-            }
-        ),
+        pick(&f, Strategy::hypervolume([1.0, 1.0]).unwrap()),
         (2, false)
     );
-    assert_eq!(pick(&f, Strategy::Tchebycheff { rho: 1e-6 }), (2, false));
+    assert_eq!(pick(&f, Strategy::tchebycheff(1e-6).unwrap()), (2, false));
 }
 
 #[test]
@@ -73,7 +71,7 @@ fn weights_steer_the_weighted_and_tchebycheff_choices() {
     assert_eq!(select(&f, weighted, &utility, Scale::Raw).unwrap().index, 4);
     // Tchebycheff with (0.95, 0.05): max terms 0.05, 0.0475, 0.095, ... -> index 1;
     // with (0.05, 0.95): ..., 0.095, 0.0475, 0.05 -> index 3.
-    let tcheby = Strategy::Tchebycheff { rho: 1e-6 };
+    let tcheby = Strategy::tchebycheff(1e-6).unwrap();
     assert_eq!(select(&f, tcheby, &privacy, Scale::Raw).unwrap().index, 1);
     assert_eq!(select(&f, tcheby, &utility, Scale::Raw).unwrap().index, 3);
 }
@@ -85,7 +83,7 @@ fn degenerate_frontiers() {
         let (i, fell) = pick(&one, s);
         assert_eq!(i, 0, "{s:?}");
         // ASR 0.3 > 0.1: infeasible, and the fallback is reported.
-        assert_eq!(fell, matches!(s, Strategy::EpsConstraint { .. }), "{s:?}");
+        assert_eq!(fell, matches!(s, Strategy::EpsConstraint(_)), "{s:?}");
     }
     // All points equal: the frontier keeps the first one only.
     let same = vec![c(1, 0.2, 0.2), c(2, 0.2, 0.2), c(3, 0.2, 0.2)];
@@ -96,7 +94,7 @@ fn degenerate_frontiers() {
     let f = knee();
     let none = select(
         &f[1..],
-        Strategy::EpsConstraint { asr_max: 0.01 },
+        Strategy::eps_constraint(0.01).unwrap(),
         &Weights::default(),
         Scale::Raw,
     )
@@ -105,16 +103,7 @@ fn degenerate_frontiers() {
     assert_eq!(none.index, pick(&f[1..], Strategy::Utopia).0);
     // Outside the hypervolume reference box every contribution is zero: the first point.
     let far = vec![c(1, 0.1, 50.0), c(2, 0.2, 20.0)];
-    assert_eq!(
-        pick(
-            &far,
-            Strategy::Hypervolume {
-                reference: [1.0, 1.0]
-            }
-        )
-        .0,
-        0
-    );
+    assert_eq!(pick(&far, Strategy::hypervolume([1.0, 1.0]).unwrap()).0, 0);
     // ... but normalizing brings them inside.
     let sel = select(
         &far,
@@ -137,9 +126,17 @@ proptest! {
     fn frontiers_hold_exactly_the_non_dominated_points(pts in prop::collection::vec(point(), 1..40)) {
         let cands: Vec<Candidate> = pts.iter().enumerate().map(|(i, &(a, m, e))| Candidate {
             params: FamilyParams::LocalHashing { g: i as u32 + 2 },
-            objectives: Objectives { asr: a, mse: m, epg: e },
+            objectives: Objectives {
+                asr: a,
+                mse: m,
+                epg: e,
+                bits: 0.0,
+            },
         }).collect();
-        for (front, dims) in [(frontier(&cands), 2), (frontier_3d(&cands), 3)] {
+        for (front, dims) in [(frontier(&cands), 2), (frontier_in(
+            &cands,
+            ObjectiveSet::of(&[Objective::Asr, Objective::Mse, Objective::Epg]),
+        ), 3)] {
             let dominated = |x: &Objectives, y: &Objectives| {
                 let le = x.asr <= y.asr && x.mse <= y.mse && (dims == 2 || x.epg <= y.epg);
                 let lt = x.asr < y.asr || x.mse < y.mse || (dims == 3 && x.epg < y.epg);

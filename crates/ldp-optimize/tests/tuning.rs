@@ -116,7 +116,7 @@ proptest! {
     ) {
         let weights = Weights::new(w, 1.0 - w).unwrap_or_default();
         let scale = if normalized { Scale::Normalized } else { Scale::Raw };
-        for strategy in [Strategy::Weighted, Strategy::Tchebycheff { rho: 1e-6 }] {
+        for strategy in [Strategy::Weighted, Strategy::tchebycheff(1e-6).unwrap()] {
             let paper = TuneOptions { weights, scale, strategy, ..TuneOptions::default() };
             let refined = TuneOptions { search: Search::Refined, ..paper };
             for proto in Protocol::ADAPTIVE {
@@ -156,7 +156,7 @@ fn objective(
     }
     let (wa, wm) = (o.weights.asr() * asr, o.weights.mse() * mse);
     match o.strategy {
-        Strategy::Tchebycheff { rho } => wa.max(wm) + rho * (wa + wm),
+        Strategy::Tchebycheff(rho) => wa.max(wm) + f64::from(rho) * (wa + wm),
         _ => wa + wm,
     }
 }
@@ -208,8 +208,8 @@ fn every_strategy_tunes_every_adaptive_protocol() {
                     for proto in Protocol::ADAPTIVE {
                         let t = tune(proto, k(kv), eps(e), &o).unwrap();
                         assert!(t.param().is_finite());
-                        if let Strategy::EpsConstraint { asr_max } = strategy {
-                            assert!(t.fell_back || t.objectives.asr <= asr_max);
+                        if let Strategy::EpsConstraint(bounds) = strategy {
+                            assert!(t.fell_back || bounds.admit(&t.objectives));
                         }
                     }
                 }
@@ -232,49 +232,61 @@ fn bad_input_gives_typed_errors() {
         tune(Protocol::Oue, kk, ee, &TuneOptions::default()).unwrap_err(),
         OptimizeError::NotAdaptive(Protocol::Oue)
     );
-    let o = TuneOptions {
-        strategy: Strategy::EpsConstraint { asr_max: 1.5 },
-        ..TuneOptions::default()
-    };
-    assert_eq!(
-        tune(Protocol::Aue, kk, ee, &o).unwrap_err(),
-        OptimizeError::AsrBound(1.5)
-    );
-    let empty = ParameterSpace::Integers { lo: 9, hi: 3 };
     assert!(matches!(
-        tune_in(Protocol::Ass, kk, ee, &empty, &TuneOptions::default()),
+        Strategy::eps_constraint(1.5),
+        Err(OptimizeError::Bound { .. })
+    ));
+    assert!(matches!(
+        ParameterSpace::integers(9, 3),
         Err(OptimizeError::EmptyRange { .. })
     ));
-    let empty = ParameterSpace::Interval {
-        lo: 0.9,
-        hi: 0.6,
-        points: 10,
-    };
     assert!(matches!(
-        tune_in(Protocol::Aue, kk, ee, &empty, &TuneOptions::default()),
+        ParameterSpace::interval(0.9, 0.6, 10),
         Err(OptimizeError::EmptyRange { .. })
     ));
-    let outside = ParameterSpace::Integers { lo: 1, hi: 100 };
+    let outside = ParameterSpace::integers(1, 100).unwrap();
     assert!(matches!(
         tune_in(Protocol::Ass, kk, ee, &outside, &TuneOptions::default()),
         Err(OptimizeError::Param(_))
     ));
-    let rho = TuneOptions {
-        strategy: Strategy::Tchebycheff { rho: -1.0 },
+    assert_eq!(Strategy::tchebycheff(-1.0), Err(OptimizeError::Rho(-1.0)));
+    // Deserialized settings go through the same checks.
+    assert!(serde_json::from_str::<Weights>(r#"{"asr": -1.0, "mse": 1.0}"#).is_err());
+    assert!(serde_json::from_str::<Strategy>(r#"{"tchebycheff": -1.0}"#).is_err());
+    assert!(serde_json::from_str::<ParameterSpace>(r#"{"integers": {"lo": 9, "hi": 3}}"#).is_err());
+    // ALH's paper space at eps = 30 has about 1e13 values: the weighted scalarization is
+    // searched without a scan; a strategy that needs the whole frontier is refused, and
+    // the error names the protocol.
+    let weighted = tune(Protocol::Alh, kk, eps(30.0), &TuneOptions::default()).unwrap();
+    assert!(weighted.evaluations < 10_000, "{weighted:?}");
+    let utopia = TuneOptions {
+        strategy: Strategy::Utopia,
+        ..TuneOptions::default()
+    };
+    let err = tune(Protocol::Alh, kk, eps(30.0), &utopia).unwrap_err();
+    assert!(matches!(
+        err,
+        OptimizeError::SpaceTooLarge {
+            protocol: Protocol::Alh,
+            ..
+        }
+    ));
+    assert!(err.to_string().starts_with("ALH: "), "{err}");
+    // Elbow and hypervolume have no meaning beyond two objectives.
+    let three = TuneOptions {
+        strategy: Strategy::Elbow,
+        weights: Weights::with_epg(1.0, 1.0, 1.0).unwrap(),
         ..TuneOptions::default()
     };
     assert_eq!(
-        tune(Protocol::Alh, kk, ee, &rho).unwrap_err(),
-        OptimizeError::Rho(-1.0)
+        tune(Protocol::Alh, kk, ee, &three).unwrap_err(),
+        OptimizeError::Dimensions {
+            strategy: "elbow",
+            objectives: 3
+        }
     );
-    // ALH's paper space at eps = 30 has about 1e13 values: refused, not attempted.
-    assert!(matches!(
-        tune(Protocol::Alh, kk, eps(30.0), &TuneOptions::default()),
-        Err(OptimizeError::SpaceTooLarge { .. })
-    ));
     // A custom space within the family's range works.
-
-    let narrow = ParameterSpace::Integers { lo: 3, hi: 5 };
+    let narrow = ParameterSpace::integers(3, 5).unwrap();
     let t = tune_in(Protocol::Alh, kk, ee, &narrow, &TuneOptions::default()).unwrap();
     assert!((3.0..=5.0).contains(&t.param()));
     assert_eq!(

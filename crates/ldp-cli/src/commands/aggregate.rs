@@ -38,7 +38,7 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
         EstimatorArg::NormSub => Estimator::NormSub,
         EstimatorArg::Simplex => Estimator::Simplex,
     };
-    dispatch!(spec.build(), aggregate_stream(estimator))
+    ldp_core::dispatch!(spec.build()?, m => aggregate_stream(&m, estimator))
 }
 
 /// Streams the reports into the aggregator (memory O(k)); prints only after the whole

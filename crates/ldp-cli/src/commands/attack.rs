@@ -22,7 +22,7 @@ pub(crate) struct AttackArgs {
 pub(crate) fn run(a: &AttackArgs) -> Result<()> {
     let spec = spec_of(&a.protocol)?;
     let mut rng = rng(a.seed);
-    dispatch!(spec.build(), attack_stream(&mut *rng))
+    ldp_core::dispatch!(spec.build()?, m => attack_stream(&m, &mut *rng))
 }
 
 /// One guess per report, streamed. A bad line stops the stream with an error naming it;

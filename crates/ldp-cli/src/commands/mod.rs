@@ -1,19 +1,5 @@
 //! The subcommands.
 
-/// Calls the generic function `$f(&mechanism, args...)` on whichever mechanism `$any` holds.
-macro_rules! dispatch {
-    ($any:expr, $f:ident ( $($arg:expr),* )) => {
-        match $any {
-            ldp_core::AnyMechanism::Grr(m) => $f(&m, $($arg),*),
-            ldp_core::AnyMechanism::SubsetSelection(m) => $f(&m, $($arg),*),
-            ldp_core::AnyMechanism::UnaryEncoding(m) => $f(&m, $($arg),*),
-            ldp_core::AnyMechanism::LocalHashing(m) => $f(&m, $($arg),*),
-            ldp_core::AnyMechanism::SummationHistogram(m) => $f(&m, $($arg),*),
-            ldp_core::AnyMechanism::ThresholdHistogram(m) => $f(&m, $($arg),*),
-        }
-    };
-}
-
 mod aggregate;
 mod analyze;
 mod attack;

@@ -22,7 +22,7 @@ pub(crate) struct PerturbArgs {
 pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
     let spec = spec_of(&a.protocol)?;
     let mut rng = rng(a.seed);
-    dispatch!(spec.build(), perturb_stream(&mut *rng))
+    ldp_core::dispatch!(spec.build()?, m => perturb_stream(&m, &mut *rng))
 }
 
 fn perturb_stream<M: Mechanism>(m: &M, rng: &mut dyn Rng) -> Result<()> {

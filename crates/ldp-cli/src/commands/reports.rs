@@ -63,8 +63,26 @@ pub(crate) fn parse_item(line: &str, k: DomainSize) -> Result<u32> {
 
 /// A report of `m`'s family from one JSON line, validated against `m`.
 pub(crate) fn parse_report<M: Mechanism>(m: &M, line: &str) -> Result<M::Report> {
-    let report: M::Report =
-        serde_json::from_str(line.trim()).map_err(|e| anyhow!("malformed report: {e}"))?;
+    let mut de = serde_json::Deserializer::from_str(line.trim());
+    let report: M::Report = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let message = without_position(e.inner());
+        if path == "." {
+            anyhow!("malformed report: {message}")
+        } else {
+            anyhow!("malformed report: field `{path}`: {message}")
+        }
+    })?;
+    de.end()
+        .map_err(|e| anyhow!("malformed report: {}", without_position(&e)))?;
     m.validate(&report)?;
     Ok(report)
+}
+
+/// serde_json's message without its " at line 1 column N": the stream's line number is
+/// what matters.
+fn without_position(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    message.strip_suffix(&suffix).unwrap_or(&message).to_owned()
 }

@@ -98,19 +98,17 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
     }
     let poisoning = match a.poison {
         None => None,
-        Some(kind) => Some(PoisonConfig {
-            kind: match kind {
+        Some(kind) => Some(PoisonConfig::new(
+            match kind {
                 PoisonArg::Mga => PoisonKind::Mga,
                 PoisonArg::Ria => PoisonKind::Ria,
                 PoisonArg::Roa => PoisonKind::Roa,
             },
-            beta: a.beta.context("--beta is required with --poison")?,
-            targets: a
-                .targets
+            a.beta.context("--beta is required with --poison")?,
+            a.targets
                 .clone()
                 .context("--targets is required with --poison")?,
-            she_clip: None,
-        }),
+        )?),
     };
     let config = MeasureConfig {
         runs: a.runs,
@@ -118,7 +116,16 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         attack: ReconstructionAttack::Paper,
         poisoning: poisoning.clone(),
     };
-    let m = measure(&spec, &pop, &config)?;
+    let m = measure(&spec, &pop, &config).map_err(|e| {
+        let flag = match e {
+            ldp_attack::MeasureError::TargetOutsideDomain { .. } => "--targets",
+            ldp_attack::MeasureError::NoRuns | ldp_attack::MeasureError::TooManyRuns { .. } => {
+                "--runs"
+            }
+            _ => "simulation",
+        };
+        anyhow::Error::new(e).context(flag)
+    })?;
     let truth = pop.frequencies();
     let n = pop.len() as f64;
     let mse_expected = variance::expected_mse(&spec, n, &truth);
@@ -153,13 +160,13 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
     ];
     if let (Some(p), Some(gain)) = (&poisoning, m.gain) {
         let beta = m.fake_users as f64 / (m.fake_users as f64 + n);
-        let f_t: f64 = p.targets.iter().map(|&t| truth[t as usize]).sum();
-        let attack = Poisoning::new(beta, p.targets.len() as u32, f_t.min(1.0))?;
-        let expected = match (p.kind, spec.family().family()) {
+        let f_t: f64 = p.targets().items().iter().map(|&t| truth[t as usize]).sum();
+        let attack = Poisoning::new(beta, p.targets().len() as u32, f_t.min(1.0))?;
+        let expected = match (p.kind(), spec.family().family()) {
             (PoisonKind::Mga, Family::SummationHistogram) => Some(epg::expected_she_clipped(
                 &spec,
                 &attack,
-                1.0 + 20.0 * 2.0 / spec.eps().get(),
+                ldp_core::ClipBound::recommended(spec.eps()),
             )?),
             (PoisonKind::Mga, _) => epg::expected(&spec, &attack)?.finite(),
             // No closed form for the random item and random output attacks.

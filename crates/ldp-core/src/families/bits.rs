@@ -5,7 +5,8 @@
 use rand::Rng;
 use rand_distr::{Bernoulli, Distribution};
 
-use crate::error::{ItemOutOfRange, ReportError};
+use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::mechanism::check_runnable;
 use crate::report::{OnesReport, check_sorted_distinct};
 use crate::sampling::BernoulliSet;
 use crate::vocab::{DomainSize, Epsilon};
@@ -21,7 +22,7 @@ pub(crate) struct IndependentBits {
     others: BernoulliSet,
 }
 
-/// The samplers are functions of (k, eps, p, q), so those alone are shown and compared.
+/// The samplers are functions of (k, eps, p, q), so those alone are shown.
 impl std::fmt::Debug for IndependentBits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IndependentBits")
@@ -33,23 +34,19 @@ impl std::fmt::Debug for IndependentBits {
     }
 }
 
-impl PartialEq for IndependentBits {
-    fn eq(&self, other: &Self) -> bool {
-        (self.k, self.eps, self.p, self.q) == (other.k, other.eps, other.p, other.q)
-    }
-}
-
 impl IndependentBits {
-    /// `p` and `q` must be probabilities with the LDP ratio `p(1-q)/((1-p)q) <= e^eps`.
-    pub(crate) fn new(k: DomainSize, eps: Epsilon, p: f64, q: f64) -> Self {
-        Self {
+    /// `p` and `q` must be probabilities with the LDP ratio `p(1-q)/((1-p)q) <= e^eps`;
+    /// fails only when k exceeds [`crate::MAX_RUNNABLE_DOMAIN`].
+    pub(crate) fn new(k: DomainSize, eps: Epsilon, p: f64, q: f64) -> Result<Self, ParamError> {
+        check_runnable(k)?;
+        Ok(Self {
             k,
             eps,
             p,
             q,
             keep: Bernoulli::new(p).expect("p is a probability"),
             others: BernoulliSet::new(q),
-        }
+        })
     }
 
     /// Draws the one-bits: the true bit w.p. p, the k - 1 others by geometric gaps (those
@@ -95,20 +92,19 @@ impl IndependentBits {
     }
 }
 
-/// Implements `Mechanism`, `Support` and `PureProtocol` for a family whose randomizer is
-/// the `bits: IndependentBits` field.
+/// Implements `Mechanism`, `Support`, `PureProtocol` and `PartialEq` for a family whose
+/// randomizer is the `bits: IndependentBits` field and whose `family_params()` method names
+/// its parameter.
 macro_rules! independent_bits_mechanism {
     ($ty:ty) => {
+        $crate::mechanism::eq_by_spec!($ty);
+
         impl $crate::mechanism::Mechanism for $ty {
             type Report = $crate::report::OnesReport;
             type Aggregator = $crate::aggregate::SupportCounts<$ty>;
 
-            fn domain_size(&self) -> $crate::vocab::DomainSize {
-                self.bits.k
-            }
-
-            fn epsilon(&self) -> $crate::vocab::Epsilon {
-                self.bits.eps
+            fn spec(&self) -> $crate::spec::Spec {
+                $crate::spec::Spec::from_parts(self.bits.k, self.bits.eps, self.family_params())
             }
 
             #[inline]

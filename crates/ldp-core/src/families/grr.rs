@@ -2,28 +2,42 @@
 
 use rand::Rng;
 use rand_distr::{Bernoulli, Distribution};
-use serde::{Deserialize, Serialize};
 
 use crate::aggregate::SupportCounts;
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
-use crate::mechanism::{Mechanism, PureProtocol, Support};
+use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::GrrReport;
 use crate::sampling::uniform_other;
+use crate::spec::{FamilyParams, Spec};
 use crate::vocab::{DomainSize, Epsilon};
+
+/// GRR's `(p, q) = (e^eps / (e^eps + k - 1), 1 / (e^eps + k - 1))`, which are also its
+/// `(p*, q*)`. Written in `t = e^-eps`, so that no term overflows for any finite eps.
+pub fn probabilities(k: DomainSize, eps: Epsilon) -> (f64, f64) {
+    let t = (-eps.get()).exp();
+    let denom = 1.0 + (k.as_f64() - 1.0) * t;
+    (1.0 / denom, t / denom)
+}
 
 /// GRR: report the true item with probability `p = e^eps / (e^eps + k - 1)`, otherwise
 /// one of the other `k - 1` items uniformly, each with `q = 1 / (e^eps + k - 1)`.
 ///
+/// Privacy: `p / q = e^eps` is the largest ratio of two inputs' probabilities of a report.
+///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, Grr, Mechanism, simulation::stream_rng, simulation::Role};
-/// let grr = Grr::new(DomainSize::new(10)?, Epsilon::new(1.0)?);
+/// let grr = Grr::new(DomainSize::new(10)?, Epsilon::new(1.0)?)?;
 /// let mut rng = stream_rng(42, 0, Role::Genuine, 0);
 /// let report = grr.perturb(3, &mut rng)?;
 /// assert!(report.y < 10);
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "GrrParams", into = "GrrParams")]
+#[derive(Debug, Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "GrrParams", into = "GrrParams")
+)]
 pub struct Grr {
     k: DomainSize,
     eps: Epsilon,
@@ -33,48 +47,49 @@ pub struct Grr {
 }
 
 /// Serialized parameters of [`Grr`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct GrrParams {
     /// Domain size.
     pub k: DomainSize,
     /// Privacy budget.
-    pub epsilon: Epsilon,
+    pub eps: Epsilon,
 }
 
 impl Grr {
-    /// GRR over `0..k` at privacy budget `eps`.
-    pub fn new(k: DomainSize, eps: Epsilon) -> Self {
-        // In terms of e^-eps, which cannot overflow for any finite eps.
-        let t = (-eps.get()).exp();
-        let denom = 1.0 + (k.as_f64() - 1.0) * t;
-        let p = 1.0 / denom;
-        Self {
+    /// GRR over `0..k` at privacy budget `eps`; fails only when k exceeds
+    /// [`crate::MAX_RUNNABLE_DOMAIN`].
+    pub fn new(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
+        check_runnable(k)?;
+        let (p, q) = probabilities(k, eps);
+        Ok(Self {
             k,
             eps,
             p,
-            q: t / denom,
-
+            q,
             // p lies in (1/k, 1) for any valid k and eps (p rounds to 1.0 only when the
             // difference is below f64 resolution, which Bernoulli accepts).
             keep: Bernoulli::new(p).expect("p in [0, 1]"),
-        }
+        })
     }
 }
+
+eq_by_spec!(Grr);
 
 impl TryFrom<GrrParams> for Grr {
     type Error = ParamError;
     fn try_from(p: GrrParams) -> Result<Self, ParamError> {
-        Ok(Self::new(p.k, p.epsilon))
+        Self::new(p.k, p.eps)
     }
 }
 
 impl From<Grr> for GrrParams {
     fn from(m: Grr) -> Self {
-        Self {
-            k: m.k,
-            epsilon: m.eps,
-        }
+        Self { k: m.k, eps: m.eps }
     }
 }
 
@@ -82,12 +97,8 @@ impl Mechanism for Grr {
     type Report = GrrReport;
     type Aggregator = SupportCounts<Grr>;
 
-    fn domain_size(&self) -> DomainSize {
-        self.k
-    }
-
-    fn epsilon(&self) -> Epsilon {
-        self.eps
+    fn spec(&self) -> Spec {
+        Spec::from_parts(self.k, self.eps, FamilyParams::Grr)
     }
 
     #[inline]
@@ -138,6 +149,10 @@ impl Support for Grr {
 
     fn supports(&self, report: &GrrReport, item: u32) -> bool {
         report.y == item
+    }
+
+    fn support_size_range(&self) -> (u32, u32) {
+        (1, 1)
     }
 }
 

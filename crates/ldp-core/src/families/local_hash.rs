@@ -2,16 +2,32 @@
 
 use rand::Rng;
 use rand_distr::{Bernoulli, Distribution};
-use serde::{Deserialize, Serialize};
 use strength_reduce::StrengthReducedU32;
 use xxhash_rust::xxh32::xxh32;
 
 use crate::aggregate::SupportCounts;
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
-use crate::mechanism::{Mechanism, PureProtocol, Support};
+use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::LhReport;
 use crate::sampling::uniform_other;
+use crate::spec::{FamilyParams, Spec};
 use crate::vocab::{DomainSize, Epsilon};
+
+/// LH's `(p*, q*) = (e^eps / (e^eps + g - 1), 1/g)`: GRR's p over the g hash values, and
+/// the chance 1/g that a universal hash sends another item to the reported value.
+pub fn probabilities(eps: Epsilon, g: u32) -> (f64, f64) {
+    let g = f64::from(g);
+    (1.0 / (1.0 + (g - 1.0) * (-eps.get()).exp()), 1.0 / g)
+}
+
+/// OLH's hash range, `g = round(e^eps + 1)`, which minimizes the variance. The hash is
+/// 32 bits wide, so g saturates at `u32::MAX` (eps above about 22).
+pub fn optimal_range(eps: Epsilon) -> u32 {
+    (eps.exp() + 1.0).round().min(f64::from(u32::MAX)) as u32
+}
+
+/// BLH's hash range.
+pub const BINARY_RANGE: u32 = 2;
 
 /// The hash of the Python LDP ecosystem (pure-LDP, multi-freq-ldpy), so that reports
 /// interoperate: `h_seed(v) = XXH32(ASCII decimal of v, seed) mod g`.
@@ -53,13 +69,17 @@ pub(crate) fn check_hash_range(g: u32) -> Result<(), ParamError> {
 ///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, LocalHashing};
-/// let olh = LocalHashing::optimized(DomainSize::new(100)?, Epsilon::new(4.0)?);
+/// let olh = LocalHashing::optimized(DomainSize::new(100)?, Epsilon::new(4.0)?)?;
 /// assert_eq!(olh.hash_range(), 56); // round(e^4 + 1)
-/// assert_eq!(LocalHashing::binary(DomainSize::new(100)?, Epsilon::new(4.0)?).hash_range(), 2);
+/// assert_eq!(LocalHashing::binary(DomainSize::new(100)?, Epsilon::new(4.0)?)?.hash_range(), 2);
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "LocalHashParams", into = "LocalHashParams")]
+#[derive(Debug, Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "LocalHashParams", into = "LocalHashParams")
+)]
 pub struct LocalHashing {
     k: DomainSize,
     eps: Epsilon,
@@ -70,13 +90,17 @@ pub struct LocalHashing {
 }
 
 /// Serialized parameters of [`LocalHashing`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LocalHashParams {
     /// Domain size.
     pub k: DomainSize,
     /// Privacy budget.
-    pub epsilon: Epsilon,
+    pub eps: Epsilon,
     /// Hash range g >= 2.
     pub g: u32,
 }
@@ -85,28 +109,26 @@ impl LocalHashing {
     /// LH with hash range `g >= 2`.
     pub fn new(k: DomainSize, eps: Epsilon, g: u32) -> Result<Self, ParamError> {
         check_hash_range(g)?;
-        let p = 1.0 / (1.0 + (f64::from(g) - 1.0) * (-eps.get()).exp());
-
+        check_runnable(k)?;
+        let (p, q) = probabilities(eps, g);
         Ok(Self {
             k,
             eps,
             g,
             p,
-            q: 1.0 / f64::from(g),
+            q,
             keep: Bernoulli::new(p).expect("p in [0, 1]"),
         })
     }
 
     /// Binary LH: `g = 2`.
-    pub fn binary(k: DomainSize, eps: Epsilon) -> Self {
-        Self::new(k, eps, 2).expect("g = 2 is valid")
+    pub fn binary(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
+        Self::new(k, eps, BINARY_RANGE)
     }
 
-    /// Optimized LH: `g = round(e^eps + 1)`, which minimizes the variance. The hash is
-    /// 32 bits wide, so `g` saturates at `u32::MAX` (eps above about 22).
-    pub fn optimized(k: DomainSize, eps: Epsilon) -> Self {
-        let g = (eps.exp() + 1.0).round().min(f64::from(u32::MAX));
-        Self::new(k, eps, g as u32).expect("g >= 2")
+    /// Optimized LH: `g =` [`optimal_range`]`(eps)`, which minimizes the variance.
+    pub fn optimized(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
+        Self::new(k, eps, optimal_range(eps))
     }
 
     /// The hash range g.
@@ -115,10 +137,12 @@ impl LocalHashing {
     }
 }
 
+eq_by_spec!(LocalHashing);
+
 impl TryFrom<LocalHashParams> for LocalHashing {
     type Error = ParamError;
     fn try_from(p: LocalHashParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.epsilon, p.g)
+        Self::new(p.k, p.eps, p.g)
     }
 }
 
@@ -126,7 +150,7 @@ impl From<LocalHashing> for LocalHashParams {
     fn from(m: LocalHashing) -> Self {
         Self {
             k: m.k,
-            epsilon: m.eps,
+            eps: m.eps,
             g: m.g,
         }
     }
@@ -136,12 +160,8 @@ impl Mechanism for LocalHashing {
     type Report = LhReport;
     type Aggregator = SupportCounts<LocalHashing>;
 
-    fn domain_size(&self) -> DomainSize {
-        self.k
-    }
-
-    fn epsilon(&self) -> Epsilon {
-        self.eps
+    fn spec(&self) -> Spec {
+        Spec::from_parts(self.k, self.eps, FamilyParams::LocalHashing { g: self.g })
     }
 
     #[inline]

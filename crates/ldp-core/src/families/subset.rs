@@ -2,14 +2,33 @@
 
 use rand::Rng;
 use rand_distr::{Bernoulli, Distribution};
-use serde::{Deserialize, Serialize};
 
 use crate::aggregate::SupportCounts;
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
-use crate::mechanism::{Mechanism, PureProtocol, Support};
+use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::{SubsetReport, check_sorted_distinct};
 use crate::sampling::{floyd_sorted, lift_around};
+use crate::spec::{FamilyParams, Spec};
 use crate::vocab::{DomainSize, Epsilon};
+
+/// SS's `(p*, q*)` (paper Section "SS"): `p* = w e^eps / (w e^eps + k - w)` and
+/// `q* = (w e^eps (w - 1) + (k - w) w) / ((k - 1)(w e^eps + k - w))`, divided through by
+/// e^eps so that no term overflows. `omega` must lie in `[1, k-1]`.
+pub fn probabilities(k: DomainSize, eps: Epsilon, omega: u32) -> (f64, f64) {
+    let t = (-eps.get()).exp();
+    let (w, kf) = (f64::from(omega), k.as_f64());
+    let denom = w + (kf - w) * t;
+    (
+        w / denom,
+        w * ((w - 1.0) + (kf - w) * t) / ((kf - 1.0) * denom),
+    )
+}
+
+/// The paper's preset subset size, `max(1, round(k / (e^eps + 1)))`, which minimizes the
+/// MSE. It never exceeds k - 1, since `k / (e^eps + 1) < k / 2`.
+pub fn optimal_size(k: DomainSize, eps: Epsilon) -> u32 {
+    (k.as_f64() / (eps.exp() + 1.0)).round().max(1.0) as u32
+}
 
 /// SS: report a subset of exactly `omega` items. The true item is in it with probability
 /// `p = omega e^eps / (omega e^eps + k - omega)`; the rest are drawn uniformly without
@@ -20,13 +39,17 @@ use crate::vocab::{DomainSize, Epsilon};
 ///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, SubsetSelection};
-/// let ss = SubsetSelection::with_optimal_size(DomainSize::new(100)?, Epsilon::new(4.0)?);
+/// let ss = SubsetSelection::with_optimal_size(DomainSize::new(100)?, Epsilon::new(4.0)?)?;
 /// assert_eq!(ss.subset_size(), 2); // round(100 / (e^4 + 1))
 /// assert!(SubsetSelection::new(DomainSize::new(100)?, Epsilon::new(4.0)?, 100).is_err());
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "SubsetParams", into = "SubsetParams")]
+#[derive(Debug, Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "SubsetParams", into = "SubsetParams")
+)]
 pub struct SubsetSelection {
     k: DomainSize,
     eps: Epsilon,
@@ -40,13 +63,17 @@ pub struct SubsetSelection {
 }
 
 /// Serialized parameters of [`SubsetSelection`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct SubsetParams {
     /// Domain size.
     pub k: DomainSize,
     /// Privacy budget.
-    pub epsilon: Epsilon,
+    pub eps: Epsilon,
     /// Subset size omega in `[1, k-1]`.
     pub omega: u32,
 }
@@ -55,13 +82,9 @@ impl SubsetSelection {
     /// SS with subset size `omega` in `[1, k-1]`.
     pub fn new(k: DomainSize, eps: Epsilon, omega: u32) -> Result<Self, ParamError> {
         check_subset_size(k, omega)?;
-        // The paper's p and q* divided through by e^eps, so that no term overflows.
-        let t = (-eps.get()).exp();
-        let (w, kf) = (f64::from(omega), k.as_f64());
-        let denom = w + (kf - w) * t;
-        let p = w / denom;
-        // q* = P[x in S | x' != x] (paper Section SS).
-        let q = w * ((w - 1.0) + (kf - w) * t) / ((kf - 1.0) * denom);
+        check_runnable(k)?;
+        let (p, q) = probabilities(k, eps, omega);
+        let (t, w, kf) = ((-eps.get()).exp(), f64::from(omega), k.as_f64());
         let k1 = u64::from(k.get() - 1);
         Ok(Self {
             k,
@@ -71,16 +94,15 @@ impl SubsetSelection {
             q,
             include_true: Bernoulli::new(p).expect("p in [0, 1]"),
             ln_prob_with: p.ln() - ln_binomial(k1, u64::from(omega - 1)),
-            // 1 - p = (k - omega) e^-eps / denom, computed without cancellation.
-            ln_prob_without: ((kf - w) * t / denom).ln() - ln_binomial(k1, u64::from(omega)),
+            // 1 - p = (k - omega) e^-eps / (omega + (k - omega) e^-eps), without cancellation.
+            ln_prob_without: ((kf - w) * t / (w + (kf - w) * t)).ln()
+                - ln_binomial(k1, u64::from(omega)),
         })
     }
 
-    /// The paper's preset, `omega = max(1, round(k / (e^eps + 1)))`, which minimizes the MSE.
-    pub fn with_optimal_size(k: DomainSize, eps: Epsilon) -> Self {
-        let omega = (k.as_f64() / (eps.exp() + 1.0)).round().max(1.0);
-        // k / (e^eps + 1) < k / 2, so the rounded size never exceeds k - 1.
-        Self::new(k, eps, omega as u32).expect("preset omega lies in [1, k-1]")
+    /// The paper's preset, [`optimal_size`], which minimizes the MSE.
+    pub fn with_optimal_size(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
+        Self::new(k, eps, optimal_size(k, eps))
     }
 
     /// The subset size omega.
@@ -89,10 +111,12 @@ impl SubsetSelection {
     }
 }
 
+eq_by_spec!(SubsetSelection);
+
 impl TryFrom<SubsetParams> for SubsetSelection {
     type Error = ParamError;
     fn try_from(p: SubsetParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.epsilon, p.omega)
+        Self::new(p.k, p.eps, p.omega)
     }
 }
 
@@ -100,7 +124,7 @@ impl From<SubsetSelection> for SubsetParams {
     fn from(m: SubsetSelection) -> Self {
         Self {
             k: m.k,
-            epsilon: m.eps,
+            eps: m.eps,
             omega: m.omega,
         }
     }
@@ -110,12 +134,12 @@ impl Mechanism for SubsetSelection {
     type Report = SubsetReport;
     type Aggregator = SupportCounts<SubsetSelection>;
 
-    fn domain_size(&self) -> DomainSize {
-        self.k
-    }
-
-    fn epsilon(&self) -> Epsilon {
-        self.eps
+    fn spec(&self) -> Spec {
+        Spec::from_parts(
+            self.k,
+            self.eps,
+            FamilyParams::SubsetSelection { omega: self.omega },
+        )
     }
 
     fn perturb<R: Rng + ?Sized>(
@@ -165,6 +189,10 @@ impl Support for SubsetSelection {
     fn supports(&self, report: &SubsetReport, item: u32) -> bool {
         report.subset.binary_search(&item).is_ok()
     }
+
+    fn support_size_range(&self) -> (u32, u32) {
+        (self.omega, self.omega)
+    }
 }
 
 impl PureProtocol for SubsetSelection {
@@ -188,9 +216,10 @@ pub(crate) fn check_subset_size(k: DomainSize, omega: u32) -> Result<(), ParamEr
     }
 }
 
-/// `ln C(n, r)`: a sum of logs when `min(r, n - r)` is small (accurate to rounding), the
-/// log-gamma form otherwise (O(1); absolute error about 1e-16 * ln(n!)).
-fn ln_binomial(n: u64, r: u64) -> f64 {
+/// `ln C(n, r)` for `r <= n`: a sum of logs when `min(r, n - r)` is small (accurate to
+/// rounding), the log-gamma form otherwise (O(1); absolute error about 1e-16 * ln(n!)).
+/// It is the log of the number of SS reports (`n = k`, `r = omega`).
+pub fn ln_binomial(n: u64, r: u64) -> f64 {
     let r = r.min(n - r);
     if r <= 64 {
         (0..r)

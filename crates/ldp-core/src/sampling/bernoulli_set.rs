@@ -338,6 +338,56 @@ impl BernoulliSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::test_stats as common;
+
+    /// The gap sampler across its levels, down to q = 1e-10 (five base-64 digits), over a
+    /// range of 3/q indices (more than a runnable mechanism's domain): the first chosen
+    /// index is G, geometric(q), censored at the end of the range. Fits min(G, len) in
+    /// bins of roughly equal probability.
+    #[test]
+    fn first_gap_is_geometric_at_every_level() {
+        use crate::simulation::{Role, stream_rng};
+        for (q, seed) in [
+            (0.05f64, 41),
+            (0.005, 42),
+            (1e-4, 43),
+            (1e-7, 44),
+            (1e-10, 45),
+        ] {
+            let set = BernoulliSet::new(q);
+            let len = (3.0 / q).min(4e9) as u32;
+            let len64 = u64::from(len);
+            // P[G >= g] = r^g with r = 1 - q.
+            let ln_r = (-q).ln_1p();
+            let survive = |g: u64| (g as f64 * ln_r).exp();
+            let bins = 20;
+            let mut edges: Vec<u64> = (0..bins)
+                .map(|i| ((1.0 - f64::from(i) / f64::from(bins)).ln() / ln_r).ceil() as u64)
+                .filter(|&e| e < len64)
+                .collect();
+            edges.dedup();
+            edges.push(len64); // the last cell holds the censored draws, G >= len
+            let mut probs: Vec<f64> = edges
+                .windows(2)
+                .map(|w| survive(w[0]) - survive(w[1]))
+                .collect();
+            probs.push(survive(len64));
+
+            let draws = 100_000;
+            let mut observed = vec![0u64; probs.len()];
+            let mut rng = stream_rng(seed, 0, Role::Other(3), 0);
+            for _ in 0..draws {
+                let mut first = None;
+                set.for_each(len, &mut rng, |i| {
+                    first.get_or_insert(u64::from(i));
+                });
+                let gap = first.unwrap_or(len64);
+                observed[edges.partition_point(|&e| e <= gap) - 1] += 1;
+            }
+            let p = common::chi_square_p(&observed, &probs);
+            assert!(p > common::ALPHA, "q = {q}: first-gap chi-square p = {p}");
+        }
+    }
 
     /// Units of probability 2^-(TABLE_BITS + KEEP_BITS), in which both laws are exact.
     const UNIT_BITS: u32 = TABLE_BITS + KEEP_BITS;
@@ -474,5 +524,58 @@ mod tests {
             column
         );
         assert_eq!(usize::from(table.resolve_tie(chunk, fresh(suffix))), alias);
+    }
+}
+
+/// Value stability: every regime of the gap sampler pinned, as rand_distr's value-stability
+/// tests do. A change here changes every published simulation; make it only on purpose.
+#[cfg(test)]
+mod golden {
+    use rand::Rng;
+
+    use super::BernoulliSet;
+    use crate::simulation::{Role, stream_rng};
+
+    /// The first chosen indices (at most 6), how many were chosen, and the stream's next
+    /// draw afterwards (which pins how many random bits the sampler consumed).
+    fn pin(q: f64, len: u32) -> (Vec<u32>, usize, u64) {
+        let mut rng = stream_rng(2026, 11, Role::Other(9), 0);
+        let mut chosen = Vec::new();
+        BernoulliSet::new(q).for_each(len, &mut rng, |i| chosen.push(i));
+        let count = chosen.len();
+        chosen.truncate(6);
+        (chosen, count, rng.next_u64())
+    }
+
+    #[test]
+    fn every_gap_regime_is_pinned() {
+        let cases: [(f64, u32); 7] = [
+            (0.0, 1000),       // never
+            (0.5, 40),         // tables, no digits
+            (0.05, 400),       // tables, no digits, tail bucket in play
+            (0.01, 4_000),     // one base-64 digit
+            (1e-4, 400_000),   // two digits
+            (1e-9, u32::MAX),  // five digits
+            (1e-14, u32::MAX), // beyond MAX_DIGITS: rand_distr's geometric
+        ];
+        let got: Vec<_> = cases.iter().map(|&(q, len)| pin(q, len)).collect();
+        let want: Vec<(Vec<u32>, usize, u64)> = vec![
+            (vec![], 0, 14161137049869916642),
+            (vec![0, 4, 6, 7, 8, 10], 17, 500980816646435440),
+            (vec![25, 30, 37, 39, 52, 57], 25, 17611925461776695345),
+            (vec![4, 102, 147, 280, 413, 638], 49, 6907172125361258091),
+            (
+                vec![305, 5214, 17761, 33922, 39483, 47499],
+                44,
+                7747912123204020676,
+            ),
+            (
+                vec![80089964, 1221485197, 2679181789, 2860314522, 4159496154],
+                5,
+                10236593733640194762,
+            ),
+            (vec![], 0, 1417349164319949069),
+        ];
+        assert_eq!(got, want);
     }
 }

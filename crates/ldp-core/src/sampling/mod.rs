@@ -2,6 +2,11 @@
 
 mod bernoulli_set;
 
+/// The chi-square helpers of the integration tests, for the samplers' unit tests.
+#[cfg(test)]
+#[path = "../../tests/common/mod.rs"]
+mod test_stats;
+
 pub(crate) use bernoulli_set::BernoulliSet;
 use rand::{Rng, RngExt};
 
@@ -71,4 +76,47 @@ pub(crate) fn lift_around(mut others: Vec<u32>, x: u32, with_x: bool) -> Vec<u32
         others.insert(split, x);
     }
     others
+}
+
+/// Value stability of Floyd's sampler on each of its three membership structures.
+#[cfg(test)]
+mod golden {
+    use rand::Rng;
+
+    use super::floyd_sorted;
+    use crate::simulation::{Role, stream_rng};
+
+    /// The first and last few draws (at most 4 of each), the size, and the next draw.
+    fn pin(n: u32, m: u32) -> (Vec<u32>, Vec<u32>, usize, u64) {
+        let mut rng = stream_rng(2026, 11, Role::Other(8), 0);
+        let chosen = floyd_sorted(n, m, &mut rng);
+        assert!(chosen.windows(2).all(|w| w[0] < w[1]) && chosen.len() == m as usize);
+        let head = chosen.iter().take(4).copied().collect();
+        let tail = chosen.iter().rev().take(4).rev().copied().collect();
+        (head, tail, chosen.len(), rng.next_u64())
+    }
+
+    #[test]
+    fn every_membership_structure_is_pinned() {
+        let got = [pin(10, 3), pin(99, 40), pin(4999, 40)];
+        let want: [(Vec<u32>, Vec<u32>, usize, u64); 3] = [
+            // m <= 16: a short vector.
+            (vec![1, 4, 9], vec![1, 4, 9], 3, 9836031993962201524),
+            // 64 m >= n: a bitmap.
+            (
+                vec![1, 4, 5, 6],
+                vec![92, 93, 96, 97],
+                40,
+                11610852119442985532,
+            ),
+            // otherwise: a hash set.
+            (
+                vec![116, 234, 311, 430],
+                vec![4408, 4606, 4854, 4909],
+                40,
+                11610852119442985532,
+            ),
+        ];
+        assert_eq!(got, want);
+    }
 }

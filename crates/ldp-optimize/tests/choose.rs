@@ -1,0 +1,104 @@
+//! The practitioner's question over all twelve protocols, against a brute-force scan; and
+//! extra objectives of zero weight change nothing.
+
+use ldp_analytic::{LhAsr, Poisoning};
+use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+use ldp_optimize::{
+    Bounds, OptimizeError, Strategy, TuneOptions, Weights, candidates, choose_protocol, objectives,
+    tune,
+};
+use proptest::prelude::*;
+
+/// Every classic preset and every grid point of every adaptive protocol, in protocol
+/// order then grid order: the first of smallest MSE among those meeting the bounds.
+fn brute_force(k: DomainSize, eps: Epsilon, bounds: &Bounds) -> Option<(Protocol, Spec, f64)> {
+    let poisoning = Poisoning::default();
+    let options = TuneOptions::default();
+    let mut best: Option<(Protocol, Spec, f64)> = None;
+    for p in Protocol::ALL {
+        let points: Vec<(Spec, ldp_optimize::Objectives)> = if p.is_adaptive() {
+            candidates(p, k, eps, &options)
+                .unwrap()
+                .into_iter()
+                .map(|c| (Spec::new(k, eps, c.params).unwrap(), c.objectives))
+                .collect()
+        } else {
+            let spec = Spec::classic(p, k, eps).unwrap();
+            vec![(spec, objectives(&spec, LhAsr::Paper, &poisoning).unwrap())]
+        };
+        for (spec, o) in points {
+            if bounds.admit(&o) && best.is_none_or(|(_, _, m)| o.mse < m) {
+                best = Some((p, spec, o.mse));
+            }
+        }
+    }
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn the_choice_is_the_brute_force_answer(
+        kv in 2u32..3000, e in 0.1f64..9.0, asr_max in 0.0f64..0.8,
+        bits_max in prop::option::of(4.0f64..2000.0), epg_max in prop::option::of(0.05f64..2.0),
+    ) {
+        let (k, eps) = (DomainSize::new(kv).unwrap(), Epsilon::new(e).unwrap());
+        let mut bounds = Bounds::asr(asr_max).unwrap();
+        if let Some(b) = bits_max { bounds = bounds.with_bits(b).unwrap(); }
+        if let Some(g) = epg_max { bounds = bounds.with_epg(g).unwrap(); }
+        let got = choose_protocol(k, eps, &bounds, LhAsr::Paper, &Poisoning::default());
+        match brute_force(k, eps, &bounds) {
+            None => prop_assert_eq!(got, Err(OptimizeError::Infeasible)),
+            Some((protocol, spec, mse)) => {
+                let got = got.unwrap();
+                prop_assert_eq!(got.protocol, protocol);
+                prop_assert_eq!(got.spec, spec);
+                prop_assert_eq!(got.objectives.mse, mse);
+            }
+        }
+    }
+}
+
+#[test]
+fn extra_objectives_of_zero_weight_change_nothing() {
+    let (k, eps) = (DomainSize::new(100).unwrap(), Epsilon::new(4.0).unwrap());
+    for w in [0.2, 0.5, 0.8] {
+        let two = Weights::new(w, 1.0 - w).unwrap();
+        for weights in [
+            Weights::with_epg(w, 1.0 - w, 0.0).unwrap(),
+            Weights::all(w, 1.0 - w, 0.0, 0.0).unwrap(),
+        ] {
+            for strategy in Strategy::PAPER {
+                for p in Protocol::ADAPTIVE {
+                    let base = TuneOptions {
+                        strategy,
+                        weights: two,
+                        ..TuneOptions::default()
+                    };
+                    let more = TuneOptions { weights, ..base };
+                    assert_eq!(
+                        tune(p, k, eps, &base).unwrap(),
+                        tune(p, k, eps, &more).unwrap(),
+                        "{p} {strategy:?} w = {w}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bits_weight_moves_the_choice_to_smaller_reports() {
+    let (k, eps) = (DomainSize::new(1000).unwrap(), Epsilon::new(2.0).unwrap());
+    let two = tune(Protocol::Ass, k, eps, &TuneOptions::default()).unwrap();
+    let options = TuneOptions {
+        weights: Weights::all(0.4, 0.4, 0.0, 0.2).unwrap(),
+        ..TuneOptions::default()
+    };
+    let with_bits = tune(Protocol::Ass, k, eps, &options).unwrap();
+    assert!(
+        with_bits.objectives.bits < two.objectives.bits,
+        "{with_bits:?} vs {two:?}"
+    );
+}
