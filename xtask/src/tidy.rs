@@ -12,6 +12,7 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("ldp-analytic", &["ldp-core"]),
     ("ldp-optimize", &["ldp-core", "ldp-analytic"]),
     ("ldp-attack", &["ldp-core"]),
+    ("ldp-jsonl", &["ldp-core"]),
     (
         "ldp-experiments",
         &["ldp-core", "ldp-analytic", "ldp-optimize", "ldp-attack"],
@@ -24,6 +25,7 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
             "ldp-optimize",
             "ldp-attack",
             "ldp-experiments",
+            "ldp-jsonl",
         ],
     ),
     (

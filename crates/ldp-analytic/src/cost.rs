@@ -114,7 +114,21 @@ pub fn encodings(spec: &Spec) -> Vec<(Encoding, f64)> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn bits(spec: &Spec) -> f64 {
-    encodings(spec)[0].1
+    let k = spec.k().as_f64();
+    // The smallest entry of [`encodings`], without building the list (tuning calls this
+    // at every grid point).
+    match spec.family() {
+        FamilyParams::Grr => index_bits(k),
+        FamilyParams::SubsetSelection { omega } => whole_bits(
+            ln_binomial(u64::from(spec.k().get()), u64::from(omega)) / std::f64::consts::LN_2,
+        )
+        .min(f64::from(omega) * index_bits(k)),
+        FamilyParams::UnaryEncoding { .. } | FamilyParams::ThresholdHistogram { .. } => {
+            k.min(index_bits(k + 1.0) + expected_ones(spec) * index_bits(k))
+        }
+        FamilyParams::LocalHashing { g } => 32.0 + index_bits(f64::from(g)),
+        FamilyParams::SummationHistogram => 64.0 * k,
+    }
 }
 
 /// Expected server operations to aggregate one report (counter increments, hash

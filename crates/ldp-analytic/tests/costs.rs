@@ -155,3 +155,31 @@ fn every_bits_formula_matches_the_measured_encodings() {
         }
     }
 }
+
+/// `bits` is the first entry of `encodings` (SHE: the 64-bit floats it sends).
+#[test]
+fn bits_is_the_smallest_encoding() {
+    for kv in [2, 3, 60, 1000, 100_000] {
+        for e in [0.1, 1.0, 5.0] {
+            let (k, eps) = (DomainSize::new(kv).unwrap(), Epsilon::new(e).unwrap());
+            for family in [
+                FamilyParams::Grr,
+                FamilyParams::SubsetSelection { omega: 1 },
+                FamilyParams::SubsetSelection { omega: kv / 2 + 1 },
+                FamilyParams::UnaryEncoding { p: 0.5 },
+                FamilyParams::ThresholdHistogram { theta: 0.8 },
+                FamilyParams::LocalHashing { g: 57 },
+                FamilyParams::SummationHistogram,
+            ] {
+                let Ok(spec) = Spec::new(k, eps, family) else {
+                    continue;
+                };
+                assert_eq!(
+                    ldp_analytic::cost::bits(&spec),
+                    encodings(&spec)[0].1,
+                    "{spec:?}"
+                );
+            }
+        }
+    }
+}

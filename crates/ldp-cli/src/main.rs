@@ -1,30 +1,69 @@
-//! `ldp`: tune, analyze, perturb, aggregate, attack and simulate LDP frequency oracles.
+//! `ldp`: analyze, tune, perturb, aggregate, attack and simulate LDP frequency oracles.
 //!
-//! Every error is one line on stderr and exit status 2; nothing panics on user input.
+//! Every error is one line on stderr, `ldp: error: ...`, with exit status 2; nothing
+//! panics on user input. A closed stdout (`ldp perturb | head`) is a normal end.
 
 mod commands;
+mod lines;
+mod memory;
 mod output;
 mod protocol;
+mod streams;
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
-    let cli = commands::Cli::parse();
+    let cli = match commands::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return parse_error(&e),
+    };
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            // Broken pipes (e.g. `ldp perturb | head`) are not errors worth reporting.
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            {
-                return ExitCode::SUCCESS;
-            }
             eprintln!("ldp: error: {}", format_chain(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// Help and version go to stdout with status 0; every other parser error becomes one
+/// line (the message and clap's tip, without the usage block) with status 2.
+fn parse_error(e: &clap::Error) -> ExitCode {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let rendered = e.render().to_string();
+    let mut line = String::new();
+    for part in rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+    {
+        if !line.is_empty() {
+            // A list introduced by a colon continues on the same clause.
+            line += if line.ends_with(':') { " " } else { "; " };
+        }
+        line += part;
+    }
+    eprintln!("ldp: error: {line}; see `ldp --help`");
+    ExitCode::from(2)
+}
+
+/// Whether the error is a write to a closed pipe, wherever it sits in the chain.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// "outer: inner: innermost", on one line.

@@ -1,4 +1,8 @@
 //! Tables printed as CSV, JSON or aligned text.
+//!
+//! Numbers are written in their shortest round-trip form, in exponent form when very
+//! large or small (`1e308`, `2.5e-7`), and whole quantities (k, omega, g, counts) as
+//! integers. JSON objects keep the columns in the CSV's order.
 
 use std::io::Write;
 
@@ -16,10 +20,11 @@ pub(crate) enum Format {
     Table,
 }
 
-/// A cell: text, a number (printed in shortest round-trip form), or empty.
+/// A cell: text, a whole number, a real number, or empty.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Value {
     Text(String),
+    Int(u64),
     Num(f64),
     Empty,
 }
@@ -41,21 +46,50 @@ impl From<Option<f64>> for Value {
 }
 
 impl Value {
+    /// A whole number as an integer cell, anything else as a real one.
+    pub(crate) fn number(v: f64) -> Self {
+        if v.fract() == 0.0 && (0.0..9.007_199_254_740_992e15).contains(&v) {
+            Value::Int(v as u64)
+        } else {
+            Value::Num(v)
+        }
+    }
+
+    /// The cell as a number, for sorting (text and empty cells sort last).
+    pub(crate) fn sort_key(&self) -> f64 {
+        match self {
+            Value::Int(v) => *v as f64,
+            Value::Num(v) if !v.is_nan() => *v,
+            _ => f64::INFINITY,
+        }
+    }
+
     fn text(&self) -> String {
         match self {
             Value::Text(s) => s.clone(),
-            Value::Num(v) => format!("{v}"),
+            Value::Int(v) => v.to_string(),
+            Value::Num(v) => number(*v),
             Value::Empty => String::new(),
         }
     }
 
-    fn json(&self) -> serde_json::Value {
+    fn json(&self) -> String {
         match self {
-            Value::Text(s) => serde_json::Value::String(s.clone()),
-            Value::Num(v) => serde_json::Number::from_f64(*v)
-                .map_or(serde_json::Value::Null, serde_json::Value::Number),
-            Value::Empty => serde_json::Value::Null,
+            Value::Text(s) => serde_json::to_string(s).expect("a string serializes"),
+            Value::Int(v) => v.to_string(),
+            Value::Num(v) if v.is_finite() => number(*v),
+            Value::Num(_) | Value::Empty => "null".into(),
         }
+    }
+}
+
+/// Shortest round-trip form; exponent form below 1e-5 and from 1e16 in magnitude.
+pub(crate) fn number(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || !v.is_finite() || (1e-5..1e16).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
     }
 }
 
@@ -78,18 +112,17 @@ pub(crate) fn print(
             }
         }
         Format::Json => {
-            let objects: Vec<serde_json::Value> = rows
-                .iter()
-                .map(|r| {
-                    columns
-                        .iter()
-                        .zip(r)
-                        .map(|(c, v)| ((*c).to_owned(), v.json()))
-                        .collect::<serde_json::Map<_, _>>()
-                        .into()
-                })
-                .collect();
-            writeln!(out, "{}", serde_json::to_string_pretty(&objects)?)?;
+            writeln!(out, "[")?;
+            for (i, r) in rows.iter().enumerate() {
+                let fields: Vec<String> = columns
+                    .iter()
+                    .zip(r)
+                    .map(|(c, v)| format!("\"{c}\": {}", v.json()))
+                    .collect();
+                let comma = if i + 1 < rows.len() { "," } else { "" };
+                writeln!(out, "  {{{}}}{comma}", fields.join(", "))?;
+            }
+            writeln!(out, "]")?;
         }
         Format::Table => {
             let cells: Vec<Vec<String>> = rows
@@ -126,5 +159,46 @@ pub(crate) fn print(
             }
         }
     }
+    out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_short_and_exact() {
+        assert_eq!(number(1e308), "1e308");
+        assert_eq!(number(2.5e-7), "2.5e-7");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(123456.5), "123456.5");
+        for v in [1e308, 2.5e-7, 0.1 + 0.2, 1.0 / 3.0] {
+            assert_eq!(number(v).parse::<f64>().unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn json_keeps_the_column_order_and_integers() {
+        let mut out = Vec::new();
+        let rows = vec![vec![
+            Value::from("olh"),
+            Value::Int(500),
+            Value::Num(0.5),
+            Value::Empty,
+        ]];
+        print(
+            &mut out,
+            Format::Json,
+            &["protocol", "k", "eps", "epg"],
+            &rows,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "[\n  {\"protocol\": \"olh\", \"k\": 500, \"eps\": 0.5, \"epg\": null}\n]\n"
+        );
+        serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    }
 }

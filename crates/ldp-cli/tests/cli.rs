@@ -28,14 +28,17 @@ fn analyze_prints_every_combination() {
         "1,4",
     ]));
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "protocol,k,eps,param,asr,mse,epg");
+    assert_eq!(
+        lines[0],
+        "protocol,k,eps,param,asr,mse,epg,bits,server_cost,client_cost"
+    );
     assert_eq!(lines.len(), 1 + 12 * 2 * 2);
     // Fixed-parameter protocols leave param empty; SHE leaves epg empty.
     assert!(lines.iter().any(|l| l.starts_with("grr,10,1,,")));
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("she,100,4,,") && l.ends_with(','))
+            .any(|l| l.starts_with("she,100,4,,") && l.contains(",,6400,100,200"))
     );
     assert!(lines.iter().any(|l| l.starts_with("olh,100,4,56,")));
     // The exact LH form, and JSON and table output.
@@ -72,7 +75,8 @@ fn analyze_prints_every_combination() {
         "json",
     ])))
     .unwrap();
-    assert_eq!(json[0]["param"], 2.0);
+    assert_eq!(json[0]["param"], 2);
+    assert_eq!(json[0]["k"], 100);
     assert!(
         stdout(ldp().args([
             "analyze",

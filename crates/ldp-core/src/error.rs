@@ -2,12 +2,22 @@
 
 use thiserror::Error;
 
+/// A number in its shortest round-trip form, in exponent form below 1e-5 and from 1e16
+/// in magnitude (so that messages never print 300 digits).
+pub(crate) fn num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-5..1e16).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// A protocol parameter is outside the range where the mechanism is defined.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum ParamError {
     /// The privacy budget must be finite and strictly positive.
-    #[error("epsilon must be finite and > 0, got {value}")]
+    #[error("epsilon must be finite and > 0, got {}", num(*.value))]
     Epsilon {
         /// The rejected value.
         value: f64,
@@ -31,7 +41,9 @@ pub enum ParamError {
     },
     /// SHE's Laplace noise of scale 2/eps must stay within the report bound.
     #[error(
-        "epsilon = {value} is too small for SHE: its noise (scale 2/eps) would exceed the report bound; SHE needs eps >= {min}"
+        "epsilon = {} is too small for SHE: its noise (scale 2/eps) would exceed the report bound; SHE needs eps >= {}",
+        num(*.value),
+        num(*.min)
     )]
     SheBudget {
         /// The rejected budget.
@@ -40,7 +52,7 @@ pub enum ParamError {
         min: f64,
     },
     /// The fraction of fake users of a poisoning attack must lie in `[0, 1)`.
-    #[error("fake-user fraction beta must lie in [0, 1), got {value}")]
+    #[error("fake-user fraction beta must lie in [0, 1), got {}", num(*.value))]
     FakeFraction {
         /// The rejected value.
         value: f64,
@@ -54,7 +66,7 @@ pub enum ParamError {
         max: u32,
     },
     /// Unary encoding needs p in [0.5, 1).
-    #[error("unary-encoding probability p must lie in [0.5, 1), got {value}")]
+    #[error("unary-encoding probability p must lie in [0.5, 1), got {}", num(*.value))]
     UnaryP {
         /// The rejected value.
         value: f64,
@@ -66,13 +78,13 @@ pub enum ParamError {
         value: u64,
     },
     /// A SHE server's clipping bound must lie in `[1, SHE_REPORT_BOUND]`.
-    #[error("SHE clipping bound must lie in [1, 1e150], got {value}")]
+    #[error("SHE clipping bound must lie in [1, 1e150], got {}", num(*.value))]
     ClipBound {
         /// The rejected value.
         value: f64,
     },
     /// Thresholding needs theta in [0.5, 1].
-    #[error("threshold theta must lie in [0.5, 1], got {value}")]
+    #[error("threshold theta must lie in [0.5, 1], got {}", num(*.value))]
     Threshold {
         /// The rejected value.
         value: f64,
@@ -144,7 +156,7 @@ pub enum ReportError {
         position: usize,
     },
     /// A real-valued entry is finite but larger in magnitude than any report can be.
-    #[error("field `{field}`: entry {position} ({value:e}) is outside [-{bound:e}, {bound:e}]")]
+    #[error("field `{field}`: entry {position} ({}) is outside [-{}, {}]", num(*.value), num(*.bound), num(*.bound))]
     Magnitude {
         /// Offending field.
         field: &'static str,

@@ -83,7 +83,7 @@ mod seed32 {
         fn visit_u64<E: de::Error>(self, v: u64) -> Result<u32, E> {
             u32::try_from(v).map_err(|_| {
                 E::custom(format_args!(
-                    "seed {v} does not fit in an unsigned 32-bit integer (reduce 64-bit seeds mod 2^32)"
+                    "{v} is not a valid seed: seeds are 32-bit (reduce 64-bit seeds mod 2^32)"
                 ))
             })
         }
@@ -92,7 +92,7 @@ mod seed32 {
             match u64::try_from(v) {
                 Ok(v) => self.visit_u64(v),
                 Err(_) => Err(E::custom(format_args!(
-                    "seed {v} is negative; a seed is a whole number in 0..2^32"
+                    "{v} is not a valid seed: seeds are whole numbers in 0..2^32"
                 ))),
             }
         }
@@ -102,7 +102,7 @@ mod seed32 {
                 Ok(v as u32)
             } else {
                 Err(E::custom(format_args!(
-                    "seed {v} is not a whole number in 0..2^32"
+                    "{v} is not a valid seed: seeds are whole numbers in 0..2^32"
                 )))
             }
         }

@@ -250,11 +250,11 @@ impl Weights {
 
     /// The objectives with a positive weight.
     pub fn active(&self) -> ObjectiveSet {
-        ObjectiveSet::of(
-            &Objective::ALL
+        ObjectiveSet(
+            Objective::ALL
                 .into_iter()
                 .filter(|&o| self.get(o) > 0.0)
-                .collect::<Vec<_>>(),
+                .fold(0, |m, o| m | o.bit()),
         )
     }
 

@@ -2,18 +2,25 @@
 
 use std::io::Write;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
-use ldp_core::{Aggregator, Estimator, Mechanism};
+use ldp_attack::Adversary;
+use ldp_core::simulation::USERS_PER_STREAM;
+use ldp_core::{Aggregator, ClipBound, Estimator, dispatch};
+use ldp_jsonl::JsonReport;
+use rayon::prelude::*;
 
 use super::ProtocolArgs;
-use super::reports::{for_each_line, parse_report, spec_of};
+use crate::lines::LineChunks;
+use crate::output::number;
+use crate::protocol::build;
+use crate::streams::chunk_lines;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum EstimatorArg {
     /// Raw unbiased estimate (may be negative).
     Unbiased,
-    /// Clip negatives, renormalize.
+    /// Clip negatives, renormalize (multi-freq-ldpy's MI estimator).
     Clip,
     /// Norm-Sub.
     NormSub,
@@ -28,36 +35,89 @@ pub(crate) struct AggregateArgs {
     /// Post-processing of the estimate.
     #[arg(long, value_enum, default_value_t = EstimatorArg::Unbiased)]
     estimator: EstimatorArg,
+    /// SHE: clip every report coordinate to [-C, C] before summing (default: 1 + 40/eps,
+    /// which biases genuine coordinates by under 1e-9 * 2/eps and bounds a fake report's
+    /// gain to C per target); `none` sums reports as they are, as the paper does.
+    #[arg(long = "she-clip", value_name = "C|none")]
+    she_clip: Option<String>,
+}
+
+/// The SHE server's clipping bound from `--she-clip`, for a spec at budget `eps`.
+pub(crate) fn she_clip(arg: Option<&str>, eps: ldp_core::Epsilon) -> Result<Option<ClipBound>> {
+    match arg.map(str::trim) {
+        None => Ok(Some(ClipBound::recommended(eps))),
+        Some("none") => Ok(None),
+        Some(text) => {
+            let v: f64 = text
+                .parse()
+                .map_err(|_| anyhow!("--she-clip {text}: expected a number or `none`"))?;
+            Ok(Some(
+                ClipBound::new(v).with_context(|| format!("--she-clip {}", number(v)))?,
+            ))
+        }
+    }
 }
 
 pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
-    let spec = spec_of(&a.protocol)?;
+    let spec = a.protocol.resolve()?.spec;
+    if a.she_clip.is_some() && spec.family().family() != ldp_core::Family::SummationHistogram {
+        bail!("--she-clip: only SHE servers clip reports");
+    }
+    let clip = she_clip(a.she_clip.as_deref(), spec.eps())?;
     let estimator = match a.estimator {
         EstimatorArg::Unbiased => Estimator::Unbiased,
         EstimatorArg::Clip => Estimator::ClipRenormalize,
         EstimatorArg::NormSub => Estimator::NormSub,
         EstimatorArg::Simplex => Estimator::Simplex,
     };
-    ldp_core::dispatch!(spec.build()?, m => aggregate_stream(&m, estimator))
+    let cap = ldp_jsonl::max_line_len(&spec);
+    dispatch!(build(&spec)?, m => aggregate_stream(&m, clip, cap, estimator))
 }
 
-/// Streams the reports into the aggregator (memory O(k)); prints only after the whole
-/// input was accepted, so a bad line rejects the stream as a whole.
-fn aggregate_stream<M: Mechanism>(m: &M, estimator: Estimator) -> Result<()> {
-    let mut agg = m.aggregator();
-    let n = for_each_line(std::io::stdin().lock(), |_, line| {
-        agg.add(&parse_report(m, line)?)?;
-        Ok(())
-    })
-    .map_err(|e| e.context("report stream rejected, nothing aggregated"))?;
-    if n == 0 {
+/// Streams the reports into the aggregator (memory O(k) per core), parsing in parallel;
+/// prints only after the whole input was accepted, so a bad line rejects the stream as a
+/// whole.
+fn aggregate_stream<M>(
+    m: &M,
+    clip: Option<ClipBound>,
+    cap: usize,
+    estimator: Estimator,
+) -> Result<()>
+where
+    M: Adversary,
+    M::Report: JsonReport,
+{
+    let reject = "report stream rejected, nothing aggregated";
+    let mut total = m.server(clip);
+    let mut input = LineChunks::new(std::io::stdin().lock(), cap);
+    while let Some(chunk) = input.next_chunk(chunk_lines(cap / 4)).context(reject)? {
+        let partials: Vec<Result<M::Aggregator>> = chunk
+            .par_chunks(USERS_PER_STREAM)
+            .map(|lines| {
+                let mut partial = m.server(clip);
+                for &(number, line) in lines {
+                    let added = M::Report::parse_json(line)
+                        .map_err(|e| anyhow!("malformed report: {e}"))
+                        .and_then(|r| Ok(partial.add(&r)?));
+                    added.with_context(|| format!("line {number}"))?;
+                }
+                Ok(partial)
+            })
+            .collect();
+        // In order: the first bad line is the one named, and SHE's float sums do not
+        // depend on the number of threads.
+        for partial in partials {
+            total.merge(&partial.context(reject)?).context(reject)?;
+        }
+    }
+    if total.count() == 0 {
         bail!("no reports on stdin");
     }
-    let estimate = agg.estimate(estimator)?;
+    let estimate = total.estimate(estimator)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     writeln!(out, "item,estimate")?;
     for (i, f) in estimate.iter().enumerate() {
-        writeln!(out, "{i},{f}")?;
+        writeln!(out, "{i},{}", number(*f))?;
     }
     out.flush()?;
     Ok(())

@@ -1,25 +1,31 @@
 //! `ldp analyze`.
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
-use ldp_analytic::{Poisoning, asr, epg, variance};
-use ldp_core::Protocol;
+use ldp_analytic::{Poisoning, asr, cost, epg, variance};
+use ldp_core::simulation::{Role, perturb_all};
+use ldp_core::{Protocol, Spec, dispatch};
+use ldp_jsonl::JsonReport;
+use rayon::prelude::*;
 
-use crate::output::{Format, Value, print};
-use crate::protocol::{LhAsrArg, TuneArgs, budget, domain, parse_protocol, resolve, shown_param};
+use crate::output::{Format, Value, number, print};
+use crate::protocol::{
+    BoundArgs, LhAsrArg, TuneArgs, budget, build, domain, param_family, parse_protocol, resolve,
+    shown_param,
+};
 
 #[derive(Debug, Args)]
 pub(crate) struct AnalyzeArgs {
     /// Protocols, comma-separated, or `all`.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', required = true)]
     protocol: Vec<String>,
     /// Domain sizes, comma-separated.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', required = true)]
     k: Vec<u64>,
     /// Privacy budgets, comma-separated.
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', required = true)]
     eps: Vec<f64>,
-    /// The family parameter, for a single protocol.
+    /// The family parameter, for a single protocol (see `ldp perturb --help`).
     #[arg(long)]
     param: Option<f64>,
     /// LH ASR form: the paper's approximation or the exact expectation.
@@ -34,6 +40,19 @@ pub(crate) struct AnalyzeArgs {
     /// True mass of the targets f_T.
     #[arg(long = "target-mass", default_value_t = 0.01)]
     target_mass: f64,
+    /// Keep only the rows with ASR at most A.
+    #[arg(long = "asr-max", value_name = "A")]
+    asr_max: Option<f64>,
+    /// Keep only the rows whose reports take at most B bits.
+    #[arg(long = "bits-max", value_name = "B")]
+    bits_max: Option<f64>,
+    /// Sort the rows by this column, increasing.
+    #[arg(long, value_name = "COLUMN")]
+    sort: Option<String>,
+    /// Add `json_bytes`: the mean size of the tool's JSON report, measured on 2,000
+    /// seeded reports (slow for SHE at large k).
+    #[arg(long = "json-bytes")]
+    json_bytes: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
@@ -41,8 +60,25 @@ pub(crate) struct AnalyzeArgs {
     tuning: TuneArgs,
 }
 
+const COLUMNS: [&str; 10] = [
+    "protocol",
+    "k",
+    "eps",
+    "param",
+    "asr",
+    "mse",
+    "epg",
+    "bits",
+    "server_cost",
+    "client_cost",
+];
+
 pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
-    let protocols: Vec<Protocol> = if a.protocol.iter().any(|p| p.eq_ignore_ascii_case("all")) {
+    let protocols: Vec<Protocol> = if a
+        .protocol
+        .iter()
+        .any(|p| p.trim().eq_ignore_ascii_case("all"))
+    {
         Protocol::ALL.to_vec()
     } else {
         a.protocol
@@ -50,42 +86,162 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             .map(|p| parse_protocol(p))
             .collect::<Result<_>>()?
     };
-    anyhow::ensure!(
-        !protocols.is_empty(),
-        "--protocol: give at least one protocol"
-    );
-    anyhow::ensure!(
-        a.param.is_none() || protocols.len() == 1,
-        "--param needs a single --protocol"
-    );
-    let poisoning =
-        Poisoning::new(a.beta, a.targets, a.target_mass).context("poisoning setting")?;
-    let tuning = a.tuning.options(None)?;
-    let mut rows = Vec::new();
+    if let Some(x) = a.param {
+        if protocols.len() != 1 {
+            bail!("--param needs a single --protocol");
+        }
+        param_family(protocols[0], x)?;
+    }
+    let tuned = protocols.iter().any(|p| p.is_adaptive()) && a.param.is_none();
+    if let Some(flag) = a.tuning.given()
+        && !tuned
+    {
+        bail!("{flag}: no protocol here is tuned (ass, aue, alh and athe are, without --param)");
+    }
+    if let Some(a) = a.asr_max
+        && !(0.0..=1.0).contains(&a)
+    {
+        bail!("--asr-max {}: an ASR bound must lie in [0, 1]", number(a));
+    }
+    if let Some(b) = a.bits_max
+        && !(b.is_finite() && b >= 0.0)
+    {
+        bail!(
+            "--bits-max {}: a size bound must be finite and >= 0",
+            number(b)
+        );
+    }
+    let mut columns: Vec<&str> = COLUMNS.to_vec();
+    if a.json_bytes {
+        columns.push("json_bytes");
+    }
+    let sort = match &a.sort {
+        None => None,
+        Some(c) => Some(
+            columns
+                .iter()
+                .position(|x| x == &c.trim())
+                .with_context(|| {
+                    format!(
+                        "--sort {c}: no such column; the columns are {}",
+                        columns.join(", ")
+                    )
+                })?,
+        ),
+    };
+    let poisoning = Poisoning::new(a.beta, a.targets, a.target_mass).map_err(|e| {
+        let flag = match e {
+            ldp_analytic::PoisoningError::Param(_) => format!("--beta {}", number(a.beta)),
+            ldp_analytic::PoisoningError::TargetMass(_) => {
+                format!("--target-mass {}", number(a.target_mass))
+            }
+            _ => format!("--targets {}", a.targets),
+        };
+        anyhow::Error::new(e).context(flag)
+    })?;
+    // Check every k and eps up front, so that their errors come first and once.
+    let ks = a.k.iter().map(|&k| domain(k)).collect::<Result<Vec<_>>>()?;
+    let budgets = a
+        .eps
+        .iter()
+        .map(|&e| budget(e))
+        .collect::<Result<Vec<_>>>()?;
+    if tuned {
+        // Checked once here rather than once per row.
+        a.tuning.options(&BoundArgs::default())?;
+    }
+    let mut grid = Vec::with_capacity(protocols.len() * ks.len() * budgets.len());
     for &p in &protocols {
-        for &k in &a.k {
-            for &e in &a.eps {
-                let (kk, ee) = (domain(k)?, budget(e)?);
-                let spec = resolve(p, kk, ee, a.param, &tuning)?;
-                rows.push(vec![
-                    Value::from(p.name()),
-                    Value::Num(k as f64),
-                    Value::Num(e),
-                    shown_param(p, &spec).into(),
-                    asr::expected(&spec, a.lh_asr.into()).into(),
-                    variance::approx_per_user(&spec).into(),
-                    epg::expected(&spec, &poisoning)
-                        .context("poisoning setting")?
-                        .finite()
-                        .into(),
-                ]);
+        for &k in &ks {
+            for &e in &budgets {
+                grid.push((p, k, e));
             }
         }
     }
-    print(
-        &mut std::io::stdout().lock(),
-        a.format,
-        &["protocol", "k", "eps", "param", "asr", "mse", "epg"],
-        &rows,
-    )
+    let no_tuning = TuneArgs::default();
+    let results: Vec<Result<Vec<Value>>> = grid
+        .par_iter()
+        .map(|&(p, k, e)| {
+            let args = if p.is_adaptive() {
+                &a.tuning
+            } else {
+                &no_tuning
+            };
+            let spec = resolve(p, k, e, a.param, args, &BoundArgs::default())?.spec;
+            let mut row = vec![
+                Value::from(p.name()),
+                Value::Int(u64::from(k.get())),
+                Value::Num(e.get()),
+                shown_param(p, &spec).map_or(Value::Empty, Value::number),
+                Value::Num(asr::expected(&spec, a.lh_asr.into())),
+                Value::Num(variance::approx_per_user(&spec)),
+                epg::expected(&spec, &poisoning)
+                    .with_context(|| format!("--targets {}", a.targets))?
+                    .finite()
+                    .into(),
+                Value::number(cost::bits(&spec)),
+                Value::number(cost::server_ops(&spec)),
+                Value::number(cost::client_draws(&spec)),
+            ];
+            if a.json_bytes {
+                row.push(Value::Num(json_bytes(&spec)?));
+            }
+            Ok(row)
+        })
+        .collect();
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for ((p, k, e), r) in grid.iter().zip(results) {
+        match r {
+            Ok(row) => rows.push(row),
+            Err(err) => failures.push(format!("{} k = {k}, eps = {e}: {err:#}", p.name())),
+        }
+    }
+    if rows.is_empty()
+        && let Some(first) = failures.first()
+    {
+        // Nothing to print: the error alone.
+        bail!("{first}");
+    }
+    rows.retain(|r| {
+        let (asr, bits) = (r[4].sort_key(), r[7].sort_key());
+        a.asr_max.is_none_or(|m| asr <= m) && a.bits_max.is_none_or(|m| bits <= m)
+    });
+    if let Some(i) = sort {
+        if i == 0 {
+            rows.sort_by(|x, y| format!("{:?}", x[0]).cmp(&format!("{:?}", y[0])));
+        } else {
+            rows.sort_by(|x, y| x[i].sort_key().total_cmp(&y[i].sort_key()));
+        }
+    }
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)?;
+    match failures.as_slice() {
+        [] => Ok(()),
+        [one] => bail!("{one} (the other rows are printed)"),
+        [first, rest @ ..] => bail!(
+            "{first} (and {} more rows failed; the other rows are printed)",
+            rest.len()
+        ),
+    }
+}
+
+/// Mean bytes of one JSON report and its newline, over 2,000 seeded reports of items
+/// spread evenly over the domain.
+fn json_bytes(spec: &Spec) -> Result<f64> {
+    const N: u32 = 2000;
+    let k = spec.k().get();
+    let items: Vec<u32> = (0..N).map(|i| i % k).collect();
+    dispatch!(build(spec)?, m => {
+        let reports = perturb_all(&m, &items, 0, 0, Role::Genuine).expect("items are in the domain");
+        let mut line = Vec::new();
+        let total: usize = reports
+            .iter()
+            .map(|r| {
+                line.clear();
+                r.write_json(&mut line);
+                line.len() + 1
+            })
+            .sum();
+        Ok(total as f64 / f64::from(N))
+    })
 }

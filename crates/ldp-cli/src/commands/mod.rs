@@ -4,14 +4,13 @@ mod aggregate;
 mod analyze;
 mod attack;
 mod perturb;
-mod reports;
 mod simulate;
 mod tune;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
-use crate::protocol::TuneArgs;
+use crate::protocol::{BoundArgs, Resolved, TuneArgs, budget, domain, parse_protocol, resolve};
 
 #[derive(Parser)]
 #[command(
@@ -34,30 +33,59 @@ pub(crate) struct ProtocolArgs {
     #[arg(long)]
     pub(crate) k: u64,
     /// Privacy budget epsilon.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long)]
     pub(crate) eps: f64,
-    /// The family parameter, overriding preset and tuning: omega (ss), p (ue), g (lh), theta (the).
+    /// The family parameter of ss or the (omega, theta), or of an adaptive protocol instead
+    /// of tuning it: omega (ass), p (aue), g (alh), theta (athe).
     #[arg(long)]
     pub(crate) param: Option<f64>,
     #[command(flatten)]
     pub(crate) tuning: TuneArgs,
+    #[command(flatten)]
+    pub(crate) bounds: BoundArgs,
+}
+
+impl ProtocolArgs {
+    /// The instance; prints how an adaptive protocol was tuned on stderr.
+    pub(crate) fn resolve(&self) -> Result<Resolved> {
+        let resolved = resolve(
+            parse_protocol(&self.protocol)?,
+            domain(self.k)?,
+            budget(self.eps)?,
+            self.param,
+            &self.tuning,
+            &self.bounds,
+        )?;
+        if let Some(note) = &resolved.note {
+            eprintln!("ldp: {note}");
+        }
+        Ok(resolved)
+    }
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Closed-form ASR, MSE and EPG for protocols x domain sizes x budgets.
+    /// Closed-form ASR, MSE, EPG and costs for protocols x domain sizes x budgets.
+    #[command(allow_negative_numbers = true)]
     Analyze(analyze::AnalyzeArgs),
-    /// Tune an adaptive protocol (ass, aue, alh, athe) and print the chosen parameter.
+    /// Tune an adaptive protocol (ass, aue, alh, athe), or choose the best protocol of all
+    /// twelve under bounds (--protocol all).
+    #[command(allow_negative_numbers = true)]
     Tune(tune::TuneCmd),
-    /// Print the (ASR, MSE) Pareto frontier of an adaptive protocol's parameter.
-    Frontier(tune::TuneCmd),
+    /// Print the Pareto frontier of an adaptive protocol's parameter.
+    #[command(allow_negative_numbers = true)]
+    Frontier(tune::FrontierCmd),
     /// Perturb items read from stdin (one per line) into JSON reports (one per line).
+    #[command(allow_negative_numbers = true)]
     Perturb(perturb::PerturbArgs),
     /// Aggregate JSON reports from stdin and print the frequency estimate of every item.
+    #[command(allow_negative_numbers = true)]
     Aggregate(aggregate::AggregateArgs),
-    /// Run the paper's reconstruction attack on JSON reports from stdin.
+    /// Run the reconstruction attack on JSON reports from stdin.
+    #[command(allow_negative_numbers = true)]
     Attack(attack::AttackArgs),
     /// Simulate users, attacks and estimation, and compare with the closed forms.
+    #[command(allow_negative_numbers = true)]
     Simulate(simulate::SimulateArgs),
 }
 

@@ -1,17 +1,24 @@
 //! `ldp simulate`.
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use ldp_analytic::{LhAsr, Poisoning, asr, epg, variance};
+use ldp_attack::map::map_asr_exact;
 use ldp_attack::{
-    MeasureConfig, PoisonConfig, PoisonKind, Population, ReconstructionAttack, measure,
+    BYTES_PER_RUN, MeasureConfig, MeasureError, PoisonConfig, PoisonError, PoisonKind, Population,
+    Prior, ReconstructionAttack, measure,
 };
 use ldp_core::{Family, simulation};
 use rand::RngExt;
 
 use super::ProtocolArgs;
-use super::reports::{for_each_line, parse_item, spec_of};
-use crate::output::{Format, Value, print};
+use super::aggregate::she_clip;
+use super::attack::read_prior;
+use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
+use crate::memory;
+use crate::output::{Format, Value, number, print};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum DatasetArg {
@@ -29,13 +36,21 @@ enum PoisonArg {
     Roa,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AttackArg {
+    /// The paper's reconstruction attack (uniform prior).
+    Paper,
+    /// The MAP attack with a prior (--prior FILE or --prior-from-data).
+    Map,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct SimulateArgs {
     #[command(flatten)]
     protocol: ProtocolArgs,
     /// File with one item (0..k-1) per line: the users.
     #[arg(long, conflicts_with = "dataset", required_unless_present = "dataset")]
-    items: Option<std::path::PathBuf>,
+    items: Option<PathBuf>,
     /// A data set shipped with the tool.
     #[arg(long, value_enum)]
     dataset: Option<DatasetArg>,
@@ -47,37 +62,83 @@ pub(crate) struct SimulateArgs {
     seed: u64,
     /// Draw this many users i.i.d. from the data's distribution instead of using it as is.
     #[arg(long)]
-    users: Option<usize>,
+    users: Option<u64>,
+    /// The reconstruction attack.
+    #[arg(long, value_enum, default_value_t = AttackArg::Paper)]
+    attack: AttackArg,
+    /// The MAP attack's prior: a file of k weights, one per line.
+    #[arg(long, value_name = "FILE", conflicts_with = "prior_from_data")]
+    prior: Option<PathBuf>,
+    /// The MAP attack's prior: the data's own distribution (the best prior there is).
+    #[arg(long = "prior-from-data")]
+    prior_from_data: bool,
     /// Poisoning attack to add.
-    #[arg(long, value_enum, requires_all = ["beta", "targets"])]
+    #[arg(long, value_enum)]
     poison: Option<PoisonArg>,
-    /// Fraction of fake users among all users.
+    /// Fraction of fake users among all users (with --poison).
     #[arg(long)]
     beta: Option<f64>,
-    /// Target items, comma-separated.
+    /// Target items, comma-separated (with --poison).
     #[arg(long, value_delimiter = ',')]
     targets: Option<Vec<u32>>,
-    /// Output format (csv or json).
+    /// SHE under --poison: the server's clipping bound (default 1 + 40/eps), or `none`.
+    #[arg(long = "she-clip", value_name = "C|none")]
+    she_clip: Option<String>,
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
 }
 
+/// Reads a file of items, one per line.
+fn read_items(path: &PathBuf, k: ldp_core::DomainSize) -> Result<Population> {
+    let context = || format!("--items {}", path.display());
+    let file = std::fs::File::open(path).with_context(context)?;
+    let mut input = LineChunks::new(std::io::BufReader::new(file), ITEM_LINE_CAP);
+    let mut items = Vec::new();
+    while let Some(chunk) = input.next_chunk(1 << 16).with_context(context)? {
+        for (number, line) in chunk {
+            items.push(
+                parse_item(line, k.get())
+                    .with_context(|| format!("line {number}"))
+                    .with_context(context)?,
+            );
+        }
+    }
+    Population::from_items(k, items).with_context(context)
+}
+
 pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
-    let spec = spec_of(&a.protocol)?;
+    if a.poison.is_none() {
+        for (flag, given) in [
+            ("--beta", a.beta.is_some()),
+            ("--targets", a.targets.is_some()),
+            ("--she-clip", a.she_clip.is_some()),
+        ] {
+            if given {
+                bail!("{flag}: applies to a poisoning attack; add --poison mga|ria|roa");
+            }
+        }
+    }
+    if a.attack == AttackArg::Paper && (a.prior.is_some() || a.prior_from_data) {
+        bail!("--prior: the paper's attack has a uniform prior; add --attack map");
+    }
+    if a.attack == AttackArg::Map && a.prior.is_none() && !a.prior_from_data {
+        bail!("--attack map needs a prior: --prior FILE or --prior-from-data");
+    }
+    if a.runs == 0 {
+        bail!("--runs 0: at least one run is needed");
+    }
+    memory::check("--runs", a.runs, BYTES_PER_RUN as u64)?;
+    if let Some(n) = a.users {
+        if n == 0 {
+            bail!("--users 0: at least one user is needed");
+        }
+        memory::check("--users", n, 4)?;
+    }
+    let spec = a.protocol.resolve()?.spec;
     let k = spec.k();
     let mut pop = match (&a.items, a.dataset) {
-        (Some(path), _) => {
-            let file =
-                std::fs::File::open(path).with_context(|| format!("--items {}", path.display()))?;
-            let mut items = Vec::new();
-            for_each_line(std::io::BufReader::new(file), |_, line| {
-                items.push(parse_item(line, k)?);
-                Ok(())
-            })
-            .with_context(|| format!("--items {}", path.display()))?;
-            Population::from_items(k, items)
-                .with_context(|| format!("--items {}", path.display()))?
-        }
+        (Some(path), _) => read_items(path, k)?,
         (None, Some(DatasetArg::AdultAge)) => {
             let pop = Population::adult_age();
             if pop.k() != k {
@@ -91,45 +152,76 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         // Resample n users from the data's empirical distribution, reproducibly.
         let mut rng = simulation::stream_rng(a.seed, u64::MAX, simulation::Role::Other(0), 0);
         let items = pop.items();
-        let drawn = (0..n)
-            .map(|_| items[rng.random_range(0..items.len())])
-            .collect();
+        let mut drawn = Vec::new();
+        drawn
+            .try_reserve_exact(n as usize)
+            .map_err(|_| anyhow::anyhow!("--users {n}: not enough memory for the users"))?;
+        drawn.extend((0..n).map(|_| items[rng.random_range(0..items.len())]));
         pop = Population::from_items(k, drawn).context("--users")?;
     }
+    let prior = match (&a.prior, a.prior_from_data) {
+        (Some(path), _) => Some(read_prior(path, k.get())?),
+        (None, true) => Some(Prior::from_population(&pop)),
+        (None, false) => None,
+    };
     let poisoning = match a.poison {
         None => None,
-        Some(kind) => Some(PoisonConfig::new(
-            match kind {
+        Some(kind) => {
+            let beta = a.beta.context("--beta is required with --poison")?;
+            let targets = a
+                .targets
+                .clone()
+                .context("--targets is required with --poison")?;
+            let shown = targets
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            let kind = match kind {
                 PoisonArg::Mga => PoisonKind::Mga,
                 PoisonArg::Ria => PoisonKind::Ria,
                 PoisonArg::Roa => PoisonKind::Roa,
-            },
-            a.beta.context("--beta is required with --poison")?,
-            a.targets
-                .clone()
-                .context("--targets is required with --poison")?,
-        )?),
+            };
+            let config = PoisonConfig::new(kind, beta, targets).map_err(|e| {
+                let flag = match e {
+                    PoisonError::Param(_) => format!("--beta {}", number(beta)),
+                    _ => format!("--targets {shown}"),
+                };
+                anyhow::Error::new(e).context(flag)
+            })?;
+            if a.she_clip.is_some() && spec.family().family() != Family::SummationHistogram {
+                bail!("--she-clip: only SHE servers clip reports");
+            }
+            Some(match she_clip(a.she_clip.as_deref(), spec.eps())? {
+                Some(c) => config.with_she_clip(c),
+                None => config,
+            })
+        }
     };
     let config = MeasureConfig {
         runs: a.runs,
         seed: a.seed,
-        attack: ReconstructionAttack::Paper,
+        attack: prior
+            .clone()
+            .map_or(ReconstructionAttack::Paper, ReconstructionAttack::Map),
         poisoning: poisoning.clone(),
     };
     let m = measure(&spec, &pop, &config).map_err(|e| {
-        let flag = match e {
-            ldp_attack::MeasureError::TargetOutsideDomain { .. } => "--targets",
-            ldp_attack::MeasureError::NoRuns | ldp_attack::MeasureError::TooManyRuns { .. } => {
-                "--runs"
-            }
-            _ => "simulation",
+        let flag = match &e {
+            MeasureError::TargetOutsideDomain { .. } => "--targets".to_owned(),
+            MeasureError::NoRuns | MeasureError::TooManyRuns { .. } => format!("--runs {}", a.runs),
+            MeasureError::Prior(_) => "--prior".to_owned(),
+            _ => "simulation".to_owned(),
         };
         anyhow::Error::new(e).context(flag)
     })?;
     let truth = pop.frequencies();
     let n = pop.len() as f64;
-    let mse_expected = variance::expected_mse(&spec, n, &truth);
-    let protocol = a.protocol.protocol.to_ascii_lowercase();
+    let asr_expected = match &prior {
+        None => Some(asr::expected(&spec, LhAsr::Exact)),
+        Some(p) => map_asr_exact(&spec, p)?,
+    };
+    let protocol = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
     let mut columns = vec![
         "protocol",
         "k",
@@ -145,29 +237,32 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         "mse_expected",
     ];
     let mut row = vec![
-        Value::from(protocol.as_str()),
-        Value::Num(f64::from(k.get())),
+        Value::from(protocol),
+        Value::Int(u64::from(k.get())),
         Value::Num(spec.eps().get()),
-        spec.family().value().into(),
-        Value::Num(a.runs as f64),
-        Value::Num(n),
+        spec.family().value().map_or(Value::Empty, Value::number),
+        Value::Int(a.runs),
+        Value::Int(pop.len() as u64),
         Value::Num(m.asr.mean),
         Value::Num(m.asr.se),
-        Value::Num(asr::expected(&spec, LhAsr::Exact)),
+        asr_expected.into(),
         Value::Num(m.mse.mean),
         m.mse.se.is_finite().then_some(m.mse.se).into(),
-        Value::Num(mse_expected),
+        Value::Num(variance::expected_mse(&spec, n, &truth)),
     ];
     if let (Some(p), Some(gain)) = (&poisoning, m.gain) {
         let beta = m.fake_users as f64 / (m.fake_users as f64 + n);
-        let f_t: f64 = p.targets().items().iter().map(|&t| truth[t as usize]).sum();
-        let attack = Poisoning::new(beta, p.targets().len() as u32, f_t.min(1.0))?;
+        let targets = p.targets();
+        let f_t: f64 = targets.items().iter().map(|&t| truth[t as usize]).sum();
+        let attack = Poisoning::new(beta, targets.len() as u32, f_t.min(1.0))?;
         let expected = match (p.kind(), spec.family().family()) {
-            (PoisonKind::Mga, Family::SummationHistogram) => Some(epg::expected_she_clipped(
-                &spec,
-                &attack,
-                ldp_core::ClipBound::recommended(spec.eps()),
-            )?),
+            (PoisonKind::Mga, Family::SummationHistogram) => match p
+                .she_clip()
+                .or_else(|| she_clip(None, spec.eps()).ok().flatten())
+            {
+                Some(c) => Some(epg::expected_she_clipped(&spec, &attack, c)?),
+                None => None,
+            },
             (PoisonKind::Mga, _) => epg::expected(&spec, &attack)?.finite(),
             // No closed form for the random item and random output attacks.
             _ => None,
@@ -178,6 +273,18 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
             gain.se.is_finite().then_some(gain.se).into(),
             expected.into(),
         ]);
+        if let Some(s) = m.targets_supported {
+            columns.push("targets_supported");
+            row.push(Value::Int(u64::from(s)));
+            let full = spec.family().family() != Family::Grr
+                && !matches!(spec.family(), ldp_core::FamilyParams::SubsetSelection { omega } if omega < targets.len() as u32);
+            if full && (s as usize) < targets.len() {
+                eprintln!(
+                    "ldp: warning: each fake report supports {s} of the {} targets (no seed hashing them all together was found in the bounded search); the attack is weaker than the epg column assumes",
+                    targets.len()
+                );
+            }
+        }
     }
     print(&mut std::io::stdout().lock(), a.format, &columns, &[row])
 }

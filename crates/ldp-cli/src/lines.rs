@@ -1,0 +1,267 @@
+//! Line-oriented input: chunks of complete lines, with a cap on line length, a UTF-8
+//! byte-order mark accepted at the start, and blank lines accepted at the end.
+//!
+//! A chunk is every complete line one read makes available (up to a maximum count), so a
+//! file is read in large chunks that can be processed in parallel, while an interactive
+//! stream yields each line as soon as it arrives. A line longer than the cap is rejected
+//! as soon as the cap is passed, without reading the rest of it.
+
+use std::io::Read;
+
+use anyhow::{Result, anyhow, bail};
+
+/// Bytes asked of one read.
+const READ: usize = 1 << 20;
+
+/// An input stream cut into chunks of lines.
+pub(crate) struct LineChunks<R> {
+    input: R,
+    buf: Vec<u8>,
+    /// Unconsumed bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    /// Lines handed out so far.
+    lines: u64,
+    cap: usize,
+    eof: bool,
+    /// The first blank line of a run of blank lines not yet followed by a non-blank one.
+    blank_since: Option<u64>,
+}
+
+/// Where a line lies in the buffer: from, to (exclusive, without its newline).
+type Span = (usize, usize);
+
+/// One line: its 1-based number and its bytes (without the newline or a trailing `\r`).
+pub(crate) type Line<'a> = (u64, &'a [u8]);
+
+impl<R: Read> LineChunks<R> {
+    /// Lines of at most `cap` bytes from `input`.
+    pub(crate) fn new(input: R, cap: usize) -> Self {
+        Self {
+            input,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            lines: 0,
+            cap,
+            eof: false,
+            blank_since: None,
+        }
+    }
+
+    /// The next non-empty run of complete lines (at most `max_lines`), or `None` at the
+    /// end of the input. Blank lines are left out; a blank line followed by a non-blank
+    /// one is an error (blank lines are accepted only at the end of the input).
+    pub(crate) fn next_chunk(&mut self, max_lines: usize) -> Result<Option<Vec<Line<'_>>>> {
+        let (first, spans) = loop {
+            let Some((first, spans)) = self.split(max_lines)? else {
+                return Ok(None);
+            };
+            let mut any = false;
+            for (number, &(from, to)) in (first..).zip(&spans) {
+                if is_blank(&self.buf[from..to]) {
+                    self.blank_since.get_or_insert(number);
+                } else if let Some(blank) = self.blank_since {
+                    bail!(
+                        "line {blank}: blank line before line {number} (blank lines are accepted only at the end of the input)"
+                    );
+                } else {
+                    any = true;
+                }
+            }
+            if any {
+                break (first, spans);
+            }
+        };
+        let buf = &self.buf;
+        Ok(Some(
+            (first..)
+                .zip(spans)
+                .filter(|&(_, (from, to))| !is_blank(&buf[from..to]))
+                .map(|(number, (from, to))| {
+                    let line = &buf[from..to];
+                    (number, line.strip_suffix(b"\r").unwrap_or(line))
+                })
+                .collect(),
+        ))
+    }
+
+    /// The number of the next line and the spans of the next complete lines (without
+    /// their newlines), reading more input as needed; `None` at the end of the input.
+    fn split(&mut self, max_lines: usize) -> Result<Option<(u64, Vec<Span>)>> {
+        loop {
+            let base = self.start;
+            let pending = &self.buf[base..self.end];
+            let mut spans = Vec::new();
+            let mut from = base;
+            for pos in memchr::memchr_iter(b'\n', pending) {
+                let to = base + pos;
+                if to - from > self.cap {
+                    bail!(self.too_long(self.lines + 1 + spans.len() as u64));
+                }
+                spans.push((from, to));
+                from = to + 1;
+                if spans.len() == max_lines {
+                    break;
+                }
+            }
+            if !spans.is_empty() {
+                let first = self.lines + 1;
+                self.lines += spans.len() as u64;
+                self.start = from;
+                return Ok(Some((first, spans)));
+            }
+            if self.end - self.start > self.cap {
+                bail!(self.too_long(self.lines + 1));
+            }
+            if self.eof {
+                if self.start < self.end {
+                    // A last line without a newline.
+                    let first = self.lines + 1;
+                    let span = (self.start, self.end);
+                    self.lines += 1;
+                    self.start = self.end;
+                    return Ok(Some((first, vec![span])));
+                }
+                return Ok(None);
+            }
+            self.fill()?;
+        }
+    }
+
+    /// Reads once, after moving the unconsumed bytes to the front.
+    fn fill(&mut self) -> Result<()> {
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        if self.buf.len() < self.end + READ {
+            self.buf.resize(self.end + READ, 0);
+        }
+        let n = loop {
+            match self.input.read(&mut self.buf[self.end..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("line {}: reading the input", self.lines + 1)));
+                }
+            }
+        };
+        // A UTF-8 byte-order mark at the very start is not part of the first line.
+        let at_start = self.lines == 0 && self.end == 0;
+        if at_start && n >= 3 && self.buf[..3] == [0xEF, 0xBB, 0xBF] {
+            self.buf.copy_within(3..n, 0);
+            self.end = n - 3;
+            return Ok(());
+        }
+        self.end += n;
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(())
+    }
+
+    fn too_long(&self, line: u64) -> String {
+        format!(
+            "line {line}: longer than {} bytes, more than any valid line can take here",
+            self.cap
+        )
+    }
+}
+
+/// Whether a line holds only white space (a `\r` of a CRLF ending included).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// At most 40 characters of `line`, for error messages.
+pub(crate) fn quote(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("`{}...`", &text[..cut]),
+        None => format!("`{text}`"),
+    }
+}
+
+/// An item in `0..k`, from one line.
+pub(crate) fn parse_item(line: &[u8], k: u32) -> Result<u32> {
+    let text = line.trim_ascii();
+    let item = std::str::from_utf8(text)
+        .ok()
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(|| {
+            anyhow!(
+                "{} is not an item (expected a whole number in 0..{k})",
+                quote(text)
+            )
+        })?;
+    if item >= u64::from(k) {
+        bail!("item {item} is outside the domain 0..{k}");
+    }
+    Ok(item as u32)
+}
+
+/// Items are short: a line of more than this many bytes is not one.
+pub(crate) const ITEM_LINE_CAP: usize = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(input: &[u8], cap: usize, max: usize) -> Result<Vec<Vec<(u64, String)>>> {
+        let mut reader = LineChunks::new(input, cap);
+        let mut out = Vec::new();
+        while let Some(chunk) = reader.next_chunk(max)? {
+            out.push(
+                chunk
+                    .into_iter()
+                    .map(|(n, l)| (n, String::from_utf8_lossy(l).into_owned()))
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn lines_come_in_chunks_with_their_numbers() {
+        let got = chunks(b"a\r\nb\nc", 10, 2).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                vec![(1, "a".into()), (2, "b".into())],
+                vec![(3, "c".into())]
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bom_and_trailing_blank_lines_are_accepted() {
+        let got = chunks(b"\xEF\xBB\xBF1\n2\n\n  \n", 10, 100).unwrap();
+        assert_eq!(got, vec![vec![(1, "1".into()), (2, "2".into())]]);
+        let err = chunks(b"1\n\n2\n", 10, 100).unwrap_err().to_string();
+        assert!(err.starts_with("line 2: blank line before line 3"), "{err}");
+    }
+
+    #[test]
+    fn long_lines_are_rejected_without_reading_them_whole() {
+        let err = chunks(b"12\n123456789012\n", 5, 100)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("line 2: longer than 5 bytes"), "{err}");
+        // An endless line without a newline: the reader stops after the cap.
+        let endless = std::io::repeat(b'x');
+        let mut reader = LineChunks::new(endless, 3 << 20);
+        assert!(reader.next_chunk(10).is_err());
+    }
+
+    #[test]
+    fn items_are_parsed_strictly_and_quoted_briefly() {
+        assert_eq!(parse_item(b" 7 ", 10).unwrap(), 7);
+        assert!(parse_item(b"10", 10).is_err());
+        assert!(parse_item(b"-1", 10).is_err());
+        let msg = parse_item(&[b'x'; 1000], 10).unwrap_err().to_string();
+        assert!(msg.len() < 120, "{msg}");
+    }
+}

@@ -1,0 +1,145 @@
+//! # ldp-jsonl
+//!
+//! The JSON-lines report format of the `ldp` tool and its Python package: one JSON object
+//! per line, with lists sorted and distinct.
+//!
+//! | family | report |
+//! |---|---|
+//! | GRR | `{"y":17}` |
+//! | SS | `{"subset":[3,17,42]}` |
+//! | UE, THE | `{"ones":[3,17]}` |
+//! | LH | `{"seed":1234567,"y":4}` |
+//! | SHE | `{"y":[0.12,-1.3,...]}` |
+//!
+//! [`JsonReport::write_json`] writes exactly what `serde_json::to_writer` writes for the
+//! report types of `ldp-core` (integers by itoa, floats by zmij's shortest round-trip
+//! form, as serde_json does), about five times faster. [`JsonReport::parse_json`] reads the canonical shape
+//! with a specialized scanner and hands anything else (other key orders, escapes, odd
+//! spacing, and every error) to serde_json, so it accepts exactly what serde_json accepts
+//! and returns the same value; its errors name the field (`` field `y[3]`: ... ``) and never
+//! quote the line. Reports are objects: a JSON array is refused even though serde would
+//! read it as a struct.
+//!
+//! ```
+//! use ldp_core::OnesReport;
+//! use ldp_jsonl::JsonReport;
+//! let report = OnesReport { ones: vec![3, 17] };
+//! let mut line = Vec::new();
+//! report.write_json(&mut line);
+//! assert_eq!(line, br#"{"ones":[3,17]}"#);
+//! assert_eq!(OnesReport::parse_json(b"{ \"ones\" : [3, 17] }")?, report);
+//! let err = OnesReport::parse_json(br#"{"ones":[3,-1]}"#).unwrap_err();
+//! assert_eq!(err.to_string(), "field `ones[1]`: invalid value: integer `-1`, expected u32");
+//! # Ok::<(), ldp_jsonl::JsonError>(())
+//! ```
+//!
+//! Validation against a mechanism (range, order, length) is the mechanism's job
+//! (`Mechanism::validate`); this crate only reads and writes.
+
+mod parse;
+mod write;
+
+use ldp_core::{FamilyParams, GrrReport, LhReport, OnesReport, SheReport, Spec, SubsetReport};
+
+/// A report that could not be read: what is wrong, naming the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct JsonError(pub(crate) String);
+
+pub use write::Digits;
+
+/// A report type of `ldp-core` in the JSON-lines format.
+pub trait JsonReport: Sized {
+    /// Appends the report's canonical JSON object (without a newline) to `out`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.write_json_with(&Digits::default(), out);
+    }
+
+    /// [`JsonReport::write_json`] with a table of the domain's indices
+    /// ([`Digits::for_domain`]), for writing many reports; the bytes are the same.
+    fn write_json_with(&self, digits: &Digits, out: &mut Vec<u8>);
+
+    /// Reads one report from a line (without its newline).
+    fn parse_json(line: &[u8]) -> Result<Self, JsonError>;
+}
+
+impl JsonReport for GrrReport {
+    fn write_json_with(&self, _: &Digits, out: &mut Vec<u8>) {
+        write::grr(self, out);
+    }
+    fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
+        parse::with_fallback(line, parse::grr)
+    }
+}
+
+impl JsonReport for SubsetReport {
+    fn write_json_with(&self, digits: &Digits, out: &mut Vec<u8>) {
+        write::index_list(b"{\"subset\":[", &self.subset, digits, out);
+    }
+    fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
+        parse::with_fallback(line, |c| {
+            parse::index_list(c, b"subset").map(|subset| SubsetReport { subset })
+        })
+    }
+}
+
+impl JsonReport for OnesReport {
+    fn write_json_with(&self, digits: &Digits, out: &mut Vec<u8>) {
+        write::index_list(b"{\"ones\":[", &self.ones, digits, out);
+    }
+    fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
+        parse::with_fallback(line, |c| {
+            parse::index_list(c, b"ones").map(|ones| OnesReport { ones })
+        })
+    }
+}
+
+impl JsonReport for LhReport {
+    fn write_json_with(&self, _: &Digits, out: &mut Vec<u8>) {
+        write::lh(self, out);
+    }
+    fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
+        parse::with_fallback(line, parse::lh)
+    }
+}
+
+impl JsonReport for SheReport {
+    fn write_json_with(&self, _: &Digits, out: &mut Vec<u8>) {
+        write::she(self, out);
+    }
+    fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
+        parse::with_fallback(line, parse::she)
+    }
+}
+
+/// The longest line a report of `spec`'s mechanism may take: four times its longest
+/// canonical line plus 256 bytes, room for spaces after every comma and colon and any
+/// number spelling serde_json accepts within reason. A longer line cannot be a sensible
+/// report; readers reject it without reading it whole.
+///
+/// ```
+/// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+/// let grr = Spec::classic(Protocol::Grr, DomainSize::new(100)?, Epsilon::new(1.0)?)?;
+/// assert_eq!(ldp_jsonl::max_line_len(&grr), 4 * r#"{"y":99}"#.len() + 256);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn max_line_len(spec: &Spec) -> usize {
+    let k = spec.k().get() as usize;
+    let index = digits(spec.k().get() - 1) + 1; // an index and its comma
+    let canonical = match spec.family() {
+        FamilyParams::Grr => "{\"y\":}".len() + index - 1,
+        FamilyParams::SubsetSelection { omega } => "{\"subset\":[]}".len() + omega as usize * index,
+        FamilyParams::UnaryEncoding { .. } | FamilyParams::ThresholdHistogram { .. } => {
+            "{\"ones\":[]}".len() + k * index
+        }
+        FamilyParams::LocalHashing { g } => "{\"seed\":4294967295,\"y\":}".len() + digits(g - 1),
+        // The longest shortest-round-trip output, "-1.2345678901234567e-308", and a comma.
+        FamilyParams::SummationHistogram => "{\"y\":[]}".len() + k * 25,
+    };
+    4 * canonical + 256
+}
+
+/// Decimal digits of `v`.
+fn digits(v: u32) -> usize {
+    v.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
