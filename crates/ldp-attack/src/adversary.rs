@@ -56,6 +56,24 @@ pub trait Adversary: Mechanism {
         rng: &mut R,
     ) -> u32;
 
+    /// One genuine user end to end: perturbs `item`, adds the report to `server` and
+    /// returns the attack's guess. SHE streams the report instead of materializing it
+    /// (same draws, same sums, same guess).
+    #[inline]
+    fn genuine_user<R1: Rng + ?Sized, R2: Rng + ?Sized>(
+        &self,
+        item: u32,
+        server: &mut Self::Aggregator,
+        rng: &mut R1,
+        attacker: &mut R2,
+        scratch: &mut Vec<u32>,
+    ) -> u32 {
+        let report = self
+            .perturb(item, rng)
+            .expect("population items are in the domain");
+        self.observe_and_guess(server, &report, scratch, attacker)
+    }
+
     /// Prepares the maximal gain attack on `targets` (all in `0..k`). `she_bound` is the
     /// SHE server's clipping bound (ignored by the other families).
     fn plan_max_gain(&self, targets: &Targets, she_bound: ClipBound) -> MaxGain<Self::Report>;
@@ -267,6 +285,26 @@ impl Adversary for SummationHistogram {
             Some(bound) => self.clipped_aggregator(bound),
             None => self.unclipped_aggregator(),
         }
+    }
+
+    fn genuine_user<R1: Rng + ?Sized, R2: Rng + ?Sized>(
+        &self,
+        item: u32,
+        server: &mut SheSums,
+        rng: &mut R1,
+        _: &mut R2,
+        _: &mut Vec<u32>,
+    ) -> u32 {
+        // The largest coordinate, the first on ties, as `guess` picks it.
+        let mut best = (f64::NEG_INFINITY, 0usize);
+        server
+            .add_perturbed(item, rng, |i, v| {
+                if v > best.0 {
+                    best = (v, i);
+                }
+            })
+            .expect("population items are in the domain, and fewer than 2^64");
+        best.1 as u32
     }
 
     /// The index of the largest coordinate (the first on ties, which have probability 0).

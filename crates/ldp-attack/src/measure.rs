@@ -260,14 +260,14 @@ fn one_run<M: Adversary>(
             let (mut scratch, mut likelihoods) = (Vec::new(), Vec::new());
             let mut hits = 0u64;
             for &x in &items[users] {
-                let report = m
-                    .perturb(x, &mut rng)
-                    .expect("population items are in the domain");
                 let guess = match &config.attack {
                     ReconstructionAttack::Paper => {
-                        m.observe_and_guess(&mut partial, &report, &mut scratch, &mut attacker_rng)
+                        m.genuine_user(x, &mut partial, &mut rng, &mut attacker_rng, &mut scratch)
                     }
                     ReconstructionAttack::Map(prior) => {
+                        let report = m
+                            .perturb(x, &mut rng)
+                            .expect("population items are in the domain");
                         partial
                             .add(&report)
                             .expect("genuine reports are valid and fewer than 2^64");

@@ -66,8 +66,29 @@ fn presets_produce_pinned_reports() {
     let mut rng = stream_rng(20_251_125, 0, Role::Genuine, 0);
     assert_eq!(
         serde_json::to_string(&she.perturb(1, &mut rng).unwrap()).unwrap(),
-        r#"{"y":[-0.5709579758815077,0.8531623071189625,-0.7428925737846963]}"#
+        // One exponential and a sign bit per coordinate (changed in 0.2; was two
+        // exponentials, see the README's changelog).
+        r#"{"y":[1.4190080364901272,-1.9441294269873604,-3.090967119868398]}"#
     );
+}
+
+/// SHE's streaming perturbation draws exactly what `perturb` draws.
+#[test]
+fn she_perturbs_the_same_with_or_without_a_vector() {
+    let she =
+        SummationHistogram::new(DomainSize::new(130).unwrap(), Epsilon::new(0.7).unwrap()).unwrap();
+    let mut a = stream_rng(3, 0, Role::Genuine, 0);
+    let mut b = a.clone();
+    for item in [0, 64, 129] {
+        let whole = she.perturb(item, &mut a).unwrap().y;
+        let mut streamed = Vec::new();
+        she.perturb_each(item, &mut b, |i, v| {
+            assert_eq!(i, streamed.len());
+            streamed.push(v);
+        })
+        .unwrap();
+        assert_eq!(whole, streamed);
+    }
 }
 
 #[test]

@@ -72,7 +72,14 @@ pub fn choose_protocol(
                 protocol, k, eps, &space, &options, needed, bounds,
             )?;
             evaluations += n;
-            found.map(|c| (Spec::new(k, eps, c.params).expect("valid"), c.objectives))
+            match found {
+                // The search compared only the bounded objectives and MSE: report all.
+                Some(c) => {
+                    let spec = Spec::new(k, eps, c.params).expect("valid");
+                    Some((spec, objectives(&spec, lh_asr, poisoning)?))
+                }
+                None => None,
+            }
         } else {
             let spec = Spec::classic(protocol, k, eps).expect("classic protocol");
             let o = objectives(&spec, lh_asr, poisoning)?;

@@ -90,6 +90,33 @@ pub fn objectives(
     })
 }
 
+/// The objectives of `needed` only (the others NaN): what a search compares. A search
+/// evaluates thousands of points, and the unweighted objectives (the report size of SS
+/// needs a log-binomial) would double its cost.
+fn needed_objectives(
+    spec: &Spec,
+    options: &TuneOptions,
+    needed: ObjectiveSet,
+) -> Result<Objectives, OptimizeError> {
+    use crate::objective::Objective;
+    let mut o = Objectives::splat(f64::NAN);
+    if needed.contains(Objective::Asr) {
+        o.asr = asr::expected(spec, options.lh_asr);
+    }
+    if needed.contains(Objective::Mse) {
+        o.mse = variance::approx_per_user(spec);
+    }
+    if needed.contains(Objective::Epg) {
+        o.epg = epg::expected(spec, &options.poisoning)?
+            .finite()
+            .unwrap_or(f64::INFINITY);
+    }
+    if needed.contains(Objective::Bits) {
+        o.bits = cost::bits(spec);
+    }
+    Ok(o)
+}
+
 fn candidate(
     protocol: Protocol,
     k: DomainSize,
@@ -255,10 +282,12 @@ pub fn tune_in(
     }
 
     let spec = Spec::new(k, eps, best.params).expect("candidates are valid");
+    // Searches compare only the objectives they need; report them all.
+    let objectives = objectives(&spec, options.lh_asr, &options.poisoning)?;
     Ok(Tuned {
         protocol,
         spec,
-        objectives: best.objectives,
+        objectives,
         strategy: options.strategy,
         fell_back,
         evaluations,
@@ -321,13 +350,13 @@ fn minimize(
         params: params_at(protocol, f64::from(b.x)),
         objectives: b.objectives,
     };
+    let eval = |v: f64| {
+        let spec = Spec::new(k, eps, params_at(protocol, v)).expect("the space's values are valid");
+        needed_objectives(&spec, options, needed).expect("checked at the ends")
+    };
     match space.integer_bounds() {
         Some((lo, hi)) if bounds::supported(protocol, needed) => {
-            let eval = |x: u32| {
-                candidate(protocol, k, eps, f64::from(x), options)
-                    .expect("the space's values are valid")
-                    .objectives
-            };
+            let eval = |x: u32| eval(f64::from(x));
             let lower =
                 |a: u32, b: u32| bounds::lower_bounds(protocol, k, eps, options, needed, a, b);
             let problem = Problem {
@@ -341,18 +370,27 @@ fn minimize(
             Ok((best.map(to_candidate), n))
         }
         _ => {
-            let grid = candidates_in(protocol, k, eps, space, options)?;
+            if space.len() > MAX_GRID_POINTS {
+                return Err(OptimizeError::SpaceTooLarge {
+                    protocol,
+                    points: space.len(),
+                    limit: MAX_GRID_POINTS,
+                });
+            }
+            let grid = space.grid();
             let n = grid.len();
-            let best = grid.into_iter().filter(|c| admit(&c.objectives)).fold(
-                None::<(f64, Candidate)>,
-                |best, c| {
-                    let s = score(&c.objectives);
-                    match best {
-                        Some((bs, _)) if s >= bs => best,
-                        _ => Some((s, c)),
-                    }
-                },
-            );
+            let mut best: Option<(f64, Candidate)> = None;
+            for v in grid {
+                let objectives = eval(v);
+                if !admit(&objectives) {
+                    continue;
+                }
+                let s = score(&objectives);
+                if best.is_none_or(|(bs, _)| s < bs) {
+                    let params = params_at(protocol, v);
+                    best = Some((s, Candidate { params, objectives }));
+                }
+            }
             Ok((best.map(|(_, c)| c), n))
         }
     }

@@ -18,10 +18,24 @@ use crate::vocab::{DomainSize, Epsilon};
 /// made from them, finite.
 pub const REPORT_BOUND: f64 = 1e150;
 
-/// The smallest budget SHE accepts. The noise is `b (E1 - E2)` with `b = 2 / eps` and
-/// exponentials below 45 (the sampler's largest output), so honest coordinates stay
-/// below `45 b + 1`, inside [`REPORT_BOUND`], exactly when eps is at least about 1e-148.
+/// The smallest budget SHE accepts. The noise is `b S E` with `b = 2 / eps`, a fair sign S
+/// and an exponential E below 45 (the sampler's largest output), so honest coordinates
+/// stay below `45 b + 1`, inside [`REPORT_BOUND`], exactly when eps is at least about
+/// 1e-148.
 pub const MIN_EPS: f64 = 1e-140;
+
+/// A standard exponential from rand_distr's ziggurat. Its tail draws `R - ln U` with U
+/// in [0, 1), so the largest finite output is about 44.4; U = 0 (probability 2^-53 on
+/// a tail draw, itself rarer than 1/256) would give infinity and is drawn again.
+#[inline]
+fn exponential<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    loop {
+        let e: f64 = Exp1.sample(rng);
+        if e.is_finite() {
+            return e;
+        }
+    }
+}
 
 /// `|v| <= bound`, false for NaN.
 #[inline]
@@ -35,9 +49,11 @@ fn within(v: f64, bound: f64) -> bool {
 /// Privacy: two one-hot vectors are at L1 distance 2, so the Laplace density ratio is at
 /// most `exp(2 * eps / 2) = e^eps`.
 ///
-/// The noise is drawn in floating point (`b * (E1 - E2)` with two exact exponentials).
-/// Floating-point Laplace samplers are known to leak through the low-order bits of their
-/// output (Mironov 2012); this implementation is **not hardened** against such attacks.
+/// The noise is drawn in floating point: `b S E`, with E from rand_distr's ziggurat
+/// exponential and the fair sign S one bit of a 64-bit draw that serves 64 coordinates
+/// (exact: the Laplace law is a symmetric exponential). Floating-point Laplace samplers are
+/// known to leak through the low-order bits of their output (Mironov 2012); this
+/// implementation is **not hardened** against such attacks.
 /// THE, which sends only the thresholded index set, is sampled without floating-point
 /// noise and does not have this weakness.
 ///
@@ -93,6 +109,43 @@ impl SummationHistogram {
         2.0 / self.eps.get()
     }
 
+    /// Perturbs `item` without materializing the report: `visit(i, y_i)` sees each
+    /// coordinate in order, drawn exactly as [`Mechanism::perturb`] draws it (same stream,
+    /// same values). Simulations that only sum and inspect the report use it to skip the
+    /// k-vector.
+    #[inline]
+    pub fn perturb_each<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+        mut visit: impl FnMut(usize, f64),
+    ) -> Result<(), ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let b = self.scale();
+        let mut signs = 0u64;
+        for i in 0..self.k.as_usize() {
+            if i % 64 == 0 {
+                signs = rng.next_u64();
+            }
+            let magnitude = b * exponential(rng);
+            let noise = if signs & 1 == 1 {
+                -magnitude
+            } else {
+                magnitude
+            };
+            signs >>= 1;
+            visit(
+                i,
+                if i == item as usize {
+                    noise + 1.0
+                } else {
+                    noise
+                },
+            );
+        }
+        Ok(())
+    }
+
     /// A server that sums the reports as they are: the paper's SHE, whose poisoning gain is
     /// bounded only by [`REPORT_BOUND`]. Prefer [`SummationHistogram::clipped_aggregator`].
     pub fn unclipped_aggregator(&self) -> SheSums {
@@ -133,15 +186,8 @@ impl Mechanism for SummationHistogram {
         item: u32,
         rng: &mut R,
     ) -> Result<SheReport, ItemOutOfRange> {
-        self.k.check_item(item)?;
-        let b = self.scale();
-        let mut y: Vec<f64> = (0..self.k.get())
-            .map(|_| {
-                let (e1, e2): (f64, f64) = (Exp1.sample(rng), Exp1.sample(rng));
-                b * (e1 - e2)
-            })
-            .collect();
-        y[item as usize] += 1.0;
+        let mut y = Vec::with_capacity(self.k.as_usize());
+        self.perturb_each(item, rng, |_, v| y.push(v))?;
         Ok(SheReport { y })
     }
 
@@ -365,6 +411,28 @@ impl SheSums {
     /// The coordinate-wise sums.
     pub fn sums(&self) -> &[f64] {
         &self.sums
+    }
+
+    /// Perturbs `item` with the mechanism's client randomness ([`SummationHistogram::perturb_each`])
+    /// and adds the report without materializing it; `visit(i, y_i)` sees each raw
+    /// coordinate. Equal to perturbing, then [`Aggregator::add`]: a mechanism's own
+    /// reports are always valid, so only the count is checked.
+    #[inline]
+    pub fn add_perturbed<R: Rng + ?Sized>(
+        &mut self,
+        item: u32,
+        rng: &mut R,
+        mut visit: impl FnMut(usize, f64),
+    ) -> Result<(), crate::Error> {
+        let n = checked_count(self.n, 1)?;
+        let sums = &mut self.sums;
+        let clip = self.clip.map_or(f64::INFINITY, ClipBound::get);
+        self.mechanism.perturb_each(item, rng, |i, v| {
+            sums[i] += v.clamp(-clip, clip);
+            visit(i, v);
+        })?;
+        self.n = n;
+        Ok(())
     }
 }
 
