@@ -13,6 +13,8 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("ldp-optimize", &["ldp-core", "ldp-analytic"]),
     ("ldp-attack", &["ldp-core"]),
     ("ldp-jsonl", &["ldp-core"]),
+    ("ldp-arrow", &["ldp-core"]),
+    ("ldp-datafusion", &["ldp-core", "ldp-arrow"]),
     (
         "ldp-experiments",
         &["ldp-core", "ldp-analytic", "ldp-optimize", "ldp-attack"],
@@ -26,6 +28,7 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
             "ldp-attack",
             "ldp-experiments",
             "ldp-jsonl",
+            "ldp-arrow",
         ],
     ),
     (

@@ -7,9 +7,10 @@
 
 use std::fmt::Debug;
 
-use crate::error::AggregateError;
+use crate::error::{AggregateError, ReportError};
 use crate::estimate::Estimator;
 use crate::mechanism::{Mechanism, PureProtocol, Wire};
+use crate::report::check_sorted_distinct;
 
 /// A streaming aggregator: reports go in one at a time, estimates come out.
 pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
@@ -181,6 +182,46 @@ impl<M: PureProtocol> SupportCounts<M> {
             counts[i as usize] += 1;
             visit(i);
         });
+        self.n = n;
+        Ok(())
+    }
+}
+
+impl<M: crate::mechanism::SetValued> SupportCounts<M> {
+    /// Adds a report given as its support set, `items`, validated exactly as the
+    /// mechanism validates its reports (strictly increasing, in `0..k`, and of a size one
+    /// report can have: GRR one item, SS omega). For readers of columnar reports, which
+    /// hold the set without the report type around it.
+    ///
+    /// ```
+    /// use ldp_core::{Aggregator, DomainSize, Epsilon, Mechanism, UnaryEncoding};
+    /// let oue = UnaryEncoding::optimized(DomainSize::new(5)?, Epsilon::new(1.0)?)?;
+    /// let mut agg = oue.aggregator();
+    /// agg.add_support(&[0, 3])?;
+    /// assert!(agg.add_support(&[3, 0]).is_err());
+    /// assert_eq!(agg.counts(), &[1, 0, 0, 1, 0]);
+    /// # Ok::<(), ldp_core::Error>(())
+    /// ```
+    pub fn add_support(&mut self, items: &[u32]) -> Result<(), AggregateError> {
+        let field = match self.mechanism.spec().family() {
+            crate::FamilyParams::Grr => "y",
+            crate::FamilyParams::SubsetSelection { .. } => "subset",
+            _ => "ones",
+        };
+        let (lo, hi) = self.mechanism.support_size_range();
+        if !(lo as usize..=hi as usize).contains(&items.len()) {
+            return Err(ReportError::Length {
+                field,
+                expected: lo as usize,
+                found: items.len(),
+            }
+            .into());
+        }
+        check_sorted_distinct(field, items, self.mechanism.domain_size().get())?;
+        let n = checked_count(self.n, 1)?;
+        for &i in items {
+            self.counts[i as usize] += 1;
+        }
         self.n = n;
         Ok(())
     }

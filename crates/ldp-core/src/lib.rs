@@ -61,7 +61,7 @@ pub use families::subset::SubsetSelection;
 pub use families::summation::{ClipBound, SheSums, SummationHistogram};
 pub use families::threshold::ThresholdHistogram;
 pub use families::unary::UnaryEncoding;
-pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, Support, Wire};
+pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, SetValued, Support, Wire};
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
 pub use spec::{AnyMechanism, FamilyParams, NotClassic, Spec};
 pub use vocab::{DomainSize, Epsilon, FakeFraction, Family, Protocol};

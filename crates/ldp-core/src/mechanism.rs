@@ -129,6 +129,16 @@ pub trait PureProtocol: Support {
     fn q_star(&self) -> f64;
 }
 
+/// Families whose report is its support set, written out: GRR's one item, SS's subset,
+/// UE's and THE's one-bits. A server can then aggregate a support set read from any
+/// columnar form without building the report ([`crate::SupportCounts::add_support`]).
+pub trait SetValued: PureProtocol {}
+
+impl SetValued for crate::Grr {}
+impl SetValued for crate::SubsetSelection {}
+impl SetValued for crate::UnaryEncoding {}
+impl SetValued for crate::ThresholdHistogram {}
+
 /// `PartialEq` by [`Mechanism::spec`], the mechanism's identity.
 macro_rules! eq_by_spec {
     ($ty:ty) => {

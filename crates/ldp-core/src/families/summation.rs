@@ -37,6 +37,39 @@ fn exponential<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     }
 }
 
+/// k values, each finite and at most [`REPORT_BOUND`] in magnitude.
+fn validate_values(k: DomainSize, y: &[f64]) -> Result<(), ReportError> {
+    if y.len() != k.as_usize() {
+        return Err(ReportError::Length {
+            field: "y",
+            expected: k.as_usize(),
+            found: y.len(),
+        });
+    }
+    // One branch-free pass in the common case; the slow pass names the entry.
+    if y.iter().all(|&v| within(v, REPORT_BOUND)) {
+        return Ok(());
+    }
+    let (position, &value) = y
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !within(**v, REPORT_BOUND))
+        .expect("some entry failed the check");
+    Err(if value.is_finite() {
+        ReportError::Magnitude {
+            field: "y",
+            position,
+            value,
+            bound: REPORT_BOUND,
+        }
+    } else {
+        ReportError::NonFinite {
+            field: "y",
+            position,
+        }
+    })
+}
+
 /// `|v| <= bound`, false for NaN.
 #[inline]
 fn within(v: f64, bound: f64) -> bool {
@@ -192,36 +225,7 @@ impl Mechanism for SummationHistogram {
     }
 
     fn validate(&self, report: &SheReport) -> Result<(), ReportError> {
-        if report.y.len() != self.k.as_usize() {
-            return Err(ReportError::Length {
-                field: "y",
-                expected: self.k.as_usize(),
-                found: report.y.len(),
-            });
-        }
-        // One branch-free pass in the common case; the slow pass names the entry.
-        if report.y.iter().all(|&v| within(v, REPORT_BOUND)) {
-            return Ok(());
-        }
-        let (position, &value) = report
-            .y
-            .iter()
-            .enumerate()
-            .find(|(_, v)| !within(**v, REPORT_BOUND))
-            .expect("some entry failed the check");
-        Err(if value.is_finite() {
-            ReportError::Magnitude {
-                field: "y",
-                position,
-                value,
-                bound: REPORT_BOUND,
-            }
-        } else {
-            ReportError::NonFinite {
-                field: "y",
-                position,
-            }
-        })
+        validate_values(self.k, &report.y)
     }
 
     /// Log-density of the noisy vector: `sum_i [-ln(2b) - |y_i - 1{i = item}| / b]`.
@@ -413,6 +417,25 @@ impl SheSums {
         &self.sums
     }
 
+    /// Adds a report given as its k values (what [`Aggregator::add`] does with a
+    /// [`SheReport`]), validated the same way: for readers of columnar reports.
+    pub fn add_values(&mut self, y: &[f64]) -> Result<(), AggregateError> {
+        validate_values(self.mechanism.k, y)?;
+        let n = checked_count(self.n, 1)?;
+        match self.clip {
+            None => self.sums.iter_mut().zip(y).for_each(|(s, v)| *s += v),
+            Some(c) => {
+                let c = c.get();
+                self.sums
+                    .iter_mut()
+                    .zip(y)
+                    .for_each(|(s, v)| *s += v.clamp(-c, c));
+            }
+        }
+        self.n = n;
+        Ok(())
+    }
+
     /// Perturbs `item` with the mechanism's client randomness ([`SummationHistogram::perturb_each`])
     /// and adds the report without materializing it; `visit(i, y_i)` sees each raw
     /// coordinate. Equal to perturbing, then [`Aggregator::add`]: a mechanism's own
@@ -444,24 +467,7 @@ impl Aggregator for SheSums {
     }
 
     fn add(&mut self, report: &SheReport) -> Result<(), AggregateError> {
-        self.mechanism.validate(report)?;
-        let n = checked_count(self.n, 1)?;
-        match self.clip {
-            None => self
-                .sums
-                .iter_mut()
-                .zip(&report.y)
-                .for_each(|(s, v)| *s += v),
-            Some(c) => {
-                let c = c.get();
-                self.sums
-                    .iter_mut()
-                    .zip(&report.y)
-                    .for_each(|(s, v)| *s += v.clamp(-c, c));
-            }
-        }
-        self.n = n;
-        Ok(())
+        self.add_values(&report.y)
     }
 
     fn merge(&mut self, other: &Self) -> Result<(), AggregateError> {

@@ -1,0 +1,284 @@
+//! Parquet files of reports: the spec in the metadata, streaming reads in bounded memory.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{Field, Schema, SchemaRef};
+use ldp_core::Spec;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use crate::{ArrowLdpError, ArrowReports, ENCODING_KEY, REPORT_COLUMN, SPEC_KEY, SetEncoding};
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> ArrowLdpError + '_ {
+    move |error| ArrowLdpError::Io {
+        path: path.display().to_string(),
+        error,
+    }
+}
+
+/// Writes the reports of one mechanism to a Parquet file, its spec in the metadata.
+///
+/// ```
+/// use ldp_arrow::{ParquetReports, ReportWriter};
+/// use ldp_core::{DomainSize, Epsilon, GrrReport, Grr, Mechanism};
+/// let grr = Grr::new(DomainSize::new(5)?, Epsilon::new(1.0)?)?;
+/// let path = std::env::temp_dir().join(format!("ldp-arrow-doc-{}.parquet", std::process::id()));
+/// let mut w = ReportWriter::create(&path, grr.clone(), None)?;
+/// w.write(&[GrrReport { y: 1 }, GrrReport { y: 4 }])?;
+/// w.finish()?;
+/// let mut server = grr.aggregator();
+/// ParquetReports::open(&path, &grr.spec())?.aggregate(&grr, &mut server)?;
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ReportWriter<M> {
+    mechanism: M,
+    encoding: SetEncoding,
+    schema: SchemaRef,
+    writer: ArrowWriter<File>,
+}
+
+/// The `report` field of `mechanism`'s reports.
+pub fn report_field<M: ArrowReports>(mechanism: &M, encoding: SetEncoding) -> Field {
+    Field::new(REPORT_COLUMN, mechanism.report_type(encoding), false)
+}
+
+/// Parquet writer properties that record `spec` and `encoding` in the file (Snappy
+/// compression). For writers of files with more columns than the reports (a day, a
+/// cohort).
+pub fn writer_properties(spec: &Spec, encoding: SetEncoding) -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_key_value_metadata(Some(vec![
+            KeyValue::new(
+                SPEC_KEY.to_owned(),
+                serde_json::to_string(spec).expect("a spec serializes"),
+            ),
+            KeyValue::new(ENCODING_KEY.to_owned(), encoding.name().to_owned()),
+        ]))
+        .build()
+}
+
+impl<M: ArrowReports> ReportWriter<M> {
+    /// A new file at `path` for `mechanism`'s reports; `encoding` defaults to
+    /// [`SetEncoding::smaller_for`] the mechanism.
+    pub fn create(
+        path: &Path,
+        mechanism: M,
+        encoding: Option<SetEncoding>,
+    ) -> Result<Self, ArrowLdpError> {
+        let spec = mechanism.spec();
+        let encoding = encoding.unwrap_or_else(|| SetEncoding::smaller_for(&spec));
+        let schema = Arc::new(Schema::new(vec![report_field(&mechanism, encoding)]));
+        let file = File::create(path).map_err(io(path))?;
+        let writer = ArrowWriter::try_new(
+            file,
+            schema.clone(),
+            Some(writer_properties(&spec, encoding)),
+        )?;
+        Ok(Self {
+            mechanism,
+            encoding,
+            schema,
+            writer,
+        })
+    }
+
+    /// The set encoding the file uses.
+    pub fn encoding(&self) -> SetEncoding {
+        self.encoding
+    }
+
+    /// Appends `reports` (one record batch).
+    pub fn write(&mut self, reports: &[M::Report]) -> Result<(), ArrowLdpError> {
+        let column: ArrayRef = self.mechanism.to_array(reports, self.encoding);
+        let batch = RecordBatch::try_new(self.schema.clone(), vec![column])?;
+        self.writer.write(&batch)?;
+        Ok(())
+    }
+
+    /// Closes the file.
+    pub fn finish(self) -> Result<(), ArrowLdpError> {
+        self.writer.close()?;
+        Ok(())
+    }
+}
+
+/// The Parquet files a path names: the file itself, or a directory's `*.parquet` files
+/// (recursively, sorted by path).
+pub fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, ArrowLdpError> {
+    if !path.is_dir() {
+        File::open(path).map_err(io(path))?;
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
+            let p = entry.map_err(io(&dir))?.path();
+            if p.is_dir() {
+                pending.push(p);
+            } else if p.extension().is_some_and(|e| e == "parquet") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        return Err(ArrowLdpError::NoFiles(path.display().to_string()));
+    }
+    Ok(out)
+}
+
+/// The spec a Parquet file of reports records.
+pub fn read_spec(path: &Path) -> Result<Spec, ArrowLdpError> {
+    let file = File::open(path).map_err(io(path))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    spec_of(builder.metadata().file_metadata().key_value_metadata())
+}
+
+fn spec_of(metadata: Option<&Vec<KeyValue>>) -> Result<Spec, ArrowLdpError> {
+    let text = metadata
+        .and_then(|kv| kv.iter().find(|e| e.key == SPEC_KEY))
+        .and_then(|e| e.value.clone())
+        .ok_or(ArrowLdpError::NoSpec)?;
+    serde_json::from_str(&text).map_err(|e| ArrowLdpError::BadSpec(e.to_string()))
+}
+
+/// The reports of one or more Parquet files, read batch by batch (memory: one batch).
+pub struct ParquetReports {
+    files: Vec<PathBuf>,
+    batch_size: usize,
+}
+
+impl ParquetReports {
+    /// The files at `path` (a file or a directory), each checked to hold reports of
+    /// `expected`.
+    pub fn open(path: &Path, expected: &Spec) -> Result<Self, ArrowLdpError> {
+        let files = parquet_files(path)?;
+        for f in &files {
+            let found = read_spec(f).map_err(|e| in_file(f, e))?;
+            if &found != expected {
+                return Err(in_file(
+                    f,
+                    ArrowLdpError::SpecMismatch {
+                        expected: serde_json::to_string(expected).expect("serializes"),
+                        found: serde_json::to_string(&found).expect("serializes"),
+                    },
+                ));
+            }
+        }
+        Ok(Self {
+            files,
+            batch_size: 65_536,
+        })
+    }
+
+    /// The files, in reading order.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The row groups of every file, in reading order: the units a caller may read in
+    /// parallel (merging the partial aggregates in this order keeps SHE's float sums
+    /// independent of the number of threads).
+    pub fn parts(&self) -> Result<Vec<Part>, ArrowLdpError> {
+        let mut parts = Vec::new();
+        for (file, path) in self.files.iter().enumerate() {
+            let handle = File::open(path).map_err(io(path))?;
+            let builder = ParquetRecordBatchReaderBuilder::try_new(handle)
+                .map_err(|e| in_file(path, e.into()))?;
+            let mut first_row = 0u64;
+            for (row_group, meta) in builder.metadata().row_groups().iter().enumerate() {
+                parts.push(Part {
+                    file,
+                    row_group,
+                    first_row,
+                });
+                first_row += u64::try_from(meta.num_rows()).unwrap_or(0);
+            }
+        }
+        Ok(parts)
+    }
+
+    /// Calls `f(report_column, first_row_of_the_batch_in_its_file)` for every batch of
+    /// one part.
+    pub fn for_each_batch_of(
+        &self,
+        part: &Part,
+        mut f: impl FnMut(&dyn Array, u64) -> Result<(), ArrowLdpError>,
+    ) -> Result<(), ArrowLdpError> {
+        let path = &self.files[part.file];
+        let mut read = || -> Result<(), ArrowLdpError> {
+            let file = File::open(path).map_err(io(path))?;
+            let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+            let index = builder
+                .schema()
+                .index_of(REPORT_COLUMN)
+                .map_err(|_| ArrowLdpError::NoReportColumn)?;
+            let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), [index]);
+            let reader = builder
+                .with_projection(mask)
+                .with_row_groups(vec![part.row_group])
+                .with_batch_size(self.batch_size)
+                .build()?;
+            let mut row = part.first_row;
+            for batch in reader {
+                let batch = batch?;
+                f(batch.column(0).as_ref(), row)?;
+                row += batch.num_rows() as u64;
+            }
+            Ok(())
+        };
+        read().map_err(|e| in_file(path, e))
+    }
+
+    /// Calls `f(report_column, first_row_of_the_batch_in_its_file)` for every batch, file
+    /// by file.
+    pub fn for_each_batch(
+        &self,
+        mut f: impl FnMut(&dyn Array, u64) -> Result<(), ArrowLdpError>,
+    ) -> Result<(), ArrowLdpError> {
+        for part in self.parts()? {
+            self.for_each_batch_of(&part, &mut f)?;
+        }
+        Ok(())
+    }
+
+    /// Adds every report to `server`, validated.
+    pub fn aggregate<M: ArrowReports>(
+        &self,
+        mechanism: &M,
+        server: &mut M::Aggregator,
+    ) -> Result<(), ArrowLdpError> {
+        self.for_each_batch(|column, row| mechanism.aggregate_array(server, column, row))
+    }
+}
+
+/// One row group of one file of a [`ParquetReports`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// Index into [`ParquetReports::files`].
+    pub file: usize,
+    /// Row group within the file.
+    pub row_group: usize,
+    /// Index of its first row in the file.
+    pub first_row: u64,
+}
+
+/// An error of one file, prefixed with its path (I/O errors carry it already).
+fn in_file(path: &Path, e: ArrowLdpError) -> ArrowLdpError {
+    match e {
+        ArrowLdpError::Io { .. } | ArrowLdpError::InFile { .. } => e,
+        other => ArrowLdpError::InFile {
+            path: path.display().to_string(),
+            error: Box::new(other),
+        },
+    }
+}

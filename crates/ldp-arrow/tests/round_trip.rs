@@ -1,0 +1,177 @@
+//! Arrow and Parquet round trips of every family, the spec in the file, refusal of a
+//! mismatched spec, row-naming errors, and the choice of set encoding.
+
+use std::path::PathBuf;
+
+use arrow_array::{Array, ArrayRef, FixedSizeBinaryArray, UInt32Array};
+use ldp_arrow::{
+    ArrowLdpError, ArrowReports, ParquetReports, ReportWriter, SetEncoding, read_spec,
+};
+use ldp_core::simulation::{Role, perturb_all};
+use ldp_core::{
+    Aggregator, AnyMechanism, DomainSize, Epsilon, Mechanism, Protocol, Spec, dispatch,
+};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ldp-arrow-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn mechanisms(k: u32, eps: f64) -> Vec<(Protocol, AnyMechanism)> {
+    let (k, eps) = (DomainSize::new(k).unwrap(), Epsilon::new(eps).unwrap());
+    Protocol::CLASSIC
+        .into_iter()
+        .map(|p| (p, Spec::classic(p, k, eps).unwrap().build().unwrap()))
+        .collect()
+}
+
+fn round_trip<M>(m: &M, encoding: SetEncoding, name: &str)
+where
+    M: ArrowReports,
+    M::Aggregator: PartialEq,
+{
+    let k = m.domain_size().get();
+    let items: Vec<u32> = (0..3000).map(|i| (i * 7) % k).collect();
+    let reports = perturb_all(m, &items, 5, 0, Role::Genuine).unwrap();
+    // Arrow, both ways.
+    let array = m.to_array(&reports, encoding);
+    assert_eq!(array.data_type(), &m.report_type(encoding));
+    assert_eq!(m.reports_from_array(&array).unwrap(), reports, "{name}");
+    // Aggregating the array equals aggregating the reports.
+    let mut direct = m.aggregator();
+    for r in &reports {
+        direct.add(r).unwrap();
+    }
+    let mut via_array = m.aggregator();
+    m.aggregate_array(&mut via_array, &array, 0).unwrap();
+    assert_eq!(via_array, direct, "{name}");
+    // Parquet, in two batches, with the spec in the metadata.
+    let path = temp(&format!("{name}.parquet"));
+    let mut w = ReportWriter::create(&path, m.clone(), Some(encoding)).unwrap();
+    w.write(&reports[..1000]).unwrap();
+    w.write(&reports[1000..]).unwrap();
+    w.finish().unwrap();
+    assert_eq!(read_spec(&path).unwrap(), m.spec());
+    let files = ParquetReports::open(&path, &m.spec()).unwrap();
+    let mut from_file = m.aggregator();
+    files.aggregate(m, &mut from_file).unwrap();
+    assert_eq!(from_file, direct, "{name}");
+    let mut read = Vec::new();
+    files
+        .for_each_batch(|column, _| {
+            read.extend(m.reports_from_array(column)?);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(read, reports, "{name}");
+}
+
+#[test]
+fn every_family_round_trips_through_arrow_and_parquet() {
+    for (p, any) in mechanisms(37, 1.5) {
+        for encoding in [SetEncoding::List, SetEncoding::Bitmap] {
+            let name = format!("{}-{}", p.name(), encoding.name());
+            dispatch!(&any, m => round_trip(m, encoding, &name));
+        }
+    }
+}
+
+#[test]
+fn a_file_of_another_mechanism_is_refused() {
+    let (k, eps) = (DomainSize::new(10).unwrap(), Epsilon::new(1.0).unwrap());
+    let olh = Spec::classic(Protocol::Olh, k, eps).unwrap();
+    let AnyMechanism::LocalHashing(m) = olh.build().unwrap() else {
+        unreachable!()
+    };
+    let path = temp("olh-mismatch.parquet");
+    let mut w = ReportWriter::create(&path, m.clone(), None).unwrap();
+    w.write(&[ldp_core::LhReport { seed: 1, y: 0 }]).unwrap();
+    w.finish().unwrap();
+    let blh = Spec::classic(Protocol::Blh, k, eps).unwrap();
+    let err = ParquetReports::open(&path, &blh).err().unwrap().to_string();
+    assert!(err.contains("holds reports of"), "{err}");
+    let other_eps = Spec::classic(Protocol::Olh, k, Epsilon::new(1.5).unwrap()).unwrap();
+    assert!(ParquetReports::open(&path, &other_eps).is_err());
+    assert!(ParquetReports::open(&path, &olh).is_ok());
+}
+
+#[test]
+fn invalid_rows_are_named() {
+    let (k, eps) = (DomainSize::new(10).unwrap(), Epsilon::new(1.0).unwrap());
+    let grr = ldp_core::Grr::new(k, eps).unwrap();
+    let array: ArrayRef = std::sync::Arc::new(UInt32Array::from(vec![1, 2, 3, 4, 5, 10, 1]));
+    let mut server = grr.aggregator();
+    let err = grr.aggregate_array(&mut server, &array, 100).unwrap_err();
+    assert!(matches!(err, ArrowLdpError::Row { row: 105, .. }), "{err}");
+    assert!(
+        err.to_string().contains("value 10 is outside 0..10"),
+        "{err}"
+    );
+    let nulls: ArrayRef = std::sync::Arc::new(UInt32Array::from(vec![Some(1), None]));
+    assert!(matches!(
+        grr.aggregate_array(&mut grr.aggregator(), &nulls, 0),
+        Err(ArrowLdpError::Null { row: 1 })
+    ));
+    // A bitmap bit beyond k (bit 10 of a 2-byte map for k = 10).
+    let oue = ldp_core::UnaryEncoding::optimized(k, eps).unwrap();
+    let bad: ArrayRef = std::sync::Arc::new(
+        FixedSizeBinaryArray::try_from_iter([[1u8, 0], [0, 4]].into_iter()).unwrap(),
+    );
+    let err = oue
+        .aggregate_array(&mut oue.aggregator(), &bad, 0)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("row 1: field `ones`: value 10 is outside 0..10"),
+        "{err}"
+    );
+    // The wrong type altogether.
+    let err = oue.reports_from_array(&array).unwrap_err();
+    assert!(matches!(err, ArrowLdpError::Type { .. }), "{err}");
+}
+
+/// Parquet bytes per report of each set encoding, and the rule that picks one.
+fn file_bytes(spec: &Spec, encoding: SetEncoding, n: u32) -> f64 {
+    let any = spec.build().unwrap();
+    let k = spec.k().get();
+    let items: Vec<u32> = (0..n).map(|i| (i * 7919) % k).collect();
+    let path = temp(&format!("size-{}-{}-{}.parquet", k, encoding.name(), n));
+    dispatch!(&any, m => {
+        let reports = perturb_all(m, &items, 1, 0, Role::Genuine).unwrap();
+        let mut w = ReportWriter::create(&path, m.clone(), Some(encoding)).unwrap();
+        w.write(&reports).unwrap();
+        w.finish().unwrap();
+    });
+    std::fs::metadata(&path).unwrap().len() as f64 / f64::from(n)
+}
+
+#[test]
+fn the_chosen_set_encoding_is_the_smaller_file() {
+    for k in [100, 1000, 10_000] {
+        for (p, eps) in [
+            (Protocol::Oue, 1.0),
+            (Protocol::Oue, 6.0),
+            (Protocol::Sue, 2.0),
+            (Protocol::The, 4.0),
+            (Protocol::Ss, 1.0),
+            (Protocol::Ss, 6.0),
+        ] {
+            let spec =
+                Spec::classic(p, DomainSize::new(k).unwrap(), Epsilon::new(eps).unwrap()).unwrap();
+            // Enough reports that the footer (about 1 KB) is noise.
+            let n = 4_000_000 / k;
+            let list = file_bytes(&spec, SetEncoding::List, n);
+            let bitmap = file_bytes(&spec, SetEncoding::Bitmap, n);
+            let (chosen, other) = match SetEncoding::smaller_for(&spec) {
+                SetEncoding::List => (list, bitmap),
+                SetEncoding::Bitmap => (bitmap, list),
+            };
+            // The rule may miss by a little where the two are close.
+            assert!(
+                chosen <= other * 1.1,
+                "{p} k = {k} eps = {eps}: list {list:.1} B, bitmap {bitmap:.1} B per report"
+            );
+        }
+    }
+}
