@@ -1,9 +1,11 @@
 //! `ldp aggregate`.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
+use ldp_arrow::{ArrowReports, ParquetReports};
 use ldp_attack::Adversary;
 use ldp_core::simulation::USERS_PER_STREAM;
 use ldp_core::{Aggregator, ClipBound, Estimator, dispatch};
@@ -40,6 +42,10 @@ pub(crate) struct AggregateArgs {
     /// gain to C per target); `none` sums reports as they are, as the paper does.
     #[arg(long = "she-clip", value_name = "C|none")]
     she_clip: Option<String>,
+    /// Read the reports from a Parquet file, or from every .parquet file under a
+    /// directory, instead of JSON lines on stdin; each file must record this mechanism.
+    #[arg(long, value_name = "PATH")]
+    input: Option<PathBuf>,
 }
 
 /// The SHE server's clipping bound from `--she-clip`, for a spec at budget `eps`.
@@ -71,18 +77,54 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
         EstimatorArg::Simplex => Estimator::Simplex,
     };
     let cap = ldp_jsonl::max_line_len(&spec);
-    dispatch!(build(&spec)?, m => aggregate_stream(&m, clip, cap, estimator))
+    let estimate = dispatch!(build(&spec)?, m => {
+        let total = match &a.input {
+            Some(path) => aggregate_parquet(&m, clip, path, &spec)?,
+            None => aggregate_stream(&m, clip, cap)?,
+        };
+        total.estimate(estimator)?
+    });
+    print_estimate(&estimate)
+}
+
+/// Reads the row groups of the files in parallel (memory: one batch per core) and
+/// merges them in file order, so SHE's float sums do not depend on the thread count.
+fn aggregate_parquet<M>(
+    m: &M,
+    clip: Option<ClipBound>,
+    path: &Path,
+    spec: &ldp_core::Spec,
+) -> Result<M::Aggregator>
+where
+    M: Adversary + ArrowReports,
+{
+    let reject = "reports rejected, nothing aggregated";
+    let files = ParquetReports::open(path, spec).context(reject)?;
+    let parts = files.parts().context(reject)?;
+    let partials: Vec<Result<M::Aggregator>> = parts
+        .par_iter()
+        .map(|part| {
+            let mut partial = m.server(clip);
+            files.for_each_batch_of(part, |column, row| {
+                m.aggregate_array(&mut partial, column, row)
+            })?;
+            Ok(partial)
+        })
+        .collect();
+    let mut total = m.server(clip);
+    for partial in partials {
+        total.merge(&partial.context(reject)?).context(reject)?;
+    }
+    if total.count() == 0 {
+        bail!("{}: no reports", path.display());
+    }
+    Ok(total)
 }
 
 /// Streams the reports into the aggregator (memory O(k) per core), parsing in parallel;
 /// prints only after the whole input was accepted, so a bad line rejects the stream as a
 /// whole.
-fn aggregate_stream<M>(
-    m: &M,
-    clip: Option<ClipBound>,
-    cap: usize,
-    estimator: Estimator,
-) -> Result<()>
+fn aggregate_stream<M>(m: &M, clip: Option<ClipBound>, cap: usize) -> Result<M::Aggregator>
 where
     M: Adversary,
     M::Report: JsonReport,
@@ -113,7 +155,10 @@ where
     if total.count() == 0 {
         bail!("no reports on stdin");
     }
-    let estimate = total.estimate(estimator)?;
+    Ok(total)
+}
+
+fn print_estimate(estimate: &[f64]) -> Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     writeln!(out, "item,estimate")?;
     for (i, f) in estimate.iter().enumerate() {

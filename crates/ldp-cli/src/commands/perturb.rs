@@ -1,9 +1,11 @@
 //! `ldp perturb`.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use clap::Args;
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use ldp_arrow::{ArrowReports, ReportWriter, SetEncoding};
 use ldp_core::simulation::Role;
 use ldp_core::{Mechanism, dispatch};
 use ldp_jsonl::{Digits, JsonReport};
@@ -12,7 +14,7 @@ use rand::Rng;
 use super::ProtocolArgs;
 use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
 use crate::protocol::build;
-use crate::streams::{Batches, Source, chunk_lines, with_source};
+use crate::streams::{Batches, CHUNK_LINES, Source, chunk_lines, with_source};
 
 #[derive(Debug, Args)]
 pub(crate) struct PerturbArgs {
@@ -22,13 +24,98 @@ pub(crate) struct PerturbArgs {
     /// seed); without it ChaCha20 is keyed by the operating system.
     #[arg(long)]
     seed: Option<u64>,
+    /// Write the reports to this Parquet file (the spec in its metadata) instead of JSON
+    /// lines on stdout.
+    #[arg(long, value_name = "FILE.parquet")]
+    output: Option<PathBuf>,
+    /// Parquet layout of SS, UE and THE reports: the smaller for the mechanism (auto), the
+    /// sorted indices (list) or one bit per item (bitmap).
+    #[arg(long, value_enum, default_value_t = EncodingArg::Auto)]
+    encoding: EncodingArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EncodingArg {
+    Auto,
+    List,
+    Bitmap,
 }
 
 pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
     let spec = a.protocol.resolve()?.spec;
     let source = Source::new(a.seed, Role::Genuine)?;
+    let encoding = match a.encoding {
+        EncodingArg::Auto => None,
+        EncodingArg::List => Some(SetEncoding::List),
+        EncodingArg::Bitmap => Some(SetEncoding::Bitmap),
+    };
+    if let Some(path) = &a.output {
+        if path.extension().is_none_or(|e| e != "parquet") {
+            bail!(
+                "--output {}: the file name must end in .parquet (JSON lines go to stdout)",
+                path.display()
+            );
+        }
+        return dispatch!(build(&spec)?, m => with_source!(source, make => perturb_parquet(&m, &make, path, encoding)));
+    }
+    if a.encoding != EncodingArg::Auto {
+        bail!("--encoding: only Parquet output (--output FILE.parquet) has a set encoding");
+    }
     let line_bytes = ldp_jsonl::max_line_len(&spec) / 4;
     dispatch!(build(&spec)?, m => with_source!(source, make => perturb_stream(&m, &make, line_bytes)))
+}
+
+/// The items of a chunk of lines, up to the first bad line, and the error naming it.
+fn parse_items(chunk: &[(u64, &[u8])], k: u32) -> (Vec<u32>, Option<anyhow::Error>) {
+    let mut items = Vec::with_capacity(chunk.len());
+    for &(number, line) in chunk {
+        match parse_item(line, k) {
+            Ok(x) => items.push(x),
+            Err(e) => {
+                let e = e.context(format!("line {number}")).context(
+                    "input rejected; the reports written are for the lines above this one",
+                );
+                return (items, Some(e));
+            }
+        }
+    }
+    (items, None)
+}
+
+/// As [`perturb_stream`], into a Parquet file: one record batch per chunk of input.
+fn perturb_parquet<M, R>(
+    m: &M,
+    make: &(impl Fn(u64) -> R + Sync),
+    path: &Path,
+    encoding: Option<SetEncoding>,
+) -> Result<()>
+where
+    M: ArrowReports + Clone,
+    R: Rng + Send,
+{
+    let k = m.domain_size().get();
+    let mut writer = ReportWriter::create(path, m.clone(), encoding)?;
+    let mut input = LineChunks::new(std::io::stdin().lock(), ITEM_LINE_CAP);
+    let mut batches = Batches::new();
+    let mut reports = Vec::new();
+    while let Some(chunk) = input.next_chunk(CHUNK_LINES)? {
+        let (items, failure) = parse_items(&chunk, k);
+        let pieces = batches.run(&items, make, &|rng: &mut R, items: &[u32]| {
+            items
+                .iter()
+                .map(|&x| m.perturb(x, rng).expect("items are checked against k"))
+                .collect::<Vec<_>>()
+        });
+        reports.clear();
+        reports.extend(pieces.into_iter().flatten());
+        writer.write(&reports)?;
+        if let Some(e) = failure {
+            writer.finish()?;
+            return Err(e);
+        }
+    }
+    writer.finish()?;
+    Ok(())
 }
 
 /// Reads items as they come and writes each chunk's reports as soon as they are made,
@@ -47,19 +134,7 @@ where
     let mut batches = Batches::new();
     let max_lines = chunk_lines(line_bytes);
     while let Some(chunk) = input.next_chunk(max_lines)? {
-        let mut items = Vec::with_capacity(chunk.len());
-        let mut failure = None;
-        for &(number, line) in &chunk {
-            match parse_item(line, k) {
-                Ok(x) => items.push(x),
-                Err(e) => {
-                    failure = Some(e.context(format!("line {number}")).context(
-                        "input rejected; the reports written are for the lines above this one",
-                    ));
-                    break;
-                }
-            }
-        }
+        let (items, failure) = parse_items(&chunk, k);
         let written = batches.run(&items, make, &|rng: &mut R, items: &[u32]| {
             let mut buf = Vec::with_capacity(items.len() * line_bytes.min(1 << 16));
             for &x in items {
