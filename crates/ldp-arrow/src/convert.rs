@@ -124,8 +124,19 @@ fn for_each_set(
     match array.data_type() {
         DataType::List(item) if item.data_type() == &DataType::UInt32 => {
             let list = array.as_list::<i32>();
-            let values = list.values().as_primitive::<UInt32Type>().values();
             let offsets = list.value_offsets();
+            if let Some(nulls) = list.values().logical_nulls() {
+                // A null index inside a row: name that row.
+                let from = offsets[0] as usize;
+                let to = offsets[list.len()] as usize;
+                if let Some(at) = (from..to).find(|&i| nulls.is_null(i)) {
+                    let row = offsets.partition_point(|&o| o as usize <= at) - 1;
+                    return Err(ArrowLdpError::Null {
+                        row: first_row + row as u64,
+                    });
+                }
+            }
+            let values = list.values().as_primitive::<UInt32Type>().values();
             for row in 0..list.len() {
                 let (from, to) = (offsets[row] as usize, offsets[row + 1] as usize);
                 visit(row, &values[from..to])?;
@@ -266,9 +277,24 @@ fn lh_fields() -> Fields {
     ])
 }
 
+/// `Struct<seed: UInt32, y: UInt32>`, whatever the fields' nullability (nulls are
+/// refused row by row), as other writers and query engines may mark them nullable.
+fn is_lh_type(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Struct(fields) => {
+            fields.len() == 2
+                && fields
+                    .iter()
+                    .zip(["seed", "y"])
+                    .all(|(f, name)| f.name() == name && f.data_type() == &DataType::UInt32)
+        }
+        _ => false,
+    }
+}
+
 /// The seeds and values of an LH column.
 fn lh_columns(array: &dyn Array, first_row: u64) -> Result<(&[u32], &[u32]), ArrowLdpError> {
-    if array.data_type() != &DataType::Struct(lh_fields()) {
+    if !is_lh_type(array.data_type()) {
         return Err(type_error(
             "Struct<seed: UInt32, y: UInt32>",
             array.data_type(),
@@ -337,7 +363,9 @@ fn she_type(k: u32) -> DataType {
 
 /// The k values of every row of an SHE column, in one slice.
 fn she_values(array: &dyn Array, k: u32, first_row: u64) -> Result<&[f64], ArrowLdpError> {
-    if array.data_type() != &she_type(k) {
+    let is_she = matches!(array.data_type(),
+        DataType::FixedSizeList(item, n) if *n as u32 == k && item.data_type() == &DataType::Float64);
+    if !is_she {
         return Err(type_error(
             &format!("FixedSizeList<Float64, {k}>"),
             array.data_type(),
@@ -345,7 +373,13 @@ fn she_values(array: &dyn Array, k: u32, first_row: u64) -> Result<&[f64], Arrow
     }
     check_nulls(array, first_row)?;
     let list = array.as_fixed_size_list();
-    check_nulls(list.values().as_ref(), first_row)?;
+    if let Some(nulls) = list.values().logical_nulls() {
+        if let Some(at) = (0..list.values().len()).find(|&i| nulls.is_null(i)) {
+            return Err(ArrowLdpError::Null {
+                row: first_row + (at / k as usize) as u64,
+            });
+        }
+    }
     Ok(list.values().as_primitive::<Float64Type>().values())
 }
 

@@ -46,6 +46,20 @@ where
     let mut via_array = m.aggregator();
     m.aggregate_array(&mut via_array, &array, 0).unwrap();
     assert_eq!(via_array, direct, "{name}");
+    // A slice of the array (what query engines hand over) reads as the slice's reports.
+    let slice = array.slice(500, 1200);
+    assert_eq!(
+        m.reports_from_array(&slice).unwrap(),
+        &reports[500..1700],
+        "{name}"
+    );
+    let mut direct_slice = m.aggregator();
+    for r in &reports[500..1700] {
+        direct_slice.add(r).unwrap();
+    }
+    let mut via_slice = m.aggregator();
+    m.aggregate_array(&mut via_slice, &slice, 0).unwrap();
+    assert_eq!(via_slice, direct_slice, "{name}");
     // Parquet, in two batches, with the spec in the metadata.
     let path = temp(&format!("{name}.parquet"));
     let mut w = ReportWriter::create(&path, m.clone(), Some(encoding)).unwrap();
@@ -94,6 +108,70 @@ fn a_file_of_another_mechanism_is_refused() {
     let other_eps = Spec::classic(Protocol::Olh, k, Epsilon::new(1.5).unwrap()).unwrap();
     assert!(ParquetReports::open(&path, &other_eps).is_err());
     assert!(ParquetReports::open(&path, &olh).is_ok());
+}
+
+#[test]
+fn other_writers_field_names_and_nullability_are_accepted_and_null_entries_named() {
+    use arrow_array::{FixedSizeListArray, Float64Array, ListArray, StructArray};
+    use arrow_buffer::OffsetBuffer;
+    use arrow_schema::{DataType, Field};
+    use std::sync::Arc;
+    let (k, eps) = (DomainSize::new(4).unwrap(), Epsilon::new(1.0).unwrap());
+    // Parquet's own name for list items, nullable, with a null inside row 1.
+    let oue = ldp_core::UnaryEncoding::optimized(k, eps).unwrap();
+    let item = Arc::new(Field::new("element", DataType::UInt32, true));
+    let sets = |values: Vec<Option<u32>>| -> ArrayRef {
+        Arc::new(ListArray::new(
+            item.clone(),
+            OffsetBuffer::from_lengths([1, 2]),
+            Arc::new(UInt32Array::from(values)),
+            None,
+        ))
+    };
+    let mut server = oue.aggregator();
+    oue.aggregate_array(&mut server, &sets(vec![Some(0), Some(1), Some(3)]), 0)
+        .unwrap();
+    assert_eq!(server.counts(), &[1, 1, 0, 1]);
+    let err = oue
+        .aggregate_array(
+            &mut oue.aggregator(),
+            &sets(vec![Some(0), Some(1), None]),
+            7,
+        )
+        .unwrap_err();
+    assert!(matches!(err, ArrowLdpError::Null { row: 8 }), "{err}");
+    // LH with nullable fields.
+    let olh = ldp_core::LocalHashing::optimized(k, eps).unwrap();
+    let lh: ArrayRef = Arc::new(StructArray::new(
+        vec![
+            Field::new("seed", DataType::UInt32, true),
+            Field::new("y", DataType::UInt32, true),
+        ]
+        .into(),
+        vec![
+            Arc::new(UInt32Array::from(vec![5, 6])),
+            Arc::new(UInt32Array::from(vec![Some(0), None])),
+        ],
+        None,
+    ));
+    let err = olh
+        .aggregate_array(&mut olh.aggregator(), &lh, 0)
+        .unwrap_err();
+    assert!(matches!(err, ArrowLdpError::Null { row: 1 }), "{err}");
+    // SHE with a null value in the third report.
+    let she = ldp_core::SummationHistogram::new(k, eps).unwrap();
+    let mut values: Vec<Option<f64>> = vec![Some(0.5); 12];
+    values[9] = None;
+    let y: ArrayRef = Arc::new(FixedSizeListArray::new(
+        Arc::new(Field::new("element", DataType::Float64, true)),
+        4,
+        Arc::new(Float64Array::from(values)),
+        None,
+    ));
+    let err = she
+        .aggregate_array(&mut she.aggregator(), &y, 0)
+        .unwrap_err();
+    assert!(matches!(err, ArrowLdpError::Null { row: 2 }), "{err}");
 }
 
 #[test]
