@@ -4,7 +4,9 @@
 //!   figures from `configs/paper/` into `results/paper/` (quick: `results/scratch/`).
 //! - `cargo xtask tidy`: check repository rules (crate layering).
 //! - `cargo xtask bench`: run every criterion benchmark.
+//! - `cargo xtask bench-engine`: Parquet aggregation by `ldp`, DataFusion and Ballista.
 
+mod engine_bench;
 mod reproduce;
 mod tidy;
 
@@ -42,6 +44,17 @@ enum Task {
     Tidy,
     /// Run the criterion benchmarks of every crate.
     Bench,
+    /// Aggregate Parquet reports with `ldp aggregate`, DataFusion and a two-executor
+    /// Ballista cluster (builds the engine adapter in release mode: about 20 minutes
+    /// from clean).
+    BenchEngine {
+        /// OLH reports at k = 100.
+        #[arg(long, default_value_t = 100_000_000)]
+        olh_reports: u64,
+        /// OUE reports at k = 1000.
+        #[arg(long, default_value_t = 10_000_000)]
+        oue_reports: u64,
+    },
 }
 
 fn root() -> PathBuf {
@@ -70,6 +83,16 @@ fn main() -> Result<()> {
             println!("tidy: layering ok");
             Ok(())
         }
+        Task::BenchEngine {
+            olh_reports,
+            oue_reports,
+        } => engine_bench::run(
+            &root(),
+            &engine_bench::Options {
+                olh_reports,
+                oue_reports,
+            },
+        ),
         Task::Bench => {
             let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
                 .args(["bench", "--workspace"])

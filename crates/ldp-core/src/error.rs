@@ -225,4 +225,7 @@ pub enum Error {
     /// See [`AggregateError`].
     #[error(transparent)]
     Aggregate(#[from] AggregateError),
+    /// See [`crate::NotClassic`].
+    #[error(transparent)]
+    NotClassic(#[from] crate::NotClassic),
 }

@@ -370,29 +370,7 @@ struct SheSumsState {
 impl TryFrom<SheSumsState> for SheSums {
     type Error = AggregateError;
     fn try_from(s: SheSumsState) -> Result<Self, AggregateError> {
-        let k = s.mechanism.domain_size().as_usize();
-        if s.sums.len() != k {
-            return Err(AggregateError::CorruptState {
-                reason: format!("{} sums for a domain of {k} items", s.sums.len()),
-            });
-        }
-        // Each report adds at most the bound to a sum (a little slack for rounding).
-        let bound = s.clip.map_or(REPORT_BOUND, ClipBound::get);
-        let limit = s.n as f64 * bound * (1.0 + 1e-9);
-        if let Some(i) = s.sums.iter().position(|&v| !within(v, limit)) {
-            return Err(AggregateError::CorruptState {
-                reason: format!(
-                    "sum of item {i} is not a number of magnitude at most {limit:e} ({} reports of at most {bound:e})",
-                    s.n
-                ),
-            });
-        }
-        Ok(Self {
-            mechanism: s.mechanism,
-            clip: s.clip,
-            n: s.n,
-            sums: s.sums,
-        })
+        SheSums::restore(s.mechanism, s.clip, s.n, s.sums)
     }
 }
 
@@ -405,6 +383,47 @@ impl SheSums {
             n: 0,
             sums: vec![0.0; k],
         }
+    }
+
+    /// A state restored from its parts (a stored or shipped partial aggregate), checked
+    /// for consistency: one sum per item, each a number that `n` reports of at most the
+    /// clipping bound (or [`REPORT_BOUND`]) could have produced.
+    ///
+    /// ```
+    /// use ldp_core::{DomainSize, Epsilon, SheSums, SummationHistogram};
+    /// let she = SummationHistogram::new(DomainSize::new(2)?, Epsilon::new(1.0)?)?;
+    /// assert!(SheSums::restore(she.clone(), None, 1, vec![0.3, -2.0]).is_ok());
+    /// assert!(SheSums::restore(she, None, 1, vec![f64::NAN, 0.0]).is_err());
+    /// # Ok::<(), ldp_core::Error>(())
+    /// ```
+    pub fn restore(
+        mechanism: SummationHistogram,
+        clip: Option<ClipBound>,
+        n: u64,
+        sums: Vec<f64>,
+    ) -> Result<Self, AggregateError> {
+        let k = mechanism.domain_size().as_usize();
+        if sums.len() != k {
+            return Err(AggregateError::CorruptState {
+                reason: format!("{} sums for a domain of {k} items", sums.len()),
+            });
+        }
+        // Each report adds at most the bound to a sum (a little slack for rounding).
+        let bound = clip.map_or(REPORT_BOUND, ClipBound::get);
+        let limit = n as f64 * bound * (1.0 + 1e-9);
+        if let Some(i) = sums.iter().position(|&v| !within(v, limit)) {
+            return Err(AggregateError::CorruptState {
+                reason: format!(
+                    "sum of item {i} is not a number of magnitude at most {limit:e} ({n} reports of at most {bound:e})"
+                ),
+            });
+        }
+        Ok(Self {
+            mechanism,
+            clip,
+            n,
+            sums,
+        })
     }
 
     /// The clipping bound, if any.

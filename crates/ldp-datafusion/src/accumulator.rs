@@ -1,0 +1,250 @@
+//! The accumulator: ldp-core's aggregator fed with Arrow arrays by ldp-arrow, its state
+//! shipped between partitions (and Ballista executors) as `(n, counts)`.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Float64Array, ListArray, StructArray, UInt64Array,
+};
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, UInt64Type};
+use datafusion::common::{Result, ScalarValue};
+use datafusion::logical_expr::Accumulator;
+use ldp_arrow::{ArrowLdpError, ArrowReports};
+use ldp_core::{
+    AggregateError, Aggregator, ClipBound, Estimator, Grr, LocalHashing, Mechanism, PureProtocol,
+    SheSums, Spec, SubsetSelection, SummationHistogram, SupportCounts, ThresholdHistogram,
+    UnaryEncoding, dispatch,
+};
+
+use crate::udaf::{Output, execution_error};
+
+/// An accumulator for `spec`'s reports.
+pub(crate) fn accumulator_for(
+    spec: &Spec,
+    output: Output,
+    estimator: Estimator,
+    clip: Option<ClipBound>,
+    name: &'static str,
+) -> Result<Box<dyn Accumulator>> {
+    let mechanism = spec.build().map_err(|e| {
+        datafusion::error::DataFusionError::Plan(format!("{name}: the spec cannot run: {e}"))
+    })?;
+    Ok(dispatch!(mechanism, m => {
+        let server = m.server(clip);
+        Box::new(LdpAccumulator { mechanism: m, server, rows: 0, output, estimator, name })
+            as Box<dyn Accumulator>
+    }))
+}
+
+/// A mechanism's empty server: SHE's clipped at `clip`, the others' plain support counts.
+trait Server: ArrowReports<Aggregator: State> + 'static {
+    fn server(&self, clip: Option<ClipBound>) -> Self::Aggregator;
+}
+
+macro_rules! support_counting {
+    ($($ty:ty),*) => {$(
+        impl Server for $ty {
+            fn server(&self, _: Option<ClipBound>) -> SupportCounts<$ty> {
+                self.aggregator()
+            }
+        }
+    )*};
+}
+support_counting!(
+    Grr,
+    SubsetSelection,
+    UnaryEncoding,
+    LocalHashing,
+    ThresholdHistogram
+);
+
+impl Server for SummationHistogram {
+    fn server(&self, clip: Option<ClipBound>) -> SheSums {
+        match clip {
+            Some(bound) => self.clipped_aggregator(bound),
+            None => self.unclipped_aggregator(),
+        }
+    }
+}
+
+/// An aggregator's state as `(n, values)`, and back.
+trait State: Aggregator {
+    /// The values' Arrow type (`UInt64` counts or `Float64` sums).
+    const VALUE_TYPE: DataType;
+
+    /// The counts (or sums) as one array.
+    fn values(&self) -> ArrayRef;
+
+    /// Merges a partial state shipped as `(n, values)`, checked for consistency first.
+    fn merge_parts(&mut self, n: u64, values: &dyn Array) -> Result<(), AggregateError>;
+}
+
+fn corrupt(reason: &str) -> AggregateError {
+    AggregateError::CorruptState {
+        reason: reason.to_owned(),
+    }
+}
+
+impl<M: PureProtocol<Aggregator = SupportCounts<M>>> State for SupportCounts<M> {
+    const VALUE_TYPE: DataType = DataType::UInt64;
+
+    fn values(&self) -> ArrayRef {
+        Arc::new(UInt64Array::from(self.counts().to_vec()))
+    }
+
+    fn merge_parts(&mut self, n: u64, values: &dyn Array) -> Result<(), AggregateError> {
+        let counts = values
+            .as_primitive_opt::<UInt64Type>()
+            .filter(|c| c.null_count() == 0)
+            .ok_or_else(|| corrupt("the counts are not a list of UInt64 without nulls"))?;
+        let partial =
+            SupportCounts::restore(self.mechanism().clone(), n, counts.values().to_vec())?;
+        self.merge(&partial)
+    }
+}
+
+impl State for SheSums {
+    const VALUE_TYPE: DataType = DataType::Float64;
+
+    fn values(&self) -> ArrayRef {
+        Arc::new(Float64Array::from(self.sums().to_vec()))
+    }
+
+    fn merge_parts(&mut self, n: u64, values: &dyn Array) -> Result<(), AggregateError> {
+        let sums = values
+            .as_primitive_opt::<Float64Type>()
+            .filter(|s| s.null_count() == 0)
+            .ok_or_else(|| corrupt("the sums are not a list of Float64 without nulls"))?;
+        let partial = SheSums::restore(
+            self.mechanism().clone(),
+            self.clip(),
+            n,
+            sums.values().to_vec(),
+        )?;
+        self.merge(&partial)
+    }
+}
+
+/// One-row `List<item>` holding `values`.
+fn list_scalar(item: DataType, values: ArrayRef) -> ScalarValue {
+    let list = ListArray::new(
+        Arc::new(Field::new("item", item, true)),
+        OffsetBuffer::from_lengths([values.len()]),
+        values,
+        None,
+    );
+    ScalarValue::List(Arc::new(list))
+}
+
+fn list_array(item: DataType, values: ArrayRef) -> ArrayRef {
+    Arc::new(ListArray::new(
+        Arc::new(Field::new("item", item, true)),
+        OffsetBuffer::from_lengths([values.len()]),
+        values,
+        None,
+    ))
+}
+
+struct LdpAccumulator<M: Server> {
+    mechanism: M,
+    server: M::Aggregator,
+    /// Rows seen, to name an invalid one.
+    rows: u64,
+    output: Output,
+    estimator: Estimator,
+    name: &'static str,
+}
+
+impl<M: Server> std::fmt::Debug for LdpAccumulator<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LdpAccumulator")
+            .field("spec", &self.mechanism.spec())
+            .field("n", &self.server.count())
+            .field("output", &self.output)
+            .finish()
+    }
+}
+
+impl<M: Server> Accumulator for LdpAccumulator<M> {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let column = values[0].as_ref();
+        self.mechanism
+            .aggregate_array(&mut self.server, column, self.rows)
+            .map_err(|e| match e {
+                ArrowLdpError::Row { .. } | ArrowLdpError::Null { .. } => execution_error(
+                    self.name,
+                    format!("{e} (rows counted from the start of the partition)"),
+                ),
+                other => execution_error(self.name, other),
+            })?;
+        self.rows += column.len() as u64;
+        Ok(())
+    }
+
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let bad = |what: &str| execution_error(self.name, format!("partial state: {what}"));
+        let ns = states[0]
+            .as_primitive_opt::<UInt64Type>()
+            .ok_or_else(|| bad("n is not UInt64"))?;
+        let lists = states[1]
+            .as_list_opt::<i32>()
+            .ok_or_else(|| bad("the values are not a list"))?;
+        for row in 0..ns.len() {
+            if ns.is_null(row) || lists.is_null(row) {
+                return Err(bad("a NULL entry"));
+            }
+            self.server
+                .merge_parts(ns.value(row), lists.value(row).as_ref())
+                .map_err(|e| execution_error(self.name, format!("partial state: {e}")))?;
+        }
+        Ok(())
+    }
+
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![
+            ScalarValue::UInt64(Some(self.server.count())),
+            list_scalar(M::Aggregator::VALUE_TYPE, self.server.values()),
+        ])
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        match self.output {
+            Output::Estimate if self.server.count() == 0 => Ok(ScalarValue::List(Arc::new(
+                ListArray::new_null(Arc::new(Field::new("item", DataType::Float64, true)), 1),
+            ))),
+            Output::Estimate => {
+                let estimate = self
+                    .server
+                    .estimate(self.estimator)
+                    .map_err(|e| execution_error(self.name, e))?;
+                Ok(list_scalar(
+                    DataType::Float64,
+                    Arc::new(Float64Array::from(estimate)),
+                ))
+            }
+            Output::Counts => {
+                let value_name = if M::Aggregator::VALUE_TYPE == DataType::Float64 {
+                    "sums"
+                } else {
+                    "counts"
+                };
+                let values = list_array(M::Aggregator::VALUE_TYPE, self.server.values());
+                let fields = vec![
+                    Field::new("n", DataType::UInt64, false),
+                    Field::new(value_name, values.data_type().clone(), false),
+                ];
+                let n: ArrayRef = Arc::new(UInt64Array::from(vec![self.server.count()]));
+                Ok(ScalarValue::Struct(Arc::new(StructArray::new(
+                    fields.into(),
+                    vec![n, values],
+                    None,
+                ))))
+            }
+        }
+    }
+
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + 8 * self.mechanism.domain_size().as_usize()
+    }
+}

@@ -1,0 +1,94 @@
+//! Runs SQL over tables of LDP reports: in this process with DataFusion, or on a
+//! Ballista cluster of `ldp-scheduler` and `ldp-executor` processes.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use ldp_datafusion::{ReportTable, register_functions, remote_context, run_sql};
+
+/// Run SQL over Parquet report files: `{spec}` in the SQL stands for the spec the files
+/// record (`{spec:NAME}` with several tables).
+///
+/// Example: ldp-query --table reports=data/ --partition-column day
+///   "SELECT day, ldp_estimate(report, {spec}) FROM reports GROUP BY day ORDER BY day"
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// A table of reports: NAME=PATH, PATH a Parquet file or a directory of them
+    /// (repeatable). Executors must see the same PATH.
+    #[arg(long = "table", value_name = "NAME=PATH", required = true)]
+    tables: Vec<String>,
+    /// A Hive-style partition column (directories `COLUMN=value`), read as a string
+    /// (repeatable).
+    #[arg(long = "partition-column", value_name = "COLUMN")]
+    partition_columns: Vec<String>,
+    /// Submit to the Ballista scheduler at this URL (df://HOST:PORT) instead of running
+    /// in this process.
+    #[arg(long, value_name = "URL")]
+    scheduler: Option<String>,
+    /// Threads (DataFusion target partitions) when running in this process.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The query.
+    sql: String,
+}
+
+fn table(arg: &str) -> Result<ReportTable> {
+    let Some((name, path)) = arg.split_once('=') else {
+        bail!("--table {arg}: expected NAME=PATH");
+    };
+    if name.is_empty() || path.is_empty() {
+        bail!("--table {arg}: expected NAME=PATH");
+    }
+    Ok(ReportTable {
+        name: name.to_owned(),
+        path: PathBuf::from(path),
+    })
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ldp-query: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[tokio::main]
+async fn run() -> Result<()> {
+    env_logger::init();
+    let args = Args::parse();
+    let tables = args
+        .tables
+        .iter()
+        .map(|t| table(t))
+        .collect::<Result<Vec<_>>>()?;
+    let ctx = match &args.scheduler {
+        Some(url) => {
+            if args.threads.is_some() {
+                bail!("--threads: the executors' --concurrent-tasks set a cluster's parallelism");
+            }
+            remote_context(url, SessionConfig::new())
+                .await
+                .with_context(|| format!("connecting to the scheduler at {url}"))?
+        }
+        None => {
+            let mut config = SessionConfig::new();
+            if let Some(n) = args.threads {
+                config = config.with_target_partitions(n.max(1));
+            }
+            let ctx = SessionContext::new_with_config(config);
+            register_functions(&ctx);
+            ctx
+        }
+    };
+    let columns: Vec<&str> = args.partition_columns.iter().map(String::as_str).collect();
+    let batches = run_sql(&ctx, &tables, &columns, &args.sql).await?;
+    println!("{}", pretty_format_batches(&batches)?);
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! # ldp-datafusion
+//!
+//! LDP frequency estimation inside Apache DataFusion, distributed with Ballista. The
+//! server side of every protocol is a sum of per-report support counts, so it is an
+//! aggregate function: `ldp_estimate(report, spec)` returns the estimate,
+//! `ldp_counts(report, spec)` the mergeable `(n, counts)` state. Reports are the Parquet
+//! files of the `ldp-arrow` crate (and of `ldp perturb --output FILE.parquet`); the
+//! algorithms are ldp-core's, unchanged, so the estimate equals `ldp aggregate`'s.
+//!
+//! ```no_run
+//! use datafusion::prelude::SessionContext;
+//! use ldp_datafusion::{register_functions, register_reports, spec_literal};
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let ctx = SessionContext::new();
+//! register_functions(&ctx);
+//! // Hive-style directories reports/day=2026-11-25/*.parquet, one spec for them all.
+//! let spec = register_reports(&ctx, "reports", "reports/".as_ref(), &["day"]).await?;
+//! let sql = format!(
+//!     "SELECT day, ldp_estimate(report, {}) AS estimate FROM reports GROUP BY day",
+//!     spec_literal(&spec)
+//! );
+//! ctx.sql(&sql).await?.show().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Under Ballista every process resolves the functions by name: the scheduler through
+//! [`session_state`] (its session builder) and the executors through
+//! [`function_registry`]; this crate's `ldp-scheduler`, `ldp-executor` and `ldp-query`
+//! binaries are wired that way.
+
+mod accumulator;
+mod query;
+mod session;
+mod udaf;
+
+pub use query::{ReportTable, fill_specs, run_sql};
+pub use session::{
+    DataFusionLdpError, function_registry, register_functions, register_reports, remote_context,
+    session_state, spec_literal, standalone_context,
+};
+pub use udaf::{COUNTS, ESTIMATE, LdpAggregate, Output, functions, ldp_counts, ldp_estimate};

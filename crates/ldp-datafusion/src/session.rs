@@ -1,0 +1,152 @@
+//! Sessions that know the functions and the report files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use ballista_core::registry::BallistaFunctionRegistry;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::error::DataFusionError;
+use datafusion::execution::FunctionRegistry;
+use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use ldp_arrow::{ArrowLdpError, parquet_files, read_spec};
+use ldp_core::Spec;
+
+use crate::udaf::functions;
+
+/// What went wrong setting up a query over report files.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataFusionLdpError {
+    /// A file could not be listed or its spec read.
+    #[error(transparent)]
+    Reports(#[from] ArrowLdpError),
+    /// Two files of one table record different mechanisms.
+    #[error(
+        "{path} holds reports of {found}, but {first_path} holds reports of {first}: one table, one mechanism"
+    )]
+    MixedSpecs {
+        /// The first file.
+        first_path: String,
+        /// Its spec (JSON).
+        first: String,
+        /// A file that differs.
+        path: String,
+        /// Its spec (JSON).
+        found: String,
+    },
+    /// A `{spec}` placeholder of the SQL cannot be filled.
+    #[error("SQL placeholder {0}")]
+    Placeholder(String),
+    /// DataFusion refused the table or the query.
+    #[error(transparent)]
+    DataFusion(#[from] DataFusionError),
+}
+
+/// Registers `ldp_estimate` and `ldp_counts` in `ctx`.
+pub fn register_functions(ctx: &SessionContext) {
+    for f in functions() {
+        ctx.register_udaf((*f).clone());
+    }
+}
+
+/// A session state with DataFusion's defaults and the two functions: Ballista's
+/// scheduler builds every session with it.
+pub fn session_state(config: SessionConfig) -> datafusion::error::Result<SessionState> {
+    let mut state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build();
+    for f in functions() {
+        state.register_udaf(f)?;
+    }
+    Ok(state)
+}
+
+/// A client context for the Ballista scheduler at `url` (`df://HOST:PORT`) whose SQL
+/// knows the functions. (Ballista's client session replaces the aggregate functions of the
+/// state it is given by its own list, so they are registered again on the context.)
+pub async fn remote_context(
+    url: &str,
+    config: SessionConfig,
+) -> datafusion::error::Result<SessionContext> {
+    use ballista::prelude::{SessionConfigExt, SessionContextExt};
+    let config = config.upgrade_for_ballista();
+    let ctx = SessionContext::remote_with_state(url, session_state(config)?).await?;
+    register_functions(&ctx);
+    Ok(ctx)
+}
+
+/// A Ballista scheduler and executor in this process (for tests and notebooks), with
+/// the functions registered everywhere.
+pub async fn standalone_context(
+    config: SessionConfig,
+) -> datafusion::error::Result<SessionContext> {
+    use ballista::prelude::{SessionConfigExt, SessionContextExt};
+    let config = config.upgrade_for_ballista();
+    let ctx = SessionContext::standalone_with_state(session_state(config)?).await?;
+    register_functions(&ctx);
+    Ok(ctx)
+}
+
+/// The function registry of a Ballista executor: the built-in functions and ours.
+pub fn function_registry() -> Arc<BallistaFunctionRegistry> {
+    let mut registry = BallistaFunctionRegistry::default();
+    for f in functions() {
+        registry.aggregate_functions.insert(f.name().to_owned(), f);
+    }
+    Arc::new(registry)
+}
+
+/// Registers the Parquet report files at `path` (a file, or every `.parquet` file under a
+/// directory) as table `name`, with Hive-style partition columns (`day=...` directories)
+/// read as strings, and returns the spec the files record. Every file must record the
+/// same spec.
+pub async fn register_reports(
+    ctx: &SessionContext,
+    name: &str,
+    path: &Path,
+    partition_columns: &[&str],
+) -> Result<Spec, DataFusionLdpError> {
+    let files = parquet_files(path)?;
+    let first = read_spec(&files[0])?;
+    for file in &files[1..] {
+        let found = read_spec(file)?;
+        if found != first {
+            return Err(DataFusionLdpError::MixedSpecs {
+                first_path: files[0].display().to_string(),
+                first: json(&first),
+                path: file.display().to_string(),
+                found: json(&found),
+            });
+        }
+    }
+    let options = ParquetReadOptions::default().table_partition_cols(
+        partition_columns
+            .iter()
+            .map(|c| ((*c).to_owned(), DataType::Utf8))
+            .collect(),
+    );
+    let mut location = path.display().to_string();
+    if path.is_dir() && !location.ends_with('/') {
+        location.push('/');
+    }
+    ctx.register_parquet(name, &location, options).await?;
+    Ok(first)
+}
+
+fn json(spec: &Spec) -> String {
+    serde_json::to_string(spec).expect("a spec serializes")
+}
+
+/// `spec` as a SQL string literal, for the second argument of the functions.
+///
+/// ```
+/// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+/// let spec = Spec::classic(Protocol::Grr, DomainSize::new(4)?, Epsilon::new(1.0)?)?;
+/// assert_eq!(ldp_datafusion::spec_literal(&spec), r#"'{"k":4,"eps":1.0,"family":"grr"}'"#);
+/// # Ok::<(), ldp_core::Error>(())
+/// ```
+pub fn spec_literal(spec: &Spec) -> String {
+    format!("'{}'", json(spec).replace('\'', "''"))
+}

@@ -1,0 +1,262 @@
+//! The aggregate functions `ldp_estimate` and `ldp_counts`: their signature, return
+//! types, partial state, and the arguments read from the query.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields};
+use datafusion::common::{Result, plan_err};
+use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
+use datafusion::logical_expr::utils::format_state_name;
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDF, AggregateUDFImpl, Signature, TypeSignature, Volatility,
+};
+use datafusion::physical_expr::expressions::Literal;
+use ldp_core::{ClipBound, Estimator, Family, Spec};
+
+use crate::accumulator::accumulator_for;
+
+/// The name of the function returning the estimate.
+pub const ESTIMATE: &str = "ldp_estimate";
+/// The name of the function returning the mergeable state.
+pub const COUNTS: &str = "ldp_counts";
+
+/// What an [`LdpAggregate`] returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Output {
+    /// `List<Float64>`: the frequency estimate of every item (NULL over no rows).
+    Estimate,
+    /// `Struct<n: UInt64, counts: List<UInt64>>` (SHE: `Struct<n: UInt64, sums:
+    /// List<Float64>>`): the state that callers merge or post-process themselves.
+    Counts,
+}
+
+impl Output {
+    /// The SQL name of the function with this output.
+    pub fn function_name(self) -> &'static str {
+        match self {
+            Output::Estimate => ESTIMATE,
+            Output::Counts => COUNTS,
+        }
+    }
+}
+
+/// `ldp_estimate(report, spec [, options])` or `ldp_counts(report, spec [, options])`.
+///
+/// - `report`: the report column as `ldp-arrow` writes it.
+/// - `spec`: the mechanism's spec as a JSON string literal, as stored under `ldp.spec` in
+///   the files ([`crate::spec_literal`] quotes it for SQL).
+/// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "clip-renormalize"
+///   | "norm-sub" | "simplex", "she_clip": <number> | "none"}`. SHE reports are clipped at
+///   the server to `[-C, C]` with `C = 1 + 40/eps` unless `she_clip` says otherwise, as
+///   the `ldp` tool does.
+///
+/// The partial state is `(n: UInt64, counts: List<UInt64>)` (SHE: float sums), merged
+/// element-wise after a consistency check, so the functions run over any number of
+/// partitions and under Ballista; every report is validated, and an invalid one fails the
+/// query with an error naming its row.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LdpAggregate {
+    output: Output,
+    signature: Signature,
+}
+
+impl LdpAggregate {
+    /// The function that returns `output`.
+    pub fn new(output: Output) -> Self {
+        Self {
+            output,
+            signature: Signature::one_of(
+                vec![TypeSignature::Any(2), TypeSignature::Any(3)],
+                Volatility::Immutable,
+            ),
+        }
+    }
+}
+
+/// `ldp_estimate` as a DataFusion aggregate function.
+pub fn ldp_estimate() -> Arc<AggregateUDF> {
+    Arc::new(AggregateUDF::from(LdpAggregate::new(Output::Estimate)))
+}
+
+/// `ldp_counts` as a DataFusion aggregate function.
+pub fn ldp_counts() -> Arc<AggregateUDF> {
+    Arc::new(AggregateUDF::from(LdpAggregate::new(Output::Counts)))
+}
+
+/// Both functions.
+pub fn functions() -> [Arc<AggregateUDF>; 2] {
+    [ldp_estimate(), ldp_counts()]
+}
+
+/// SHE reports are float vectors; every other family's state is integer counts.
+fn is_she_column(report: &DataType) -> bool {
+    matches!(report, DataType::FixedSizeList(item, _) | DataType::List(item)
+        if item.data_type() == &DataType::Float64)
+}
+
+fn list_of(item: DataType) -> DataType {
+    DataType::List(Arc::new(Field::new("item", item, true)))
+}
+
+/// The state's (name, type) pairs, for a report column of type `report`.
+fn state_parts(report: &DataType) -> [(&'static str, DataType); 2] {
+    if is_she_column(report) {
+        [
+            ("n", DataType::UInt64),
+            ("sums", list_of(DataType::Float64)),
+        ]
+    } else {
+        [
+            ("n", DataType::UInt64),
+            ("counts", list_of(DataType::UInt64)),
+        ]
+    }
+}
+
+fn is_string(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null
+    )
+}
+
+impl AggregateUDFImpl for LdpAggregate {
+    fn name(&self) -> &str {
+        self.output.function_name()
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        let name = self.name();
+        if !(2..=3).contains(&arg_types.len()) {
+            return plan_err!("{name}(report, spec [, options]) takes 2 or 3 arguments");
+        }
+        if let Some(t) = arg_types[1..].iter().find(|t| !is_string(t)) {
+            return plan_err!("{name}: the spec and options are JSON string literals, not {t}");
+        }
+        Ok(match self.output {
+            Output::Estimate => list_of(DataType::Float64),
+            Output::Counts => DataType::Struct(Fields::from(
+                state_parts(&arg_types[0])
+                    .map(|(name, t)| Field::new(name, t, false))
+                    .to_vec(),
+            )),
+        })
+    }
+
+    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
+        let report = args
+            .input_fields
+            .first()
+            .map(|f| f.data_type().clone())
+            .unwrap_or(DataType::Null);
+        Ok(state_parts(&report)
+            .map(|(part, t)| Arc::new(Field::new(format_state_name(args.name, part), t, true)))
+            .to_vec())
+    }
+
+    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        let name = self.output.function_name();
+        let spec_text = literal_text(&args, 1, name, "spec")?.ok_or_else(|| {
+            datafusion::error::DataFusionError::Plan(format!("{name}: the spec is NULL"))
+        })?;
+        let spec: Spec = serde_json::from_str(&spec_text).map_err(|e| {
+            plan_error(format!(
+                "{name}: the spec {spec_text} is not a valid spec: {e}"
+            ))
+        })?;
+        let options = match literal_text(&args, 2, name, "options")? {
+            Some(text) => Options::parse(&text, name)?,
+            None => Options::default(),
+        };
+        if options.she_clip.is_some() && spec.family().family() != Family::SummationHistogram {
+            return plan_err!("{name}: she_clip applies to SHE reports only");
+        }
+        let clip = match options.she_clip {
+            None => Some(ClipBound::recommended(spec.eps())),
+            Some(c) => c,
+        };
+        accumulator_for(&spec, self.output, options.estimator, clip, name)
+    }
+}
+
+fn plan_error(message: String) -> datafusion::error::DataFusionError {
+    datafusion::error::DataFusionError::Plan(message)
+}
+
+/// The text of string-literal argument `index`, if the call has it (`Some(None)` never:
+/// a NULL literal is `None`, as if absent).
+fn literal_text(
+    args: &AccumulatorArgs,
+    index: usize,
+    name: &str,
+    what: &str,
+) -> Result<Option<String>> {
+    let Some(expr) = args.exprs.get(index) else {
+        return Ok(None);
+    };
+    let Some(literal) = expr.downcast_ref::<Literal>() else {
+        return plan_err!("{name}: the {what} must be a string literal, not {expr}");
+    };
+    match literal.value() {
+        v if v.is_null() => Ok(None),
+        v => match v.try_as_str() {
+            Some(Some(text)) => Ok(Some(text.to_owned())),
+            _ => plan_err!("{name}: the {what} must be a string literal, not {v}"),
+        },
+    }
+}
+
+/// The third argument.
+#[derive(Debug, Default)]
+struct Options {
+    estimator: Estimator,
+    /// `Some(None)`: `"none"`, no clipping.
+    she_clip: Option<Option<ClipBound>>,
+}
+
+impl Options {
+    fn parse(text: &str, name: &str) -> Result<Self> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            #[serde(default)]
+            estimator: Estimator,
+            #[serde(default)]
+            she_clip: Option<serde_json::Value>,
+        }
+        let raw: Raw = serde_json::from_str(text).map_err(|e| {
+            plan_error(format!(
+                "{name}: options {text}: {e} (expected {{\"estimator\": \"unbiased\" | \"clip-renormalize\" | \"norm-sub\" | \"simplex\", \"she_clip\": <number> | \"none\"}})"
+            ))
+        })?;
+        let she_clip = match raw.she_clip {
+            None => None,
+            Some(serde_json::Value::String(s)) if s == "none" => Some(None),
+            Some(serde_json::Value::Number(n)) => {
+                let bound = n.as_f64().unwrap_or(f64::NAN);
+                Some(Some(ClipBound::new(bound).map_err(|e| {
+                    plan_error(format!("{name}: she_clip {bound}: {e}"))
+                })?))
+            }
+            Some(other) => {
+                return plan_err!("{name}: she_clip must be a number or \"none\", not {other}");
+            }
+        };
+        Ok(Self {
+            estimator: raw.estimator,
+            she_clip,
+        })
+    }
+}
+
+/// An execution error of `name` (an invalid report, a corrupt partial state).
+pub(crate) fn execution_error(
+    name: &str,
+    e: impl std::fmt::Display,
+) -> datafusion::error::DataFusionError {
+    datafusion::error::DataFusionError::Execution(format!("{name}: {e}"))
+}

@@ -1,0 +1,272 @@
+//! `ldp_estimate` and `ldp_counts` in DataFusion: equal to ldp-core's aggregation over
+//! four and more partitions for every family, per group under GROUP BY, and refusing
+//! reports of the wrong shape with the row named.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use datafusion::arrow::array::{ArrayRef, AsArray, ListArray, UInt32Array};
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use ldp_arrow::{SetEncoding, writer_properties};
+use ldp_core::Protocol;
+use ldp_datafusion::{DataFusionLdpError, register_functions, register_reports, spec_literal};
+
+fn context(partitions: usize) -> SessionContext {
+    let ctx =
+        SessionContext::new_with_config(SessionConfig::new().with_target_partitions(partitions));
+    register_functions(&ctx);
+    ctx
+}
+
+async fn sql(ctx: &SessionContext, query: &str) -> Vec<RecordBatch> {
+    ctx.sql(query).await.unwrap().collect().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_family_over_four_partitions_equals_the_in_process_aggregate() {
+    for protocol in ALL {
+        let k = 24;
+        let spec = spec(protocol, k, 1.5);
+        let dir_guard = temp_dir(&format!("families-{}", protocol.name()));
+        let dir = dir_guard.path();
+        let expected = write_reports(dir, &spec, &items(6000, k, 0), 8, 3);
+        let ctx = context(4);
+        let found = register_reports(&ctx, "reports", dir, &[]).await.unwrap();
+        assert_eq!(found, spec);
+        let lit = spec_literal(&spec);
+        // The scan really is split: four partial aggregates merged into one.
+        let plan = sql(
+            &ctx,
+            &format!("EXPLAIN SELECT ldp_counts(report, {lit}) FROM reports"),
+        )
+        .await;
+        let plan = datafusion::arrow::util::pretty::pretty_format_batches(&plan)
+            .unwrap()
+            .to_string();
+        assert!(plan.contains("file_groups={4 groups"), "{plan}");
+        assert!(
+            plan.contains("mode=Partial") && plan.contains("mode=Final"),
+            "{plan}"
+        );
+        let batches = sql(
+            &ctx,
+            &format!("SELECT ldp_counts(report, {lit}), ldp_estimate(report, {lit}) FROM reports"),
+        )
+        .await;
+        let (n, counts, sums) = counts_row(&batches[0], 0, 0);
+        assert_eq!(n, expected.n, "{protocol}");
+        let estimate = estimate_row(&batches[0], 1, 0);
+        if protocol == Protocol::She {
+            assert_close(&sums, &expected.sums, "SHE sums");
+            assert_close(&estimate, &expected.estimate, "SHE estimate");
+        } else {
+            assert_eq!(counts, expected.counts, "{protocol}");
+            assert_eq!(estimate, expected.estimate, "{protocol}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_by_gives_each_group_its_own_estimate() {
+    let spec = spec(Protocol::Olh, 16, 2.0);
+    let root_guard = temp_dir("group-by");
+    let root = root_guard.path();
+    let mut expected = Vec::new();
+    for day in 1..=3u32 {
+        let dir = root.join(format!("day={day}"));
+        expected.push(write_reports(
+            &dir,
+            &spec,
+            &items(3000 * day, 16, day),
+            2,
+            u64::from(day),
+        ));
+    }
+    let ctx = context(4);
+    register_reports(&ctx, "reports", root, &["day"])
+        .await
+        .unwrap();
+    let batches = sql(
+        &ctx,
+        &format!(
+            "SELECT day, count(*) AS n, ldp_estimate(report, {}) AS f FROM reports GROUP BY day ORDER BY day",
+            spec_literal(&spec)
+        ),
+    )
+    .await;
+    let batch = datafusion::arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
+    assert_eq!(batch.num_rows(), 3);
+    for (row, want) in expected.iter().enumerate() {
+        assert_eq!(
+            batch
+                .column(1)
+                .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                .value(row) as u64,
+            want.n
+        );
+        assert_eq!(
+            estimate_row(&batch, 2, row),
+            want.estimate,
+            "day {}",
+            row + 1
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_report_fails_the_query_naming_its_row() {
+    let spec = spec(Protocol::Oue, 10, 1.0);
+    let dir_guard = temp_dir("invalid");
+    let dir = dir_guard.path();
+    // Reports written without the mechanism's checks: row 2 holds index 10, outside 0..10.
+    let item = Arc::new(Field::new("item", DataType::UInt32, false));
+    let column: ArrayRef = Arc::new(ListArray::new(
+        item.clone(),
+        OffsetBuffer::from_lengths([1, 0, 2, 1]),
+        Arc::new(UInt32Array::from(vec![3, 4, 10, 5])),
+        None,
+    ));
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "report",
+        DataType::List(item),
+        false,
+    )]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+    let file = std::fs::File::create(dir.join("bad.parquet")).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        file,
+        schema,
+        Some(writer_properties(&spec, SetEncoding::List)),
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let ctx = context(1);
+    register_reports(&ctx, "reports", dir, &[]).await.unwrap();
+    let err = ctx
+        .sql(&format!(
+            "SELECT ldp_estimate(report, {}) FROM reports",
+            spec_literal(&spec)
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("ldp_estimate: row 2"), "{err}");
+    assert!(err.contains("10"), "{err}");
+    // Reports of another shape: OUE files read as GRR.
+    let grr = common::spec(Protocol::Grr, 10, 1.0);
+    let err = ctx
+        .sql(&format!(
+            "SELECT ldp_counts(report, {}) FROM reports",
+            spec_literal(&grr)
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("UInt32"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_arguments_are_refused_at_planning() {
+    let spec = spec(Protocol::Grr, 8, 1.0);
+    let dir_guard = temp_dir("arguments");
+    let dir = dir_guard.path();
+    write_reports(dir, &spec, &items(100, 8, 0), 1, 1);
+    let ctx = context(2);
+    register_reports(&ctx, "reports", dir, &[]).await.unwrap();
+    let lit = spec_literal(&spec);
+    for (query, needle) in [
+        (
+            "SELECT ldp_estimate(report) FROM reports".to_owned(),
+            "ldp_estimate",
+        ),
+        (
+            "SELECT ldp_estimate(report, 'nonsense') FROM reports".to_owned(),
+            "not a valid spec",
+        ),
+        (
+            "SELECT ldp_estimate(report, 7) FROM reports".to_owned(),
+            "JSON string literals",
+        ),
+        (
+            format!(
+                "SELECT ldp_estimate(report, {lit}, '{{\"estimator\": \"best\"}}') FROM reports"
+            ),
+            "estimator",
+        ),
+        (
+            format!("SELECT ldp_estimate(report, {lit}, '{{\"she_clip\": 2}}') FROM reports"),
+            "SHE reports only",
+        ),
+    ] {
+        let result = match ctx.sql(&query).await {
+            Ok(df) => df.collect().await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        let err = result.expect_err(&query).to_string();
+        assert!(err.contains(needle), "{query}: {err}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_table_holds_one_mechanism() {
+    let root_guard = temp_dir("mixed");
+    let root = root_guard.path();
+    write_reports(
+        &root.join("a"),
+        &spec(Protocol::Oue, 8, 1.0),
+        &items(50, 8, 0),
+        1,
+        1,
+    );
+    write_reports(
+        &root.join("b"),
+        &spec(Protocol::Oue, 8, 2.0),
+        &items(50, 8, 0),
+        1,
+        1,
+    );
+    let ctx = context(2);
+    let err = register_reports(&ctx, "reports", root, &[])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, DataFusionLdpError::MixedSpecs { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("one table, one mechanism"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_rows_give_a_null_estimate_and_zero_counts() {
+    let spec = spec(Protocol::Sue, 6, 1.0);
+    let dir_guard = temp_dir("empty");
+    let dir = dir_guard.path();
+    write_reports(dir, &spec, &items(40, 6, 0), 1, 1);
+    let ctx = context(2);
+    register_reports(&ctx, "reports", dir, &[]).await.unwrap();
+    let lit = spec_literal(&spec);
+    let batches = sql(
+        &ctx,
+        &format!(
+            "SELECT ldp_estimate(report, {lit}), ldp_counts(report, {lit}) FROM reports WHERE false"
+        ),
+    )
+    .await;
+    assert!(batches[0].column(0).is_null(0));
+    assert_eq!(counts_row(&batches[0], 1, 0), (0, vec![0; 6], vec![]));
+}
