@@ -16,6 +16,16 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("ldp-arrow", &["ldp-core"]),
     ("ldp-datafusion", &["ldp-core", "ldp-arrow"]),
     (
+        "ldp-py",
+        &[
+            "ldp-core",
+            "ldp-analytic",
+            "ldp-optimize",
+            "ldp-attack",
+            "ldp-jsonl",
+        ],
+    ),
+    (
         "ldp-experiments",
         &["ldp-core", "ldp-analytic", "ldp-optimize", "ldp-attack"],
     ),

@@ -46,6 +46,6 @@ pub use data::{DataError, Population};
 pub use map::{Prior, PriorError};
 pub use measure::{
     BYTES_PER_RUN, Estimate, MeasureConfig, MeasureError, Measurement, ReconstructionAttack,
-    measure,
+    measure, measure_until,
 };
 pub use poison::{PoisonConfig, PoisonError, PoisonKind, Targets};

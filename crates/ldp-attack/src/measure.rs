@@ -74,7 +74,7 @@ pub struct Measurement {
 
 /// Bytes of memory one run's result occupies while a measurement runs (its runs are
 /// summarized only at the end).
-pub const BYTES_PER_RUN: usize = std::mem::size_of::<RunResult>();
+pub const BYTES_PER_RUN: usize = std::mem::size_of::<Option<RunResult>>();
 
 /// Invalid measurement input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -111,6 +111,9 @@ pub enum MeasureError {
     /// The MAP attack's prior does not fit the domain.
     #[error(transparent)]
     Prior(#[from] PriorError),
+    /// The caller asked the measurement to stop (see [`measure_until`]).
+    #[error("stopped before every run finished")]
+    Stopped,
 }
 
 /// Runs the simulation of `config` for the protocol instance `spec` on `population`.
@@ -130,6 +133,18 @@ pub fn measure(
     spec: &Spec,
     population: &Population,
     config: &MeasureConfig,
+) -> Result<Measurement, MeasureError> {
+    measure_until(spec, population, config, &|| false)
+}
+
+/// [`measure`], giving up with [`MeasureError::Stopped`] once `stop()` returns true (it is
+/// asked before each run starts): for interactive callers that let a user interrupt a
+/// long simulation. The runs that do complete are those of [`measure`].
+pub fn measure_until(
+    spec: &Spec,
+    population: &Population,
+    config: &MeasureConfig,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Measurement, MeasureError> {
     let k = spec.k().get();
     if population.k().get() != k {
@@ -159,7 +174,7 @@ pub fn measure(
             ))
         }
     };
-    dispatch!(spec.build()?, m => run_all(&m, population, config, poisoning))
+    dispatch!(spec.build()?, m => run_all(&m, population, config, poisoning, stop))
 }
 
 /// One run's outcome.
@@ -175,6 +190,7 @@ fn run_all<M: Adversary>(
     pop: &Population,
     config: &MeasureConfig,
     poisoning: Option<(&PoisonConfig, ClipBound)>,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Measurement, MeasureError> {
     let truth = pop.frequencies();
     // Prepared once: for LH the maximal gain attack searches seeds.
@@ -186,14 +202,18 @@ fn run_all<M: Adversary>(
     });
     let runs = usize::try_from(config.runs)
         .map_err(|_| MeasureError::TooManyRuns { runs: config.runs })?;
-    let mut results: Vec<RunResult> = Vec::new();
+    let mut results: Vec<Option<RunResult>> = Vec::new();
     results
         .try_reserve_exact(runs)
         .map_err(|_| MeasureError::TooManyRuns { runs: config.runs })?;
     (0..runs)
         .into_par_iter()
-        .map(|run| one_run(m, pop, &truth, config, run as u64, attack.as_ref()))
+        .map(|run| (!stop()).then(|| one_run(m, pop, &truth, config, run as u64, attack.as_ref())))
         .collect_into_vec(&mut results);
+    let results: Vec<RunResult> = results
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or(MeasureError::Stopped)?;
     let asr = summarize(results.iter().map(|r| r.asr));
     let asr = if config.runs == 1 {
         Estimate {

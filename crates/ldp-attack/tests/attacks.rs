@@ -288,3 +288,34 @@ fn a_weaker_lh_attack_says_how_many_targets_it_supports() {
         "{gain:?} vs {expected}"
     );
 }
+
+#[test]
+fn a_measurement_stops_when_asked_and_otherwise_equals_measure() {
+    use ldp_attack::{
+        MeasureConfig, MeasureError, Population, ReconstructionAttack, measure_until,
+    };
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let pop = Population::adult_age();
+    let spec = ldp_core::Spec::classic(
+        ldp_core::Protocol::Grr,
+        pop.k(),
+        ldp_core::Epsilon::new(2.0).unwrap(),
+    )
+    .unwrap();
+    let config = MeasureConfig {
+        runs: 8,
+        seed: 3,
+        attack: ReconstructionAttack::Paper,
+        poisoning: None,
+    };
+    let asked = AtomicU32::new(0);
+    let stop_after_two = || asked.fetch_add(1, Ordering::SeqCst) >= 2;
+    assert_eq!(
+        measure_until(&spec, &pop, &config, &stop_after_two),
+        Err(MeasureError::Stopped)
+    );
+    assert_eq!(
+        measure_until(&spec, &pop, &config, &|| false).unwrap(),
+        ldp_attack::measure(&spec, &pop, &config).unwrap()
+    );
+}

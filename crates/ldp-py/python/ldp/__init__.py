@@ -1,0 +1,107 @@
+"""Attack-aware local differential privacy: the Python package of the ldp toolkit.
+
+The eight frequency-estimation protocols of Arcolezi and Gambs (GRR, SS, SUE, OUE, BLH,
+OLH, SHE, THE) and the four adaptive ones (ASS, AUE, ALH, ATHE), their closed-form
+attackability (ASR), utility (MSE) and poisoning gain (EPG), tuning, Pareto frontiers,
+and the attacks measured on real reports. Everything runs in Rust, in bulk, with the GIL
+released: no Python loop over users.
+
+>>> import ldp, numpy as np
+>>> m = ldp.mechanism("olh", k=100, eps=4.0)
+>>> reports = m.perturb(np.arange(10_000) % 100, seed=1)
+>>> server = m.aggregator()
+>>> server.add(reports)
+>>> f = server.estimate("norm-sub")
+>>> round(float(f.sum()), 6)
+1.0
+
+Estimators, and their names in multi-freq-ldpy where they coincide:
+
+============  ===========================================  ==================
+ldp           what it does                                 multi-freq-ldpy
+============  ===========================================  ==================
+unbiased      the raw unbiased estimate (may be negative)  (none)
+clip          clip negatives, renormalize to sum one       MI (``*_Aggregator_MI``)
+norm-sub      Norm-Sub (Wang et al. 2020)                  (none)
+simplex       projection onto the probability simplex      (none)
+============  ===========================================  ==================
+
+LH reports hash ``xxh32(str(v), seed) % g``, byte-compatible with multi-freq-ldpy and
+pure-ldp; their 64-bit seeds are reduced mod 2^32 (what python-xxhash does) by
+``Reports.from_arrays``. multi-freq-ldpy 0.2.5 needs ``xxhash<4``.
+"""
+
+from . import _ldp
+from ._ldp import (
+    AggregateError,
+    Aggregator,
+    ItemError,
+    LdpError,
+    Mechanism,
+    ParamError,
+    ReportError,
+    Reports,
+    TuningError,
+    __version__,
+    attack,
+    frontier,
+    mechanism,
+    simulate,
+    tune,
+)
+
+__all__ = [
+    "AggregateError",
+    "Aggregator",
+    "ItemError",
+    "LdpError",
+    "Mechanism",
+    "ParamError",
+    "ReportError",
+    "Reports",
+    "TuningError",
+    "__version__",
+    "analyze",
+    "attack",
+    "frontier",
+    "mechanism",
+    "simulate",
+    "tune",
+]
+
+
+def _as_frame(columns, frame):
+    if frame is False:
+        return columns
+    try:
+        import pandas
+    except ImportError:
+        if frame:
+            raise ImportError("frame=True needs pandas: pip install pandas") from None
+        return columns
+    return pandas.DataFrame(columns)
+
+
+def analyze(protocols, k, eps, param=None, *, frame=None, **options):
+    """Closed-form ASR, MSE and EPG, report size and costs, over protocols x k x eps.
+
+    The values are those of ``ldp analyze`` (the same closed forms, computed in parallel).
+
+    :param protocols: a name, a list of names, or ``"all"`` (the twelve protocols).
+    :param k: a domain size or a list of them.
+    :param eps: a privacy budget or a list of them.
+    :param param: the family parameter, for a single protocol.
+    :param frame: ``None`` (a pandas DataFrame if pandas is installed, else a dict of numpy
+        arrays), ``True`` (a DataFrame) or ``False`` (the dict).
+    :param options: ``lh_asr`` ("paper" or "exact"), ``beta``, ``targets``,
+        ``target_mass`` (the poisoning attack of EPG), and for adaptive protocols the
+        tuning arguments ``w_asr``, ``w_epg``, ``w_bits``, ``search``, ``strategy``.
+    :return: columns protocol, k, eps, param, asr, mse, epg, bits, server_cost,
+        client_cost (param is NaN where the protocol has none or fixes it).
+
+    >>> import ldp
+    >>> cols = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0, frame=False)
+    >>> list(cols["protocol"])
+    ['grr', 'grr', 'oue', 'oue']
+    """
+    return _as_frame(_ldp.analyze(protocols, k, eps, param, **options), frame)

@@ -1,0 +1,177 @@
+"""Type stubs of the native module `ldp._ldp` (re-exported by `ldp`)."""
+
+from os import PathLike
+from typing import Any, Literal, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+ProtocolName = Literal[
+    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe"
+]
+EstimatorName = Literal["unbiased", "clip", "clip-renormalize", "norm-sub", "simplex"]
+StrategyName = Literal[
+    "weighted", "utopia", "elbow", "eps-constraint", "hypervolume", "tchebycheff"
+]
+Items = Union[npt.ArrayLike, Sequence[int]]
+
+class LdpError(ValueError): ...
+class ParamError(LdpError): ...
+class ItemError(LdpError): ...
+class ReportError(LdpError): ...
+class AggregateError(LdpError): ...
+class TuningError(LdpError): ...
+
+class Mechanism:
+    @property
+    def protocol(self) -> str: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def eps(self) -> float: ...
+    @property
+    def param(self) -> Optional[float]: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def tuning(self) -> Optional[dict[str, Any]]: ...
+    @staticmethod
+    def from_spec(spec: str, protocol: Optional[str] = None) -> Mechanism: ...
+    def perturb(self, items: Items, seed: Optional[int] = None) -> Reports: ...
+    def aggregator(self, she_clip: Union[None, float, Literal["none"]] = None) -> Aggregator: ...
+    def probabilities(self) -> Optional[tuple[float, float]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Reports:
+    @property
+    def mechanism(self) -> Mechanism: ...
+    @property
+    def family(self) -> Literal["grr", "lh", "sets", "she"]: ...
+    @property
+    def y(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def seed(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def offsets(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def indices(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def values(self) -> npt.NDArray[np.float64]: ...
+    def arrays(self) -> dict[str, np.ndarray]: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: Union[int, slice]) -> Any: ...
+    def __eq__(self, other: object) -> bool: ...
+    @staticmethod
+    def concat(parts: list[Reports]) -> Reports: ...
+    @staticmethod
+    def from_arrays(
+        mechanism: Mechanism,
+        *,
+        y: Optional[npt.ArrayLike] = None,
+        seed: Optional[npt.ArrayLike] = None,
+        offsets: Optional[npt.ArrayLike] = None,
+        indices: Optional[npt.ArrayLike] = None,
+        values: Optional[npt.ArrayLike] = None,
+    ) -> Reports: ...
+    def to_jsonl(self, path: Union[str, PathLike[str]]) -> None: ...
+    @staticmethod
+    def from_jsonl(mechanism: Mechanism, path: Union[str, PathLike[str]]) -> Reports: ...
+    def to_arrow(self) -> Any: ...
+
+class Aggregator:
+    @property
+    def mechanism(self) -> Mechanism: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def counts(self) -> Optional[npt.NDArray[np.uint64]]: ...
+    @property
+    def sums(self) -> Optional[npt.NDArray[np.float64]]: ...
+    def add(self, reports: Reports) -> None: ...
+    def merge(self, other: Aggregator) -> None: ...
+    def estimate(self, estimator: EstimatorName = "unbiased") -> npt.NDArray[np.float64]: ...
+
+def mechanism(
+    protocol: ProtocolName,
+    k: int,
+    eps: float,
+    param: Optional[float] = None,
+    *,
+    w_asr: Optional[float] = None,
+    w_epg: Optional[float] = None,
+    w_bits: Optional[float] = None,
+    search: Optional[Literal["paper", "refined"]] = None,
+    strategy: Optional[StrategyName] = None,
+    asr_max: Optional[float] = None,
+    epg_max: Optional[float] = None,
+    bits_max: Optional[float] = None,
+    lh_asr: Optional[Literal["paper", "exact"]] = None,
+    beta: Optional[float] = None,
+    targets: Optional[int] = None,
+    target_mass: Optional[float] = None,
+) -> Mechanism: ...
+def analyze(
+    protocols: Union[str, Sequence[str]],
+    k: Union[int, Sequence[int]],
+    eps: Union[float, Sequence[float]],
+    param: Optional[float] = None,
+    *,
+    lh_asr: Optional[Literal["paper", "exact"]] = None,
+    beta: float = 0.05,
+    targets: int = 1,
+    target_mass: float = 0.01,
+    w_asr: Optional[float] = None,
+    w_epg: Optional[float] = None,
+    w_bits: Optional[float] = None,
+    search: Optional[Literal["paper", "refined"]] = None,
+    strategy: Optional[StrategyName] = None,
+) -> dict[str, Any]: ...
+def tune(
+    protocol: Union[ProtocolName, Literal["all"]],
+    k: int,
+    eps: float,
+    *,
+    w_asr: Optional[float] = None,
+    w_epg: Optional[float] = None,
+    w_bits: Optional[float] = None,
+    search: Optional[Literal["paper", "refined"]] = None,
+    strategy: Optional[StrategyName] = None,
+    asr_max: Optional[float] = None,
+    epg_max: Optional[float] = None,
+    bits_max: Optional[float] = None,
+    lh_asr: Optional[Literal["paper", "exact"]] = None,
+    beta: Optional[float] = None,
+    targets: Optional[int] = None,
+    target_mass: Optional[float] = None,
+) -> dict[str, Any]: ...
+def frontier(
+    protocol: ProtocolName,
+    k: int,
+    eps: float,
+    objectives: Sequence[Literal["asr", "mse", "epg", "bits"]] = ("asr", "mse"),
+    *,
+    lh_asr: Optional[Literal["paper", "exact"]] = None,
+    beta: Optional[float] = None,
+    targets: Optional[int] = None,
+    target_mass: Optional[float] = None,
+) -> dict[str, npt.NDArray[np.float64]]: ...
+def attack(
+    reports: Reports, *, seed: Optional[int] = None, prior: Optional[npt.ArrayLike] = None
+) -> npt.NDArray[np.uint32]: ...
+def simulate(
+    mechanism: Mechanism,
+    items: Optional[Items] = None,
+    *,
+    dataset: Optional[Literal["adult-age"]] = None,
+    runs: int = 10,
+    seed: int = 0,
+    attack: Literal["paper", "map"] = "paper",
+    prior: Union[None, npt.ArrayLike, Literal["data"]] = None,
+    poison: Optional[Literal["mga", "ria", "roa"]] = None,
+    beta: Optional[float] = None,
+    targets: Optional[Sequence[int]] = None,
+    she_clip: Union[None, float, Literal["none"]] = None,
+) -> dict[str, Any]: ...

@@ -1,0 +1,290 @@
+//! `ldp.Aggregator`: a mergeable, picklable server.
+
+use ldp_attack::Adversary;
+use ldp_core::{
+    Aggregator as _, ClipBound, Estimator, Family, Grr, LocalHashing, SheSums, Spec,
+    SubsetSelection, SupportCounts, ThresholdHistogram, UnaryEncoding,
+};
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::columns::Columns;
+use crate::errors::{aggregate, param, report};
+use crate::mechanism::Mechanism;
+use crate::reports::Reports;
+
+macro_rules! any_aggregator {
+    ($($variant:ident($ty:ty)),* $(,)?) => {
+        /// The aggregator of any family.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        pub(crate) enum AnyAggregator { $($variant($ty)),* }
+
+        $(impl From<$ty> for AnyAggregator {
+            fn from(a: $ty) -> Self { AnyAggregator::$variant(a) }
+        })*
+
+        /// Runs `$body` with `$a` bound to the typed aggregator.
+        macro_rules! with_aggregator {
+            ($any:expr, $a:ident => $body:expr) => {
+                match $any { $(AnyAggregator::$variant($a) => $body),* }
+            };
+        }
+    };
+}
+
+any_aggregator!(
+    Grr(SupportCounts<Grr>),
+    SubsetSelection(SupportCounts<SubsetSelection>),
+    UnaryEncoding(SupportCounts<UnaryEncoding>),
+    LocalHashing(SupportCounts<LocalHashing>),
+    SummationHistogram(SheSums),
+    ThresholdHistogram(SupportCounts<ThresholdHistogram>),
+);
+
+/// The SHE clipping bound from `she_clip` (None: the recommended 1 + 40/eps; "none": no
+/// clipping; a number: that bound). Only SHE servers take one.
+pub(crate) fn she_clip(spec: &Spec, arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ClipBound>> {
+    let is_she = spec.family().family() == Family::SummationHistogram;
+    let Some(arg) = arg else {
+        return Ok(is_she.then(|| ClipBound::recommended(spec.eps())));
+    };
+    if !is_she {
+        return Err(param("she_clip: only SHE servers clip reports"));
+    }
+    if let Ok(text) = arg.extract::<String>() {
+        return if text == "none" {
+            Ok(None)
+        } else {
+            Err(param(format!(
+                "she_clip = {text:?}: expected a number or \"none\""
+            )))
+        };
+    }
+    let bound: f64 = arg.extract()?;
+    ClipBound::new(bound)
+        .map(Some)
+        .map_err(|e| param(format!("she_clip = {bound}: {e}")))
+}
+
+pub(crate) fn estimator(name: &str) -> PyResult<Estimator> {
+    match name {
+        "unbiased" => Ok(Estimator::Unbiased),
+        "clip" | "clip-renormalize" => Ok(Estimator::ClipRenormalize),
+        "norm-sub" => Ok(Estimator::NormSub),
+        "simplex" => Ok(Estimator::Simplex),
+        other => Err(param(format!(
+            "estimator = {other:?}: expected \"unbiased\", \"clip\", \"norm-sub\" or \"simplex\""
+        ))),
+    }
+}
+
+/// Reports per parallel piece of `add`.
+const PIECE: usize = 1 << 14;
+
+/// The server of one mechanism: add reports, merge other servers, estimate.
+///
+/// Adding is all or nothing: a batch with an invalid report leaves the state unchanged
+/// and the error names the report. Aggregators pickle (their state is checked when
+/// unpickled), so partial aggregates can be computed in other processes and merged.
+///
+/// >>> import ldp, numpy as np, pickle
+/// >>> m = ldp.mechanism("oue", k=4, eps=2.0)
+/// >>> a, b = m.aggregator(), m.aggregator()
+/// >>> a.add(m.perturb(np.zeros(1000, dtype=int), seed=1))
+/// >>> b.add(m.perturb(np.ones(1000, dtype=int), seed=2))
+/// >>> a.merge(pickle.loads(pickle.dumps(b)))
+/// >>> a.n
+/// 2000
+#[pyclass(module = "ldp._ldp")]
+#[derive(Debug, Clone)]
+pub struct Aggregator {
+    mechanism: Mechanism,
+    clip: Option<ClipBound>,
+    state: AnyAggregator,
+}
+
+impl Aggregator {
+    pub(crate) fn new(mechanism: &Mechanism, clip: Option<ClipBound>) -> Self {
+        let state = ldp_core::dispatch!(&mechanism.any, m => AnyAggregator::from(m.server(clip)));
+        Self {
+            mechanism: mechanism.clone(),
+            clip,
+            state,
+        }
+    }
+}
+
+#[pymethods]
+impl Aggregator {
+    /// The mechanism whose reports this aggregates.
+    #[getter]
+    fn mechanism(&self) -> Mechanism {
+        self.mechanism.clone()
+    }
+
+    /// Number of reports aggregated.
+    #[getter]
+    fn n(&self) -> u64 {
+        with_aggregator!(&self.state, a => a.count())
+    }
+
+    /// Support count of every item (uint64), or None for SHE.
+    #[getter]
+    fn counts<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<u64>>> {
+        let counts = match &self.state {
+            AnyAggregator::Grr(a) => a.counts(),
+            AnyAggregator::SubsetSelection(a) => a.counts(),
+            AnyAggregator::UnaryEncoding(a) => a.counts(),
+            AnyAggregator::LocalHashing(a) => a.counts(),
+            AnyAggregator::ThresholdHistogram(a) => a.counts(),
+            AnyAggregator::SummationHistogram(_) => return None,
+        };
+        Some(PyArray1::from_slice(py, counts))
+    }
+
+    /// SHE's coordinate-wise sums (after clipping), or None for the other families.
+    #[getter]
+    fn sums<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        match &self.state {
+            AnyAggregator::SummationHistogram(s) => Some(PyArray1::from_slice(py, s.sums())),
+            _ => None,
+        }
+    }
+
+    /// Adds every report of `reports` (of this mechanism), validated; all or nothing.
+    /// The GIL is released while they are added.
+    fn add(&mut self, py: Python<'_>, reports: &Reports) -> PyResult<()> {
+        if reports.mechanism.spec != self.mechanism.spec {
+            return Err(report(format!(
+                "reports of {} cannot go into an aggregator of {}",
+                reports.mechanism.spec_json(),
+                self.mechanism.spec_json()
+            )));
+        }
+        let clip = self.clip;
+        let data = &reports.data;
+        let n = data.len();
+        with_aggregator!(&mut self.state, a => {
+            let m = a.mechanism().clone();
+            let partials: Result<Vec<_>, PyErr> = py.detach(|| {
+                (0..n.div_ceil(PIECE))
+                    .into_par_iter()
+                    .map(|piece| {
+                        let mut partial = m.server(clip);
+                        for i in piece * PIECE..n.min((piece + 1) * PIECE) {
+                            m.add_one(&mut partial, data, i)
+                                .map_err(|e| report(format!("report {i}: {e}")))?;
+                        }
+                        Ok(partial)
+                    })
+                    .collect()
+            });
+            let mut total = a.clone();
+            for partial in partials? {
+                total.merge(&partial).map_err(aggregate)?;
+            }
+            *a = total;
+        });
+        Ok(())
+    }
+
+    /// Adds everything `other` (of the same mechanism and clipping) has aggregated.
+    fn merge(&mut self, other: &Aggregator) -> PyResult<()> {
+        if self.clip != other.clip {
+            return Err(aggregate(format!(
+                "aggregators with different SHE clipping ({:?} and {:?}) cannot merge",
+                self.clip.map(ClipBound::get),
+                other.clip.map(ClipBound::get)
+            )));
+        }
+        let mut merged = self.state.clone();
+        macro_rules! merge_same {
+            ($($variant:ident),*) => {
+                match (&mut merged, &other.state) {
+                    $((AnyAggregator::$variant(a), AnyAggregator::$variant(b)) => a.merge(b).map_err(aggregate)?,)*
+                    _ => {
+                        return Err(aggregate(format!(
+                            "an aggregator of {} cannot merge one of {}",
+                            self.mechanism.spec_json(),
+                            other.mechanism.spec_json()
+                        )))
+                    }
+                }
+            };
+        }
+        merge_same!(
+            Grr,
+            SubsetSelection,
+            UnaryEncoding,
+            LocalHashing,
+            SummationHistogram,
+            ThresholdHistogram
+        );
+        self.state = merged;
+        Ok(())
+    }
+
+    /// The frequency estimate of every item: "unbiased" (may be negative), "clip" (clip
+    /// negatives and renormalize: multi-freq-ldpy's MI estimator), "norm-sub" or
+    /// "simplex" (projection onto the probability simplex).
+    #[pyo3(signature = (estimator="unbiased"))]
+    fn estimate<'py>(
+        &self,
+        py: Python<'py>,
+        estimator: &str,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let e = crate::aggregator::estimator(estimator)?;
+        let values = with_aggregator!(&self.state, a => a.estimate(e)).map_err(aggregate)?;
+        Ok(values.into_pyarray(py))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<ldp.Aggregator of {:?}, n={}>",
+            self.mechanism.protocol.name(),
+            self.n()
+        )
+    }
+
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<Reduced> {
+        let restore = py
+            .import("ldp._ldp")?
+            .getattr("_aggregator_from_state")?
+            .unbind();
+        let state = serde_json::to_string(&self.state).map_err(aggregate)?;
+        Ok((
+            restore,
+            (
+                state,
+                self.mechanism.protocol.name().to_owned(),
+                self.clip.map(ClipBound::get),
+            ),
+        ))
+    }
+}
+
+/// What pickling stores: the restoring function, the state (JSON), the protocol's name and
+/// the SHE clipping bound.
+type Reduced = (Py<PyAny>, (String, String, Option<f64>));
+
+/// Unpickling: the state is checked as any shipped state is.
+#[pyfunction]
+#[pyo3(signature = (state, protocol, clip))]
+pub(crate) fn _aggregator_from_state(
+    state: &str,
+    protocol: &str,
+    clip: Option<f64>,
+) -> PyResult<Aggregator> {
+    let state: AnyAggregator = serde_json::from_str(state).map_err(aggregate)?;
+    let spec = with_aggregator!(&state, a => ldp_core::Mechanism::spec(a.mechanism()));
+    let p = crate::options::protocol(protocol)?;
+    let mechanism = Mechanism::build(p, spec, None)?;
+    let clip = clip.map(ClipBound::new).transpose().map_err(aggregate)?;
+    Ok(Aggregator {
+        mechanism,
+        clip,
+        state,
+    })
+}

@@ -1,0 +1,616 @@
+//! Closed forms, tuning, frontiers, attacks and simulations: the `ldp analyze`, `tune`,
+//! `frontier`, `attack` and `simulate` commands as functions returning numpy columns.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use ldp_analytic::{asr, cost, epg, variance};
+use ldp_attack::map::{map_asr_exact, map_guess};
+use ldp_attack::{
+    Adversary, MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior,
+    ReconstructionAttack, measure_until,
+};
+use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
+use ldp_core::{Protocol, dispatch};
+use ldp_optimize::{
+    Objective, ObjectiveSet, candidates, choose_protocol, frontier_in, tune as tune_protocol,
+};
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rayon::prelude::*;
+
+use crate::columns::Columns;
+use crate::errors::{param, tuning};
+use crate::mechanism::Mechanism;
+use crate::options::{TuneArgs, budget, domain, poisoning, protocol, resolve, shown_param};
+use crate::reports::Reports;
+
+/// Protocol names: a string, a list of strings, or "all".
+fn protocols(arg: &Bound<'_, PyAny>) -> PyResult<Vec<Protocol>> {
+    let names: Vec<String> = match arg.extract::<String>() {
+        Ok(one) => vec![one],
+        Err(_) => arg.extract()?,
+    };
+    if names.iter().any(|n| n.trim().eq_ignore_ascii_case("all")) {
+        return Ok(Protocol::ALL.to_vec());
+    }
+    names.iter().map(|n| protocol(n)).collect()
+}
+
+/// A number or a list of numbers.
+fn many<'py, T: FromPyObjectOwned<'py>>(arg: &Bound<'py, PyAny>) -> PyResult<Vec<T>> {
+    match arg.extract::<T>() {
+        Ok(one) => Ok(vec![one]),
+        Err(_) => arg.extract(),
+    }
+}
+
+/// One row of `analyze`: protocol, k, and the numbers of [`Row::NUMBERS`].
+struct Row(Protocol, u32, [f64; 8]);
+
+impl Row {
+    const NUMBERS: [&'static str; 8] = [
+        "eps",
+        "param",
+        "asr",
+        "mse",
+        "epg",
+        "bits",
+        "server_cost",
+        "client_cost",
+    ];
+}
+
+/// Closed-form ASR, MSE, EPG and costs over protocols x k x eps (see `ldp.analyze`, which
+/// wraps this and returns a DataFrame when pandas is installed).
+///
+/// >>> import ldp
+/// >>> list(ldp._ldp.analyze("grr", 10, [1.0, 2.0])["eps"])
+/// [1.0, 2.0]
+#[pyfunction]
+#[pyo3(signature = (protocols, k, eps, param=None, *, lh_asr=None, beta=0.05, targets=1,
+    target_mass=0.01, w_asr=None, w_epg=None, w_bits=None, search=None, strategy=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn analyze<'py>(
+    py: Python<'py>,
+    protocols: &Bound<'py, PyAny>,
+    k: &Bound<'py, PyAny>,
+    eps: &Bound<'py, PyAny>,
+    param: Option<f64>,
+    lh_asr: Option<String>,
+    beta: f64,
+    targets: u32,
+    target_mass: f64,
+    w_asr: Option<f64>,
+    w_epg: Option<f64>,
+    w_bits: Option<f64>,
+    search: Option<String>,
+    strategy: Option<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let ps = self::protocols(protocols)?;
+    let ks = many::<i64>(k)?
+        .into_iter()
+        .map(domain)
+        .collect::<PyResult<Vec<_>>>()?;
+    let budgets = many::<f64>(eps)?
+        .into_iter()
+        .map(budget)
+        .collect::<PyResult<Vec<_>>>()?;
+    if param.is_some() && ps.len() != 1 {
+        return Err(crate::errors::param("param needs a single protocol"));
+    }
+    let lh = crate::options::lh_asr(lh_asr.as_deref().unwrap_or("paper"))?;
+    let attack =
+        ldp_analytic::Poisoning::new(beta, targets, target_mass).map_err(crate::errors::param)?;
+    let args = TuneArgs {
+        w_asr,
+        w_epg,
+        w_bits,
+        search,
+        strategy,
+        ..TuneArgs::default()
+    };
+    let tuned = ps.iter().any(|p| p.is_adaptive()) && param.is_none();
+    if let Some(name) = args.given()
+        && !tuned
+    {
+        return Err(crate::errors::param(format!(
+            "{name}: no protocol here is tuned (ass, aue, alh and athe are, without param)"
+        )));
+    }
+    let mut grid = Vec::new();
+    for &p in &ps {
+        for &k in &ks {
+            for &e in &budgets {
+                grid.push((p, k, e));
+            }
+        }
+    }
+    let none = TuneArgs::default();
+    let rows: Vec<PyResult<Row>> = py.detach(|| {
+        grid.par_iter()
+            .map(|&(p, k, e)| {
+                let a = if p.is_adaptive() { &args } else { &none };
+                let (spec, _) = resolve(p, k, e, param, a)?;
+                let gain = epg::expected(&spec, &attack).map_err(crate::errors::param)?;
+                Ok(Row(
+                    p,
+                    k.get(),
+                    [
+                        e.get(),
+                        shown_param(p, &spec).unwrap_or(f64::NAN),
+                        asr::expected(&spec, lh),
+                        variance::approx_per_user(&spec),
+                        gain.finite().unwrap_or(f64::INFINITY),
+                        cost::bits(&spec),
+                        cost::server_ops(&spec),
+                        cost::client_draws(&spec),
+                    ],
+                ))
+            })
+            .collect()
+    });
+    let rows = rows.into_iter().collect::<PyResult<Vec<_>>>()?;
+    let d = PyDict::new(py);
+    d.set_item(
+        "protocol",
+        PyList::new(py, rows.iter().map(|r| r.0.name()))?,
+    )?;
+    d.set_item(
+        "k",
+        rows.iter()
+            .map(|r| i64::from(r.1))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    for (i, name) in Row::NUMBERS.iter().enumerate() {
+        let column: Vec<f64> = rows.iter().map(|r| r.2[i]).collect();
+        d.set_item(name, column.into_pyarray(py))?;
+    }
+    Ok(d)
+}
+
+/// The tuned parameter of an adaptive protocol (ass, aue, alh, athe), with the `ldp tune`
+/// arguments and defaults: weights `w_asr` (0.5; the MSE weight is 1 - w_asr), `w_epg`
+/// and `w_bits` (0), `search` ("paper" or "refined"), `strategy` (weighted, utopia,
+/// elbow, eps-constraint, hypervolume, tchebycheff), bounds `asr_max`, `epg_max`,
+/// `bits_max` (which select eps-constraint), `lh_asr`, and the poisoning setting of EPG
+/// (`beta`, `targets`, `target_mass`). With protocol "all" and a bound: the instance of
+/// the twelve protocols with the lowest MSE under the bounds.
+///
+/// >>> import ldp
+/// >>> t = ldp.tune("aue", 100, 4.0, w_asr=0.5)
+/// >>> t["strategy"], round(t["param"], 4)
+/// ('weighted', 0.8182)
+#[pyfunction]
+#[pyo3(signature = (protocol, k, eps, *, w_asr=None, w_epg=None, w_bits=None, search=None,
+    strategy=None, asr_max=None, epg_max=None, bits_max=None, lh_asr=None, beta=None,
+    targets=None, target_mass=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tune<'py>(
+    py: Python<'py>,
+    protocol: &str,
+    k: i64,
+    eps: f64,
+    w_asr: Option<f64>,
+    w_epg: Option<f64>,
+    w_bits: Option<f64>,
+    search: Option<String>,
+    strategy: Option<String>,
+    asr_max: Option<f64>,
+    epg_max: Option<f64>,
+    bits_max: Option<f64>,
+    lh_asr: Option<String>,
+    beta: Option<f64>,
+    targets: Option<u32>,
+    target_mass: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (k, eps) = (domain(k)?, budget(eps)?);
+    let args = TuneArgs {
+        w_asr,
+        w_epg,
+        w_bits,
+        search,
+        strategy,
+        asr_max,
+        epg_max,
+        bits_max,
+        lh_asr,
+        beta,
+        targets,
+        target_mass,
+    };
+    let d = PyDict::new(py);
+    if protocol.trim().eq_ignore_ascii_case("all") {
+        if let Some(name) = [
+            ("w_asr", args.w_asr.is_some()),
+            ("w_epg", args.w_epg.is_some()),
+            ("w_bits", args.w_bits.is_some()),
+            ("search", args.search.is_some()),
+            ("strategy", args.strategy.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(n, on)| on.then_some(n))
+        {
+            return Err(crate::errors::param(format!(
+                "{name}: protocol \"all\" picks the lowest MSE under the bounds; it takes no weights, strategy or search"
+            )));
+        }
+        let options = args.options()?;
+        let ldp_optimize::Strategy::EpsConstraint(bounds) = options.strategy else {
+            return Err(crate::errors::param(
+                "protocol \"all\" picks the lowest MSE under bounds: give asr_max, epg_max or bits_max",
+            ));
+        };
+        let choice = py
+            .detach(|| choose_protocol(k, eps, &bounds, options.lh_asr, &options.poisoning))
+            .map_err(tuning)?;
+        d.set_item("protocol", choice.protocol.name())?;
+        d.set_item("strategy", "eps-constraint")?;
+        d.set_item("param", choice.spec.family().value())?;
+        d.set_item("asr", choice.objectives.asr)?;
+        d.set_item("mse", choice.objectives.mse)?;
+        d.set_item("epg", choice.objectives.epg)?;
+        d.set_item("bits", choice.objectives.bits)?;
+        d.set_item("fell_back", false)?;
+    } else {
+        let p = self::protocol(protocol)?;
+        if !p.is_adaptive() {
+            return Err(crate::errors::param(format!(
+                "protocol {:?}: only ass, aue, alh and athe are tuned (or \"all\" to choose among the twelve)",
+                p.name()
+            )));
+        }
+        let options = args.options()?;
+        let t = py
+            .detach(|| tune_protocol(p, k, eps, &options))
+            .map_err(tuning)?;
+        d.set_item("protocol", p.name())?;
+        d.set_item("strategy", t.strategy.name())?;
+        d.set_item("param", t.param())?;
+        d.set_item("asr", t.objectives.asr)?;
+        d.set_item("mse", t.objectives.mse)?;
+        d.set_item("epg", t.objectives.epg)?;
+        d.set_item("bits", t.objectives.bits)?;
+        d.set_item("fell_back", t.fell_back)?;
+    }
+    d.set_item("k", k.get())?;
+    d.set_item("eps", eps.get())?;
+    Ok(d)
+}
+
+fn objective(name: &str) -> PyResult<Objective> {
+    match name {
+        "asr" => Ok(Objective::Asr),
+        "mse" => Ok(Objective::Mse),
+        "epg" => Ok(Objective::Epg),
+        "bits" => Ok(Objective::Bits),
+        other => Err(param(format!(
+            "objective {other:?}: expected \"asr\", \"mse\", \"epg\" or \"bits\""
+        ))),
+    }
+}
+
+/// The Pareto frontier of an adaptive protocol's parameter in two or more of the
+/// objectives "asr", "mse", "epg", "bits": a dict of numpy arrays, `param` and one per
+/// objective, sorted by the first objective.
+///
+/// >>> import ldp
+/// >>> f = ldp.frontier("ass", 20, 2.0)
+/// >>> bool((f["asr"][1:] >= f["asr"][:-1]).all())
+/// True
+#[pyfunction]
+#[pyo3(signature = (protocol, k, eps, objectives=vec!["asr".to_owned(), "mse".to_owned()], *,
+    lh_asr=None, beta=None, targets=None, target_mass=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn frontier<'py>(
+    py: Python<'py>,
+    protocol: &str,
+    k: i64,
+    eps: f64,
+    objectives: Vec<String>,
+    lh_asr: Option<String>,
+    beta: Option<f64>,
+    targets: Option<u32>,
+    target_mass: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let p = self::protocol(protocol)?;
+    if !p.is_adaptive() {
+        return Err(param(format!(
+            "protocol {:?}: frontiers are over the parameter of ass, aue, alh or athe",
+            p.name()
+        )));
+    }
+    let list = objectives
+        .iter()
+        .map(|o| objective(o))
+        .collect::<PyResult<Vec<_>>>()?;
+    let set = ObjectiveSet::of(&list);
+    if set.len() < 2 {
+        return Err(param("a frontier needs two or more distinct objectives"));
+    }
+    if !set.contains(Objective::Epg)
+        && (beta.is_some() || targets.is_some() || target_mass.is_some())
+    {
+        return Err(param(
+            "beta, targets, target_mass: the poisoning setting matters only with the \"epg\" objective",
+        ));
+    }
+    let options = ldp_optimize::TuneOptions {
+        lh_asr: crate::options::lh_asr(lh_asr.as_deref().unwrap_or("paper"))?,
+        poisoning: poisoning(beta, targets, target_mass)?,
+        ..Default::default()
+    };
+    let (k, eps) = (domain(k)?, budget(eps)?);
+    let front = py.detach(|| -> PyResult<_> {
+        Ok(frontier_in(
+            &candidates(p, k, eps, &options).map_err(tuning)?,
+            set,
+        ))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item(
+        "param",
+        front
+            .iter()
+            .map(|c| c.param())
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    for o in set.iter() {
+        d.set_item(
+            o.name(),
+            front
+                .iter()
+                .map(|c| c.objectives.get(o))
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+    }
+    Ok(d)
+}
+
+fn prior_of(obj: Option<&Bound<'_, PyAny>>, k: u32) -> PyResult<Option<Prior>> {
+    let Some(obj) = obj else { return Ok(None) };
+    let prior = Prior::new(crate::items::weights(obj)?).map_err(param)?;
+    prior.check_len(k as usize).map_err(param)?;
+    Ok(Some(prior))
+}
+
+/// The reconstruction attack's guess of every report's item: the paper's (uniform among
+/// the supported items; SHE: the largest coordinate) or, with `prior` (k weights), the
+/// MAP attack. With `seed`, the guesses of `ldp attack --seed SEED`.
+///
+/// >>> import ldp, numpy as np
+/// >>> m = ldp.mechanism("grr", k=5, eps=8.0)
+/// >>> ldp.attack(m.perturb(np.array([0, 1, 2, 3, 4]), seed=1), seed=1).tolist()
+/// [0, 1, 2, 3, 4]
+#[pyfunction]
+#[pyo3(signature = (reports, *, seed=None, prior=None))]
+pub(crate) fn attack<'py>(
+    py: Python<'py>,
+    reports: &Reports,
+    seed: Option<u64>,
+    prior: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let mech = &reports.mechanism;
+    let prior = prior_of(prior, mech.spec.k().get())?;
+    let seed = match seed {
+        Some(s) => s,
+        None => {
+            use rand::TryRng;
+            rand::rngs::SysRng
+                .try_next_u64()
+                .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?
+        }
+    };
+    let data = &reports.data;
+    let guesses: Vec<u32> = py.detach(|| {
+        dispatch!(&mech.any, m => {
+            let n = data.len();
+            let parts: Vec<Vec<u32>> = (0..n.div_ceil(USERS_PER_STREAM))
+                .into_par_iter()
+                .map(|b| {
+                    let mut rng = stream_rng(seed, 0, Role::Attacker, b as u64);
+                    let mut scratch = Vec::new();
+                    (b * USERS_PER_STREAM..n.min((b + 1) * USERS_PER_STREAM))
+                        .map(|i| {
+                            let r = m.report(data, i);
+                            match &prior {
+                                None => m.guess(&r, &mut rng),
+                                Some(p) => map_guess(m, &r, p, &mut scratch, &mut rng),
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            parts.concat()
+        })
+    });
+    Ok(guesses.into_pyarray(py))
+}
+
+/// The reconstruction attack (and optionally a poisoning attack: `poison` "mga", "ria"
+/// or "roa" with `beta` and `targets`) measured on real reports over `runs` independent
+/// runs, on `items` or `dataset="adult-age"`, as `ldp simulate`: ASR and MSE with their
+/// standard errors and closed forms, and the measured gain. The GIL is released and
+/// Ctrl-C stops it.
+///
+/// >>> import ldp
+/// >>> s = ldp.simulate(ldp.mechanism("grr", k=100, eps=4.0), dataset="adult-age", runs=2)
+/// >>> abs(s["asr"] - s["asr_expected"]) < 0.01
+/// True
+#[pyfunction]
+#[pyo3(signature = (mechanism, items=None, *, dataset=None, runs=10, seed=0, attack="paper",
+    prior=None, poison=None, beta=None, targets=None, she_clip=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn simulate<'py>(
+    py: Python<'py>,
+    mechanism: &Mechanism,
+    items: Option<&Bound<'py, PyAny>>,
+    dataset: Option<&str>,
+    runs: u64,
+    seed: u64,
+    attack: &str,
+    prior: Option<&Bound<'py, PyAny>>,
+    poison: Option<&str>,
+    beta: Option<f64>,
+    targets: Option<Vec<u32>>,
+    she_clip: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = mechanism.spec;
+    let k = spec.k();
+    let pop = match (items, dataset) {
+        (Some(items), None) => {
+            Population::from_items(k, crate::items::items(items, k.get(), "items")?)
+                .map_err(param)?
+        }
+        (None, Some("adult-age")) => {
+            let pop = Population::adult_age();
+            if pop.k() != k {
+                return Err(param(format!(
+                    "dataset \"adult-age\" has k = {}, but the mechanism has k = {k}",
+                    pop.k()
+                )));
+            }
+            pop
+        }
+        (None, Some(other)) => {
+            return Err(param(format!(
+                "dataset {other:?}: the only dataset is \"adult-age\""
+            )));
+        }
+        (Some(_), Some(_)) => return Err(param("give items or dataset, not both")),
+        (None, None) => {
+            return Err(param(
+                "give items (an integer array) or dataset=\"adult-age\"",
+            ));
+        }
+    };
+    let prior = match (attack, prior) {
+        ("paper", None) => None,
+        ("paper", Some(_)) => {
+            return Err(param(
+                "prior: the paper's attack has a uniform prior; use attack=\"map\"",
+            ));
+        }
+        ("map", None) => {
+            return Err(param(
+                "attack=\"map\" needs a prior: an array of k weights, or \"data\"",
+            ));
+        }
+        ("map", Some(p)) => match p.extract::<String>() {
+            Ok(s) if s == "data" => Some(Prior::from_population(&pop)),
+            Ok(s) => {
+                return Err(param(format!(
+                    "prior = {s:?}: expected an array of k weights or \"data\""
+                )));
+            }
+            Err(_) => prior_of(Some(p), k.get())?,
+        },
+        (other, _) => {
+            return Err(param(format!(
+                "attack = {other:?}: expected \"paper\" or \"map\""
+            )));
+        }
+    };
+    let poisoning = match poison {
+        None => {
+            if beta.is_some() || targets.is_some() || she_clip.is_some() {
+                return Err(param(
+                    "beta, targets, she_clip: apply to a poisoning attack; give poison=\"mga\", \"ria\" or \"roa\"",
+                ));
+            }
+            None
+        }
+        Some(kind) => {
+            let kind = match kind {
+                "mga" => PoisonKind::Mga,
+                "ria" => PoisonKind::Ria,
+                "roa" => PoisonKind::Roa,
+                other => {
+                    return Err(param(format!(
+                        "poison = {other:?}: expected \"mga\", \"ria\" or \"roa\""
+                    )));
+                }
+            };
+            let beta = beta.ok_or_else(|| param("beta is required with poison"))?;
+            let targets = targets.ok_or_else(|| param("targets is required with poison"))?;
+            let config = PoisonConfig::new(kind, beta, targets).map_err(param)?;
+            Some(match she_clip {
+                None => config,
+                Some(arg) => match crate::aggregator::she_clip(&spec, Some(arg))? {
+                    Some(c) => config.with_she_clip(c),
+                    None => config,
+                },
+            })
+        }
+    };
+    let config = MeasureConfig {
+        runs,
+        seed,
+        attack: prior
+            .clone()
+            .map_or(ReconstructionAttack::Paper, ReconstructionAttack::Map),
+        poisoning,
+    };
+    let m = run_interruptibly(py, |stop| measure_until(&spec, &pop, &config, stop))?;
+    let asr_expected = match &prior {
+        None => Some(asr::expected(&spec, ldp_analytic::LhAsr::Exact)),
+        Some(p) => map_asr_exact(&spec, p).map_err(param)?,
+    };
+    let truth = pop.frequencies();
+    let d = PyDict::new(py);
+    d.set_item("protocol", mechanism.protocol.name())?;
+    d.set_item("k", k.get())?;
+    d.set_item("eps", spec.eps().get())?;
+    d.set_item("param", spec.family().value())?;
+    d.set_item("runs", runs)?;
+    d.set_item("users", pop.len())?;
+    d.set_item("asr", m.asr.mean)?;
+    d.set_item("asr_se", m.asr.se)?;
+    d.set_item("asr_expected", asr_expected)?;
+    d.set_item("mse", m.mse.mean)?;
+    d.set_item("mse_se", m.mse.se)?;
+    d.set_item(
+        "mse_expected",
+        variance::expected_mse(&spec, pop.len() as f64, &truth),
+    )?;
+    if let Some(gain) = m.gain {
+        d.set_item("fake_users", m.fake_users)?;
+        d.set_item("gain", gain.mean)?;
+        d.set_item("gain_se", gain.se)?;
+        d.set_item("targets_supported", m.targets_supported)?;
+    }
+    Ok(d)
+}
+
+/// Runs `work` without the GIL on another thread, checking for Ctrl-C every 50 ms; on
+/// an interrupt, asks the work to stop and raises KeyboardInterrupt once it has.
+fn run_interruptibly<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&(dyn Fn() -> bool + Sync)) -> Result<T, MeasureError> + Send,
+) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    let mut interrupt: Option<PyErr> = None;
+    let result = py.detach(|| {
+        std::thread::scope(|s| {
+            let handle = s.spawn(|| work(&|| stop.load(Ordering::Relaxed)));
+            while !handle.is_finished() {
+                std::thread::sleep(Duration::from_millis(50));
+                if interrupt.is_none()
+                    && let Err(e) = Python::attach(|py| py.check_signals())
+                {
+                    interrupt = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            handle.join().expect("the simulation does not panic")
+        })
+    });
+    if let Some(e) = interrupt {
+        return Err(e);
+    }
+    result.map_err(tuning)
+}

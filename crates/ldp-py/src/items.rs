@@ -1,0 +1,119 @@
+//! Arrays from Python: integer items checked against the domain, without a Python loop.
+
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+use crate::errors::{ItemError, param};
+
+/// A 1-D numpy array of `dtype` made from `obj` (a list, a tuple or an array); integer
+/// input only when `integers` is set.
+fn as_array<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    integers: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let np = obj.py().import("numpy")?;
+    let array = np.call_method1("asarray", (obj,))?;
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim != 1 {
+        return Err(param(format!(
+            "{what} must be one-dimensional, not {ndim}-dimensional"
+        )));
+    }
+    if integers {
+        let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+        if kind != "i" && kind != "u" {
+            let dtype = array.getattr("dtype")?.str()?.to_string();
+            return Err(PyTypeError::new_err(format!(
+                "{what} must be integers, not {dtype}"
+            )));
+        }
+    }
+    Ok(array)
+}
+
+/// Items in `0..k`, as u32; an item outside names its position.
+pub(crate) fn items(obj: &Bound<'_, PyAny>, k: u32, what: &str) -> PyResult<Vec<u32>> {
+    let array = as_array(obj, what, true)?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    let out_of_range = |position: usize, value: String| {
+        ItemError::new_err(format!(
+            "{what}[{position}] = {value} is outside the domain 0..{k}"
+        ))
+    };
+    if kind == "u" {
+        let a: PyReadonlyArray1<'_, u64> = array.call_method1("astype", ("uint64",))?.extract()?;
+        let view = a.as_array();
+        let mut out = Vec::with_capacity(view.len());
+        for (i, &x) in view.iter().enumerate() {
+            if x >= u64::from(k) {
+                return Err(out_of_range(i, x.to_string()));
+            }
+            out.push(x as u32);
+        }
+        Ok(out)
+    } else {
+        let a: PyReadonlyArray1<'_, i64> = array.call_method1("astype", ("int64",))?.extract()?;
+        let view = a.as_array();
+        let mut out = Vec::with_capacity(view.len());
+        for (i, &x) in view.iter().enumerate() {
+            if !(0..i64::from(k)).contains(&x) {
+                return Err(out_of_range(i, x.to_string()));
+            }
+            out.push(x as u32);
+        }
+        Ok(out)
+    }
+}
+
+/// Unsigned 32-bit values (seeds are reduced mod 2^32, as python-xxhash does with its
+/// seeds); negative values are refused.
+pub(crate) fn u32s(obj: &Bound<'_, PyAny>, what: &str, reduce: bool) -> PyResult<Vec<u32>> {
+    let array = as_array(obj, what, true)?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    let values: Vec<u64> = if kind == "u" {
+        let a: PyReadonlyArray1<'_, u64> = array.call_method1("astype", ("uint64",))?.extract()?;
+        a.as_array().to_vec()
+    } else {
+        let a: PyReadonlyArray1<'_, i64> = array.call_method1("astype", ("int64",))?.extract()?;
+        let view = a.as_array();
+        if let Some(i) = view.iter().position(|&x| x < 0) {
+            return Err(param(format!("{what}[{i}] = {} is negative", view[i])));
+        }
+        view.iter().map(|&x| x as u64).collect()
+    };
+    if !reduce && let Some(i) = values.iter().position(|&x| x > u64::from(u32::MAX)) {
+        return Err(param(format!(
+            "{what}[{i}] = {} does not fit in 32 bits",
+            values[i]
+        )));
+    }
+    Ok(values.into_iter().map(|x| x as u32).collect())
+}
+
+/// Offsets of a CSR pair: int64, starting at 0, non-decreasing.
+pub(crate) fn offsets(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    let array = as_array(obj, "offsets", true)?;
+    let a: PyReadonlyArray1<'_, i64> = array.call_method1("astype", ("int64",))?.extract()?;
+    Ok(a.as_array().to_vec())
+}
+
+/// Floats (any real dtype).
+pub(crate) fn floats(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)> {
+    let np = obj.py().import("numpy")?;
+    let array = np.call_method1("asarray", (obj, "float64"))?;
+    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+    let flat = array.call_method0("ravel")?;
+    let a: PyReadonlyArray1<'_, f64> = flat.extract()?;
+    Ok((a.as_array().to_vec(), shape))
+}
+
+/// Weights of a prior (any real dtype, one per item).
+pub(crate) fn weights(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    let (values, shape) = floats(obj)?;
+    if shape.len() != 1 {
+        return Err(param("prior must be one-dimensional: one weight per item"));
+    }
+    Ok(values)
+}

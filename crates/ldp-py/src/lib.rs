@@ -1,0 +1,31 @@
+//! The native module of the `ldp` Python package (`ldp._ldp`). It wraps the crates of the
+//! ldp workspace and adds no algorithm of its own; the Python layer in
+//! `python/ldp/__init__.py` adds pandas and pyarrow conversions.
+
+mod aggregator;
+mod analysis;
+mod columns;
+mod errors;
+mod items;
+mod mechanism;
+mod options;
+mod reports;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<mechanism::Mechanism>()?;
+    m.add_class::<reports::Reports>()?;
+    m.add_class::<aggregator::Aggregator>()?;
+    m.add_function(wrap_pyfunction!(mechanism::mechanism, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::tune, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::frontier, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::attack, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregator::_aggregator_from_state, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,308 @@
+//! `ldp.Mechanism`: a validated protocol instance, its client and its server.
+
+use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
+use ldp_core::{AnyMechanism, Protocol, Spec, dispatch};
+use ldp_optimize::Tuned;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+use crate::aggregator::Aggregator;
+use crate::columns::{Columns, Data};
+use crate::errors::param;
+use crate::options::{TuneArgs, budget, domain, resolve, shown_param};
+use crate::reports::Reports;
+
+/// A protocol instance: its client (`perturb`) and its server (`aggregator`).
+///
+/// Build one with `ldp.mechanism(...)`; two mechanisms are equal when their specs are.
+///
+/// >>> import ldp
+/// >>> m = ldp.mechanism("oue", k=10, eps=1.0)
+/// >>> m.protocol, m.k, m.eps
+/// ('oue', 10, 1.0)
+#[pyclass(module = "ldp._ldp", frozen, eq)]
+#[derive(Debug, Clone)]
+pub struct Mechanism {
+    pub(crate) protocol: Protocol,
+    pub(crate) spec: Spec,
+    pub(crate) any: AnyMechanism,
+    pub(crate) tuned: Option<Tuned>,
+}
+
+impl PartialEq for Mechanism {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+    }
+}
+
+impl Mechanism {
+    pub(crate) fn build(protocol: Protocol, spec: Spec, tuned: Option<Tuned>) -> PyResult<Self> {
+        let any = spec.build().map_err(param)?;
+        Ok(Self {
+            protocol,
+            spec,
+            any,
+            tuned,
+        })
+    }
+}
+
+/// The reports of `items`, batch b drawing from `make(b)`: the CLI's and `perturb_all`'s
+/// streams, in parallel, in order.
+fn perturb_columns<M: Columns, R: Rng>(
+    m: &M,
+    items: &[u32],
+    make: impl Fn(u64) -> R + Sync,
+) -> Data {
+    let parts: Vec<Data> = items
+        .par_chunks(USERS_PER_STREAM)
+        .enumerate()
+        .map(|(b, chunk)| {
+            let mut rng = make(b as u64);
+            let mut data = m.empty();
+            for &x in chunk {
+                let r = m.perturb(x, &mut rng).expect("items are checked against k");
+                m.push(&mut data, &r);
+            }
+            data
+        })
+        .collect();
+    Data::concat(m.empty(), &parts)
+}
+
+#[pymethods]
+impl Mechanism {
+    /// The protocol's name (grr, ss, sue, oue, blh, olh, she, the, ass, aue, alh, athe).
+    #[getter]
+    fn protocol(&self) -> &'static str {
+        self.protocol.name()
+    }
+
+    /// The domain size: items are 0..k-1.
+    #[getter]
+    fn k(&self) -> u32 {
+        self.spec.k().get()
+    }
+
+    /// The privacy budget epsilon.
+    #[getter]
+    fn eps(&self) -> f64 {
+        self.spec.eps().get()
+    }
+
+    /// The family parameter (omega, p, g or theta), or None where the protocol has none or
+    /// its definition fixes it (GRR, SHE, SUE, OUE), as in `ldp analyze`.
+    #[getter]
+    fn param(&self) -> Option<f64> {
+        shown_param(self.protocol, &self.spec)
+    }
+
+    /// The spec as JSON: what Parquet files record under `ldp.spec`, and what
+    /// `ldp.Mechanism.from_spec` reads.
+    #[getter(spec)]
+    pub(crate) fn spec_json(&self) -> String {
+        serde_json::to_string(&self.spec).expect("a spec serializes")
+    }
+
+    /// How an adaptive protocol was tuned (strategy, objectives at the chosen parameter,
+    /// whether the bounds could not be met), or None.
+    #[getter]
+    fn tuning<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(t) = &self.tuned else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("strategy", t.strategy.name())?;
+        d.set_item("param", t.param())?;
+        d.set_item("asr", t.objectives.asr)?;
+        d.set_item("mse", t.objectives.mse)?;
+        d.set_item("epg", t.objectives.epg)?;
+        d.set_item("bits", t.objectives.bits)?;
+        d.set_item("fell_back", t.fell_back)?;
+        Ok(Some(d))
+    }
+
+    /// A mechanism from its spec JSON (`protocol` names it when several protocols share
+    /// the spec, e.g. "aue" for a unary encoding with p = 1/2; default: the classic one).
+    #[staticmethod]
+    #[pyo3(signature = (spec, protocol=None))]
+    fn from_spec(spec: &str, protocol: Option<&str>) -> PyResult<Self> {
+        let parsed: Spec =
+            serde_json::from_str(spec).map_err(|e| param(format!("not a spec: {e}")))?;
+        let p = match protocol {
+            Some(name) => crate::options::protocol(name)?,
+            None => Protocol::CLASSIC
+                .into_iter()
+                .find(|p| Spec::classic(*p, parsed.k(), parsed.eps()).ok() == Some(parsed))
+                .or_else(|| {
+                    Protocol::ALL
+                        .into_iter()
+                        .find(|p| p.is_adaptive() && p.family() == parsed.family().family())
+                })
+                .ok_or_else(|| param("no protocol has this spec's family"))?,
+        };
+        if p.family() != parsed.family().family() {
+            return Err(param(format!(
+                "protocol {:?} is not of the spec's family",
+                p.name()
+            )));
+        }
+        Mechanism::build(p, parsed, None)
+    }
+
+    /// Perturbs every item (a numpy integer array in 0..k) and returns the reports.
+    ///
+    /// With `seed`, the reports are exactly those of `ldp perturb --seed SEED` on the same
+    /// items (item n draws from the ChaCha8 stream of batch n // 4096), whatever the number
+    /// of threads; without, each batch draws from ChaCha20 keyed by the operating system.
+    /// The GIL is released while the reports are made.
+    ///
+    /// >>> import ldp, numpy as np
+    /// >>> r = ldp.mechanism("grr", k=4, eps=1.0).perturb(np.array([0, 1, 2, 3]), seed=7)
+    /// >>> len(r)
+    /// 4
+    #[pyo3(signature = (items, seed=None))]
+    fn perturb(
+        &self,
+        py: Python<'_>,
+        items: &Bound<'_, PyAny>,
+        seed: Option<u64>,
+    ) -> PyResult<Reports> {
+        let items = crate::items::items(items, self.spec.k().get(), "items")?;
+        let data = match seed {
+            Some(seed) => py.detach(|| {
+                dispatch!(&self.any, m => perturb_columns(m, &items, |b| stream_rng(seed, 0, Role::Genuine, b)))
+            }),
+            None => {
+                use rand::TryRng;
+                let mut key = [0u8; 32];
+                rand::rngs::SysRng
+                    .try_fill_bytes(&mut key)
+                    .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?;
+                py.detach(|| {
+                    dispatch!(&self.any, m => perturb_columns(m, &items, |b| {
+                        let mut rng = rand_chacha::ChaCha20Rng::from_seed(key);
+                        rng.set_stream(b);
+                        rng
+                    }))
+                })
+            }
+        };
+        Ok(Reports {
+            mechanism: self.clone(),
+            data,
+        })
+    }
+
+    /// An empty server. SHE servers clip every coordinate to [-C, C] with C = 1 + 40/eps
+    /// unless `she_clip` is a number (another C) or "none" (sum as the paper does).
+    #[pyo3(signature = (she_clip=None))]
+    fn aggregator(&self, she_clip: Option<&Bound<'_, PyAny>>) -> PyResult<Aggregator> {
+        let clip = crate::aggregator::she_clip(&self.spec, she_clip)?;
+        Ok(Aggregator::new(self, clip))
+    }
+
+    /// The probabilities of the mechanism's pure form, (p*, q*), or None for SHE.
+    fn probabilities(&self) -> Option<(f64, f64)> {
+        self.spec.pure_probabilities()
+    }
+
+    fn __repr__(&self) -> String {
+        let mut s = format!(
+            "ldp.mechanism({:?}, k={}, eps={}",
+            self.protocol.name(),
+            self.spec.k(),
+            self.spec.eps().get()
+        );
+        if let Some(p) = shown_param(self.protocol, &self.spec) {
+            s += &format!(", param={p}");
+        }
+        s + ")"
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.spec_json().hash(&mut h);
+        h.finish()
+    }
+
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String, &'static str))> {
+        let from_spec = py.get_type::<Mechanism>().getattr("from_spec")?.unbind();
+        Ok((from_spec, (self.spec_json(), self.protocol.name())))
+    }
+}
+
+/// A protocol instance by name, with the `ldp` tool's names: grr, ss, sue, oue, blh,
+/// olh, she, the, and the adaptive ass, aue, alh, athe. `param` sets the family parameter
+/// (omega, p, g or theta); without it, adaptive protocols are tuned on construction with
+/// the arguments of `ldp.tune` (the choice is in `.param` and `.tuning`).
+///
+/// >>> import ldp
+/// >>> ldp.mechanism("ss", k=100, eps=4.0, param=7).param
+/// 7.0
+/// >>> ldp.mechanism("aue", k=100, eps=4.0, w_asr=0.5, strategy="weighted").tuning["strategy"]
+/// 'weighted'
+#[pyfunction]
+#[pyo3(signature = (protocol, k, eps, param=None, *, w_asr=None, w_epg=None, w_bits=None,
+    search=None, strategy=None, asr_max=None, epg_max=None, bits_max=None, lh_asr=None,
+    beta=None, targets=None, target_mass=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn mechanism(
+    py: Python<'_>,
+    protocol: &str,
+    k: i64,
+    eps: f64,
+    param: Option<f64>,
+    w_asr: Option<f64>,
+    w_epg: Option<f64>,
+    w_bits: Option<f64>,
+    search: Option<String>,
+    strategy: Option<String>,
+    asr_max: Option<f64>,
+    epg_max: Option<f64>,
+    bits_max: Option<f64>,
+    lh_asr: Option<String>,
+    beta: Option<f64>,
+    targets: Option<u32>,
+    target_mass: Option<f64>,
+) -> PyResult<Mechanism> {
+    let p = crate::options::protocol(protocol)?;
+    let (k, eps) = (domain(k)?, budget(eps)?);
+    let args = TuneArgs {
+        w_asr,
+        w_epg,
+        w_bits,
+        search,
+        strategy,
+        asr_max,
+        epg_max,
+        bits_max,
+        lh_asr,
+        beta,
+        targets,
+        target_mass,
+    };
+    // Arguments of tuning only: refused where nothing is tuned (TuneArgs::given covers
+    // the weights, strategy, search and bounds).
+    let stray = [
+        ("lh_asr", args.lh_asr.is_some()),
+        ("beta", args.beta.is_some()),
+        ("targets", args.targets.is_some()),
+        ("target_mass", args.target_mass.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(n, on)| on.then_some(n));
+    if (!p.is_adaptive() || param.is_some())
+        && let Some(name) = stray
+    {
+        return Err(crate::errors::param(format!(
+            "{name}: {} is not tuned here (only ass, aue, alh and athe are, and not with param)",
+            p.name()
+        )));
+    }
+    let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, &args))?;
+    Mechanism::build(p, spec, tuned)
+}

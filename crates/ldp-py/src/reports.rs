@@ -1,0 +1,413 @@
+//! `ldp.Reports`: the reports of one mechanism as numpy columns.
+
+use std::io::{BufRead, BufWriter, Write};
+
+use ldp_core::{Mechanism as _, dispatch};
+use ldp_jsonl::{Digits, JsonReport};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PySlice};
+
+use crate::columns::{Columns, Data};
+use crate::errors::{param, report};
+use crate::items::{floats, u32s};
+use crate::mechanism::Mechanism;
+
+/// Reports of one mechanism, held as numpy-ready columns: GRR `y`; LH `seed` and `y`; SS,
+/// UE and THE a CSR pair `offsets` (int64, n + 1 entries) and `indices` (uint32, sorted
+/// within a report); SHE `values` (n x k float64).
+///
+/// Every report in a `Reports` object is valid for its mechanism: those of `perturb` by
+/// construction, those of `from_arrays` and `from_jsonl` checked on the way in.
+///
+/// >>> import ldp, numpy as np
+/// >>> m = ldp.mechanism("olh", k=50, eps=2.0)
+/// >>> r = m.perturb(np.arange(50), seed=3)
+/// >>> r.seed.dtype, r[:10].y.shape
+/// (dtype('uint32'), (10,))
+#[pyclass(module = "ldp._ldp")]
+#[derive(Debug, Clone)]
+pub struct Reports {
+    pub(crate) mechanism: Mechanism,
+    pub(crate) data: Data,
+}
+
+fn no_field(family: &str, field: &str) -> PyErr {
+    PyAttributeError::new_err(format!("{family} reports have no `{field}`"))
+}
+
+impl Reports {
+    fn family_name(&self) -> &'static str {
+        match self.data {
+            Data::Grr { .. } => "grr",
+            Data::Lh { .. } => "lh",
+            Data::Sets { .. } => "sets",
+            Data::She { .. } => "she",
+        }
+    }
+
+    /// Checks every report of `data` against the mechanism.
+    fn validated(mechanism: &Mechanism, data: Data) -> PyResult<Self> {
+        dispatch!(&mechanism.any, m => {
+            for i in 0..data.len() {
+                m.validate(&m.report(&data, i))
+                    .map_err(|e| report(format!("report {i}: {e}")))?;
+            }
+        });
+        Ok(Self {
+            mechanism: mechanism.clone(),
+            data,
+        })
+    }
+}
+
+#[pymethods]
+impl Reports {
+    /// The mechanism that made them.
+    #[getter]
+    fn mechanism(&self) -> Mechanism {
+        self.mechanism.clone()
+    }
+
+    /// Which columns the reports have: "grr" (y), "lh" (seed, y), "sets" (offsets,
+    /// indices) or "she" (values).
+    #[getter]
+    fn family(&self) -> &'static str {
+        self.family_name()
+    }
+
+    fn __len__(&self) -> usize {
+        self.data.len()
+    }
+
+    /// GRR: the reported item; LH: the hashed value (uint32).
+    #[getter]
+    fn y<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        match &self.data {
+            Data::Grr { y } | Data::Lh { y, .. } => Ok(PyArray1::from_slice(py, y)),
+            _ => Err(no_field(self.family_name(), "y")),
+        }
+    }
+
+    /// LH: the hash seed of every report (uint32).
+    #[getter]
+    fn seed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        match &self.data {
+            Data::Lh { seed, .. } => Ok(PyArray1::from_slice(py, seed)),
+            _ => Err(no_field(self.family_name(), "seed")),
+        }
+    }
+
+    /// SS, UE, THE: report i is `indices[offsets[i]:offsets[i + 1]]` (int64).
+    #[getter]
+    fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        match &self.data {
+            Data::Sets { offsets, .. } => Ok(PyArray1::from_slice(py, offsets)),
+            _ => Err(no_field(self.family_name(), "offsets")),
+        }
+    }
+
+    /// SS, UE, THE: the reported items of every report, one after another (uint32).
+    #[getter]
+    fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        match &self.data {
+            Data::Sets { indices, .. } => Ok(PyArray1::from_slice(py, indices)),
+            _ => Err(no_field(self.family_name(), "indices")),
+        }
+    }
+
+    /// SHE: the reports as an n x k float64 array.
+    #[getter]
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.data {
+            Data::She { k, values } => {
+                let flat = values.clone().into_pyarray(py);
+                Ok(flat.reshape([values.len() / k, *k])?.into_any())
+            }
+            _ => Err(no_field(self.family_name(), "values")),
+        }
+    }
+
+    /// The columns as a dict of numpy arrays.
+    fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let names: &[&str] = match self.data {
+            Data::Grr { .. } => &["y"],
+            Data::Lh { .. } => &["seed", "y"],
+            Data::Sets { .. } => &["offsets", "indices"],
+            Data::She { .. } => &["values"],
+        };
+        let me = Bound::new(py, self.clone())?;
+        for name in names {
+            d.set_item(name, me.getattr(*name)?)?;
+        }
+        Ok(d)
+    }
+
+    /// A slice gives a Reports object; an integer gives one report as a dict, with the
+    /// fields of its JSON line.
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
+        let n = self.data.len();
+        if let Ok(slice) = key.cast::<PySlice>() {
+            let ix = slice.indices(n as isize)?;
+            let data = if ix.step == 1 {
+                let (start, stop) = (ix.start as usize, (ix.stop.max(ix.start)) as usize);
+                self.data.slice(start, stop)
+            } else {
+                let mut out = dispatch!(&self.mechanism.any, m => m.empty());
+                let mut i = ix.start;
+                for _ in 0..ix.slicelength {
+                    out.extend(&self.data.slice(i as usize, i as usize + 1));
+                    i += ix.step;
+                }
+                out
+            };
+            return Ok(Bound::new(
+                py,
+                Reports {
+                    mechanism: self.mechanism.clone(),
+                    data,
+                },
+            )?
+            .into_any()
+            .unbind());
+        }
+        let i: isize = key
+            .extract()
+            .map_err(|_| PyTypeError::new_err("reports are indexed by an integer or a slice"))?;
+        let j = if i < 0 { i + n as isize } else { i };
+        if !(0..n as isize).contains(&j) {
+            return Err(PyIndexError::new_err(format!("report {i} of {n}")));
+        }
+        let line = dispatch!(&self.mechanism.any, m => {
+            let mut buf = Vec::new();
+            m.report(&self.data, j as usize).write_json(&mut buf);
+            buf
+        });
+        let json = py.import("json")?;
+        Ok(json
+            .call_method1("loads", (String::from_utf8(line).expect("JSON is UTF-8"),))?
+            .unbind())
+    }
+
+    /// The reports of several objects of one mechanism, one after another.
+    #[staticmethod]
+    fn concat(parts: &Bound<'_, PyList>) -> PyResult<Reports> {
+        let mut iter = parts.iter();
+        let first = iter
+            .next()
+            .ok_or_else(|| param("concat needs at least one Reports object"))?;
+        let mut out: Reports = first.extract::<PyRef<'_, Reports>>()?.clone();
+        for part in iter {
+            let part = part.extract::<PyRef<'_, Reports>>()?;
+            if part.mechanism.spec != out.mechanism.spec {
+                return Err(report(format!(
+                    "reports of {} cannot follow reports of {}",
+                    part.mechanism.spec_json(),
+                    out.mechanism.spec_json()
+                )));
+            }
+            out.data.extend(&part.data);
+        }
+        Ok(out)
+    }
+
+    /// Reports from their columns, each report checked against `mechanism`. LH seeds
+    /// from 64-bit generators (numpy's, multi-freq-ldpy's) are reduced mod 2^32, which is
+    /// what python-xxhash does with a seed.
+    #[staticmethod]
+    #[pyo3(signature = (mechanism, *, y=None, seed=None, offsets=None, indices=None, values=None))]
+    fn from_arrays(
+        mechanism: &Mechanism,
+        y: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
+        offsets: Option<&Bound<'_, PyAny>>,
+        indices: Option<&Bound<'_, PyAny>>,
+        values: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Reports> {
+        let empty = dispatch!(&mechanism.any, m => m.empty());
+        let given: Vec<&str> = [
+            ("y", y.is_some()),
+            ("seed", seed.is_some()),
+            ("offsets", offsets.is_some()),
+            ("indices", indices.is_some()),
+            ("values", values.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect();
+        let (data, needed): (Option<Data>, &[&str]) = match empty {
+            Data::Grr { .. } => (
+                y.map(|y| u32s(y, "y", false))
+                    .transpose()?
+                    .map(|y| Data::Grr { y }),
+                &["y"],
+            ),
+            Data::Lh { .. } => match (seed, y) {
+                (Some(s), Some(y)) => {
+                    let (seed, y) = (u32s(s, "seed", true)?, u32s(y, "y", false)?);
+                    if seed.len() != y.len() {
+                        return Err(param(format!(
+                            "{} seeds but {} values y",
+                            seed.len(),
+                            y.len()
+                        )));
+                    }
+                    (Some(Data::Lh { seed, y }), &["seed", "y"])
+                }
+                _ => (None, &["seed", "y"]),
+            },
+            Data::Sets { .. } => match (offsets, indices) {
+                (Some(o), Some(i)) => {
+                    let (offsets, indices) =
+                        (crate::items::offsets(o)?, u32s(i, "indices", false)?);
+                    check_offsets(&offsets, indices.len())?;
+                    (
+                        Some(Data::Sets { offsets, indices }),
+                        &["offsets", "indices"],
+                    )
+                }
+                _ => (None, &["offsets", "indices"]),
+            },
+            Data::She { k, .. } => match values {
+                Some(v) => {
+                    let (values, shape) = floats(v)?;
+                    if shape.len() != 2 || shape[1] != k {
+                        return Err(param(format!(
+                            "values must be an n x {k} array, not of shape {shape:?}"
+                        )));
+                    }
+                    (Some(Data::She { k, values }), &["values"])
+                }
+                None => (None, &["values"]),
+            },
+        };
+        if given.iter().any(|g| !needed.contains(g)) || given.len() != needed.len() {
+            return Err(param(format!(
+                "{} reports are given as {}, not {}",
+                mechanism.protocol.name(),
+                needed.join(" and "),
+                if given.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    given.join(", ")
+                }
+            )));
+        }
+        Reports::validated(mechanism, data.expect("the needed columns were given"))
+    }
+
+    /// Writes the reports as JSON lines, the `ldp` tool's format (`ldp aggregate` reads
+    /// the file).
+    fn to_jsonl(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        py.detach(|| -> PyResult<()> {
+            let file = std::fs::File::create(&path)
+                .map_err(|e| param(format!("{}: {e}", path.display())))?;
+            let mut out = BufWriter::new(file);
+            let digits = Digits::for_domain(self.mechanism.spec.k().get());
+            dispatch!(&self.mechanism.any, m => {
+                let mut buf = Vec::new();
+                for i in 0..self.data.len() {
+                    buf.clear();
+                    m.report(&self.data, i).write_json_with(&digits, &mut buf);
+                    buf.push(b'\n');
+                    out.write_all(&buf).map_err(|e| param(format!("{}: {e}", path.display())))?;
+                }
+            });
+            out.flush()
+                .map_err(|e| param(format!("{}: {e}", path.display())))
+        })
+    }
+
+    /// Reads JSON lines written by `ldp perturb` (or `to_jsonl`), every report checked
+    /// against `mechanism`; an error names the line.
+    #[staticmethod]
+    fn from_jsonl(
+        py: Python<'_>,
+        mechanism: &Mechanism,
+        path: std::path::PathBuf,
+    ) -> PyResult<Reports> {
+        let data = py.detach(|| -> PyResult<Data> {
+            let file = std::fs::File::open(&path)
+                .map_err(|e| param(format!("{}: {e}", path.display())))?;
+            let mut input = std::io::BufReader::new(file);
+            let cap = ldp_jsonl::max_line_len(&mechanism.spec);
+            dispatch!(&mechanism.any, m => {
+                let mut data = m.empty();
+                let mut line = Vec::new();
+                let mut number = 0u64;
+                loop {
+                    line.clear();
+                    let read = std::io::Read::take(&mut input, cap as u64 + 2)
+                        .read_until(b'\n', &mut line)
+                        .map_err(|e| param(format!("{}: {e}", path.display())))?;
+                    if read == 0 {
+                        break;
+                    }
+                    number += 1;
+                    let at = |e: String| report(format!("{}: line {number}: {e}", path.display()));
+                    if line.len() > cap + 1 {
+                        return Err(at(format!("longer than any report of this mechanism ({cap} bytes)")));
+                    }
+                    let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                    let text = text.strip_suffix(b"\r").unwrap_or(text);
+                    if text.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    let r = parse(m, text).map_err(|e| at(e.to_string()))?;
+                    m.validate(&r).map_err(|e| at(e.to_string()))?;
+                    m.push(&mut data, &r);
+                }
+                Ok(data)
+            })
+        })?;
+        Ok(Reports {
+            mechanism: mechanism.clone(),
+            data,
+        })
+    }
+
+    /// The reports as a pyarrow Table with one column, `report`, in the schema of the
+    /// `ldp-arrow` crate (sets as `List<UInt32>`) and the spec in the schema metadata
+    /// under `ldp.spec`: `pyarrow.parquet.write_table` makes a file `ldp aggregate
+    /// --input` reads. Needs pyarrow.
+    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py()
+            .import("ldp._arrow")?
+            .call_method1("to_arrow", (slf,))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<ldp.Reports: {} reports of {:?}>",
+            self.data.len(),
+            self.mechanism.protocol.name()
+        )
+    }
+
+    fn __eq__(&self, other: &Reports) -> bool {
+        self.mechanism.spec == other.mechanism.spec && self.data == other.data
+    }
+}
+
+fn check_offsets(offsets: &[i64], indices: usize) -> PyResult<()> {
+    if offsets.first() != Some(&0) {
+        return Err(param("offsets must start at 0"));
+    }
+    if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
+        return Err(param(format!("offsets decrease at position {}", i + 1)));
+    }
+    if *offsets.last().expect("non-empty") != indices as i64 {
+        return Err(param(format!(
+            "offsets end at {}, but there are {indices} indices",
+            offsets.last().expect("non-empty")
+        )));
+    }
+    Ok(())
+}
+
+/// A report of `m`'s type from its JSON line.
+fn parse<M: Columns>(_: &M, text: &[u8]) -> Result<M::Report, ldp_jsonl::JsonError> {
+    M::Report::parse_json(text)
+}

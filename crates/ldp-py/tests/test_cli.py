@@ -1,0 +1,134 @@
+"""The package and the `ldp` tool agree: seeded reports, JSON lines both ways, attacks,
+estimates, and the closed forms of analyze, tune and frontier."""
+
+import csv
+import io
+import math
+
+import numpy as np
+import pytest
+
+import ldp
+from conftest import optional
+
+CLASSIC = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the"]
+
+
+def lines(items):
+    return "".join(f"{x}\n" for x in items).encode()
+
+
+@pytest.mark.parametrize("protocol", CLASSIC)
+def test_seeded_reports_equal_the_tools(cli, tmp_path, protocol):
+    # 10 000 items: the streams of three batches of 4096.
+    items = (np.arange(10_000) * 7) % 30
+    m = ldp.mechanism(protocol, k=30, eps=1.5)
+    mine = m.perturb(items, seed=42)
+    path = tmp_path / "r.jsonl"
+    mine.to_jsonl(path)
+    theirs = cli("perturb", "--protocol", protocol, "--k", 30, "--eps", 1.5, "--seed", 42, stdin=lines(items))
+    assert path.read_bytes() == theirs
+    # And back: the tool's file loads as the same reports.
+    (tmp_path / "cli.jsonl").write_bytes(theirs)
+    assert ldp.Reports.from_jsonl(m, tmp_path / "cli.jsonl") == mine
+
+
+@pytest.mark.parametrize("protocol", ["grr", "oue", "olh", "she", "aue"])
+def test_the_tool_aggregates_python_reports_to_the_same_estimate(cli, tmp_path, protocol):
+    m = ldp.mechanism(protocol, k=16, eps=2.0, param=0.7 if protocol == "aue" else None)
+    r = m.perturb(np.arange(5_000) % 16, seed=3)
+    r.to_jsonl(tmp_path / "r.jsonl")
+    args = ["--protocol", protocol, "--k", 16, "--eps", 2.0]
+    if protocol == "aue":
+        args += ["--param", 0.7]
+    out = cli("aggregate", *args, stdin=(tmp_path / "r.jsonl").read_bytes()).decode()
+    theirs = np.array([float(row["estimate"]) for row in csv.DictReader(io.StringIO(out))])
+    server = m.aggregator()
+    server.add(r)
+    if protocol == "she":
+        np.testing.assert_allclose(server.estimate(), theirs, rtol=0, atol=1e-12)
+    else:
+        assert np.array_equal(server.estimate(), theirs)
+
+
+def test_attack_guesses_equal_the_tools(cli, tmp_path):
+    m = ldp.mechanism("oue", k=20, eps=1.0)
+    r = m.perturb(np.arange(9_000) % 20, seed=8)
+    r.to_jsonl(tmp_path / "r.jsonl")
+    out = cli("attack", "--protocol", "oue", "--k", 20, "--eps", 1.0, "--seed", 9, stdin=(tmp_path / "r.jsonl").read_bytes())
+    theirs = np.array(out.split(), dtype=np.uint32)
+    assert np.array_equal(ldp.attack(r, seed=9), theirs)
+
+
+def rows(text):
+    return list(csv.DictReader(io.StringIO(text.decode())))
+
+
+def same(a, b):
+    # The tool leaves a cell empty where there is no parameter (NaN here) or where EPG is
+    # unbounded (SHE without clipping: inf here).
+    if b == "":
+        return a is None or math.isnan(a) or math.isinf(a)
+    return float(a) == float(b)
+
+
+def test_analyze_equals_the_tool(cli):
+    mine = ldp.analyze("all", k=[10, 1000], eps=[0.5, 4.0], frame=False)
+    theirs = rows(cli("analyze", "--protocol", "all", "--k", "10,1000", "--eps", "0.5,4"))
+    assert len(theirs) == len(mine["protocol"]) == 48
+    for i, row in enumerate(theirs):
+        assert row["protocol"] == mine["protocol"][i]
+        for column in ["k", "eps", "param", "asr", "mse", "epg", "bits", "server_cost", "client_cost"]:
+            assert same(mine[column][i], row[column]), (row, column, mine[column][i])
+
+
+@pytest.mark.parametrize(
+    "kwargs, flags",
+    [
+        ({}, []),
+        ({"w_asr": 0.8, "search": "refined"}, ["--w-asr", 0.8, "--search", "refined"]),
+        ({"strategy": "utopia"}, ["--strategy", "utopia"]),
+        ({"asr_max": 0.1}, ["--asr-max", 0.1]),
+        ({"w_epg": 0.2, "beta": 0.1}, ["--w-epg", 0.2, "--beta", 0.1]),
+    ],
+)
+@pytest.mark.parametrize("protocol", ["ass", "aue", "alh", "athe"])
+def test_tune_equals_the_tool(cli, protocol, kwargs, flags):
+    mine = ldp.tune(protocol, 100, 2.0, **kwargs)
+    (row,) = rows(cli("tune", "--protocol", protocol, "--k", 100, "--eps", 2.0, *flags))
+    for column in ["strategy", "param", "asr", "mse", "epg", "bits"]:
+        if column == "strategy":
+            assert mine[column] == row[column]
+        else:
+            assert same(mine[column], row[column]), (column, mine[column], row[column])
+
+
+def test_tune_all_and_frontier_equal_the_tool(cli):
+    mine = ldp.tune("all", 100, 2.0, asr_max=0.05)
+    (row,) = rows(cli("tune", "--protocol", "all", "--k", 100, "--eps", 2.0, "--asr-max", 0.05))
+    assert mine["protocol"] == row["protocol"] and same(mine["mse"], row["mse"])
+    front = ldp.frontier("athe", 50, 1.0, ["asr", "mse", "bits"])
+    theirs = rows(cli("frontier", "--protocol", "athe", "--k", 50, "--eps", 1.0, "--objectives", "asr,mse,bits"))
+    assert len(theirs) == len(front["param"])
+    for i, row in enumerate(theirs):
+        for column in ["param", "asr", "mse", "bits"]:
+            assert same(front[column][i], row[column])
+
+
+def test_a_mechanism_tuned_in_python_is_the_tools(cli):
+    m = ldp.mechanism("alh", k=100, eps=3.0, w_asr=0.3)
+    (row,) = rows(cli("tune", "--protocol", "alh", "--k", 100, "--eps", 3.0, "--w-asr", 0.3))
+    assert m.param == float(row["param"]) and m.tuning["strategy"] == "weighted"
+
+
+def test_parquet_from_pyarrow_is_read_by_the_tool(cli, tmp_path):
+    pq = optional("pyarrow.parquet")
+    for protocol in ["grr", "ss", "olh", "she"]:
+        m = ldp.mechanism(protocol, k=10, eps=1.0)
+        r = m.perturb(np.arange(3_000) % 10, seed=6)
+        pq.write_table(r.to_arrow(), tmp_path / f"{protocol}.parquet")
+        out = cli("aggregate", "--protocol", protocol, "--k", 10, "--eps", 1.0, "--input", tmp_path / f"{protocol}.parquet")
+        theirs = np.array([float(row["estimate"]) for row in rows(out)])
+        server = m.aggregator()
+        server.add(r)
+        np.testing.assert_allclose(server.estimate(), theirs, rtol=0, atol=1e-12)
