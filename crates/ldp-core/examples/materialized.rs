@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let items: Vec<u32> = (0..users).map(|i| i % k.get()).collect();
     let mut best = f64::INFINITY;
     dispatch!(spec.build()?, m => {
-        for run in 0..5 {
+        for run in 0..9 {
             let start = Instant::now();
             let reports = perturb_all(&m, &items, run, 0, Role::Genuine)?;
             let mut server = m.aggregator();

@@ -8,6 +8,7 @@ use ldp_core::{
     ThresholdHistogram, UnaryEncoding,
 };
 use ldp_jsonl::JsonReport;
+use rayon::prelude::*;
 
 /// The reports of one mechanism, one column per field.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,41 +59,66 @@ impl Data {
         }
     }
 
-    /// The parts one after another, in one allocation of the exact size.
+    /// The parts one after another, copied in parallel into buffers of the exact size.
     pub(crate) fn concat(empty: Data, parts: &[Data]) -> Data {
-        let n: usize = parts.iter().map(Data::len).sum();
-        let mut all = match empty {
+        match empty {
             Data::Grr { .. } => Data::Grr {
-                y: Vec::with_capacity(n),
+                y: join(parts, |p| match p {
+                    Data::Grr { y } => y,
+                    _ => unreachable!(),
+                }),
             },
             Data::Lh { .. } => Data::Lh {
-                seed: Vec::with_capacity(n),
-                y: Vec::with_capacity(n),
+                seed: join(parts, |p| match p {
+                    Data::Lh { seed, .. } => seed,
+                    _ => unreachable!(),
+                }),
+                y: join(parts, |p| match p {
+                    Data::Lh { y, .. } => y,
+                    _ => unreachable!(),
+                }),
             },
             Data::Sets { .. } => {
-                let total = parts
-                    .iter()
-                    .map(|p| match p {
-                        Data::Sets { indices, .. } => indices.len(),
-                        _ => 0,
-                    })
-                    .sum();
-                let mut offsets = Vec::with_capacity(n + 1);
-                offsets.push(0);
-                Data::Sets {
-                    offsets,
-                    indices: Vec::with_capacity(total),
+                fn sets(p: &Data) -> (&Vec<i64>, &Vec<u32>) {
+                    match p {
+                        Data::Sets { offsets, indices } => (offsets, indices),
+                        _ => unreachable!(),
+                    }
                 }
+                let indices = join(parts, |p| sets(p).1);
+                // Each part's offsets (without its leading 0) shifted by the indices before it.
+                let mut base = 0i64;
+                let shifted: Vec<(i64, &[i64])> = parts
+                    .iter()
+                    .map(|p| {
+                        let (o, i) = sets(p);
+                        let at = base;
+                        base += i.len() as i64;
+                        (at, &o[1..])
+                    })
+                    .collect();
+                let n: usize = shifted.iter().map(|(_, o)| o.len()).sum();
+                let mut offsets = vec![0i64; n + 1];
+                let mut rest = &mut offsets[1..];
+                let mut pieces = Vec::with_capacity(shifted.len());
+                for (at, o) in &shifted {
+                    let (head, tail) = rest.split_at_mut(o.len());
+                    pieces.push((head, *at, *o));
+                    rest = tail;
+                }
+                pieces.into_par_iter().for_each(|(dst, at, src)| {
+                    dst.iter_mut().zip(src).for_each(|(d, s)| *d = s + at);
+                });
+                Data::Sets { offsets, indices }
             }
             Data::She { k, .. } => Data::She {
                 k,
-                values: Vec::with_capacity(n * k),
+                values: join(parts, |p| match p {
+                    Data::She { values, .. } => values,
+                    _ => unreachable!(),
+                }),
             },
-        };
-        for part in parts {
-            all.extend(part);
         }
-        all
     }
 
     /// Appends `other`, of the same family.
@@ -120,12 +146,55 @@ impl Data {
     }
 }
 
+/// The columns `column(part)` of every part, one after another, copied in parallel.
+fn join<T: Copy + Default + Send + Sync>(
+    parts: &[Data],
+    column: impl Fn(&Data) -> &Vec<T>,
+) -> Vec<T> {
+    let total = parts.iter().map(|p| column(p).len()).sum();
+    // Zeroed memory comes from the allocator untouched; each page is written once.
+    let mut out = vec![T::default(); total];
+    let mut rest = &mut out[..];
+    let mut pieces = Vec::with_capacity(parts.len());
+    for p in parts {
+        let src = column(p);
+        let (head, tail) = rest.split_at_mut(src.len());
+        pieces.push((head, src));
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .for_each(|(dst, src)| dst.copy_from_slice(src));
+    out
+}
+
 /// A mechanism whose reports live in [`Data`].
 pub(crate) trait Columns: Adversary<Report: JsonReport + Send + Sync> + Sync {
     /// No reports.
     fn empty(&self) -> Data;
     /// Appends one report.
     fn push(&self, data: &mut Data, report: &Self::Report);
+    /// No reports, with room for `reports` of them (sets: their expected size).
+    fn with_capacity(&self, reports: usize) -> Data {
+        let mut data = self.empty();
+        match &mut data {
+            Data::Grr { y } => y.reserve(reports),
+            Data::Lh { seed, y } => {
+                seed.reserve(reports);
+                y.reserve(reports);
+            }
+            Data::Sets { offsets, indices } => {
+                offsets.reserve(reports);
+                // p + (k - 1) q supported items on average, a little more for the spread.
+                if let Some((p, q)) = self.spec().pure_probabilities() {
+                    let per = (p + (self.domain_size().as_f64() - 1.0) * q) * 1.05 + 4.0;
+                    indices.reserve((per * reports as f64) as usize);
+                }
+            }
+            Data::She { k, values } => values.reserve(reports * *k),
+        }
+        data
+    }
     /// Report `i`.
     fn report(&self, data: &Data, i: usize) -> Self::Report;
     /// Adds report `i` to `server`, validated.

@@ -3,6 +3,7 @@
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use rayon::prelude::*;
 
 use crate::errors::{ItemError, param};
 
@@ -33,38 +34,62 @@ fn as_array<'py>(
     Ok(array)
 }
 
-/// Items in `0..k`, as u32; an item outside names its position.
+/// Items in `0..k`, as u32, converted in parallel without copying the input first; an
+/// item outside names its position.
 pub(crate) fn items(obj: &Bound<'_, PyAny>, k: u32, what: &str) -> PyResult<Vec<u32>> {
     let array = as_array(obj, what, true)?;
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
-    let out_of_range = |position: usize, value: String| {
+    let (dtype, signed) = if kind == "u" {
+        ("uint64", false)
+    } else {
+        ("int64", true)
+    };
+    // No copy when the array is already contiguous with the dtype (numpy's default
+    // integers are).
+    let wide = obj
+        .py()
+        .import("numpy")?
+        .call_method1("ascontiguousarray", (array, dtype))?;
+    let converted = if signed {
+        let a: PyReadonlyArray1<'_, i64> = wide.extract()?;
+        convert(a.as_slice()?, |x| u32::try_from(x).ok().filter(|&v| v < k))
+    } else {
+        let a: PyReadonlyArray1<'_, u64> = wide.extract()?;
+        convert(a.as_slice()?, |x| u32::try_from(x).ok().filter(|&v| v < k))
+    };
+    converted.map_err(|(position, value)| {
         ItemError::new_err(format!(
             "{what}[{position}] = {value} is outside the domain 0..{k}"
         ))
-    };
-    if kind == "u" {
-        let a: PyReadonlyArray1<'_, u64> = array.call_method1("astype", ("uint64",))?.extract()?;
-        let view = a.as_array();
-        let mut out = Vec::with_capacity(view.len());
-        for (i, &x) in view.iter().enumerate() {
-            if x >= u64::from(k) {
-                return Err(out_of_range(i, x.to_string()));
-            }
-            out.push(x as u32);
+    })
+}
+
+/// `f` of every value, in parallel, or the first position where it fails and the value
+/// there.
+fn convert<T: Copy + Sync + Send + std::fmt::Display>(
+    values: &[T],
+    f: impl Fn(T) -> Option<u32> + Sync,
+) -> Result<Vec<u32>, (usize, String)> {
+    const CHUNK: usize = 1 << 16;
+    let parts: Vec<Result<Vec<u32>, usize>> = values
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            chunk
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| f(x).ok_or(c * CHUNK + i))
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::with_capacity(values.len());
+    for part in parts {
+        match part {
+            Ok(v) => out.extend_from_slice(&v),
+            Err(i) => return Err((i, values[i].to_string())),
         }
-        Ok(out)
-    } else {
-        let a: PyReadonlyArray1<'_, i64> = array.call_method1("astype", ("int64",))?.extract()?;
-        let view = a.as_array();
-        let mut out = Vec::with_capacity(view.len());
-        for (i, &x) in view.iter().enumerate() {
-            if !(0..i64::from(k)).contains(&x) {
-                return Err(out_of_range(i, x.to_string()));
-            }
-            out.push(x as u32);
-        }
-        Ok(out)
     }
+    Ok(out)
 }
 
 /// Unsigned 32-bit values (seeds are reduced mod 2^32, as python-xxhash does with its

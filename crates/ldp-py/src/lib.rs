@@ -29,3 +29,6 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     Ok(())
 }
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

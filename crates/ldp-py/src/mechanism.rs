@@ -61,7 +61,7 @@ fn perturb_columns<M: Columns, R: Rng>(
         .enumerate()
         .map(|(b, chunk)| {
             let mut rng = make(b as u64);
-            let mut data = m.empty();
+            let mut data = m.with_capacity(chunk.len());
             for &x in chunk {
                 let r = m.perturb(x, &mut rng).expect("items are checked against k");
                 m.push(&mut data, &r);
