@@ -108,6 +108,24 @@ fn lh_aggregate(c: &mut Criterion) {
                 })
             },
         );
+        // The generic hash the scan used before its straight-line one: itoa, then
+        // xxhash-rust's XXH32.
+        group.bench_with_input(
+            BenchmarkId::new("generic_xxh32_itoa", k),
+            &reports,
+            |b, reports| {
+                b.iter(|| {
+                    let mut acc = 0u32;
+                    let mut buf = itoa::Buffer::new();
+                    for r in reports {
+                        for v in 0..k {
+                            acc ^= xxhash_rust::xxh32::xxh32(buf.format(v).as_bytes(), r.seed);
+                        }
+                    }
+                    black_box(acc)
+                })
+            },
+        );
     }
     group.finish();
 }
