@@ -7,6 +7,7 @@ use ldp_optimize::{Scale, Search, Strategy, TuneOptions, Weights};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ExperimentError;
+use crate::plot::Width;
 
 /// One experiment: everything a figure depends on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,8 +23,16 @@ pub struct Experiment {
     /// How adaptive protocols are tuned.
     #[serde(default)]
     pub tuning: Tuning,
+    /// The width the figure is printed at (default: the full text width, 7 in); its text is
+    /// at least 7 pt at that width.
+    #[serde(default = "full_width")]
+    pub width: Width,
     /// The computation.
     pub kind: Kind,
+}
+
+fn full_width() -> Width {
+    Width::Full
 }
 
 /// A range of privacy budgets, `from, from + step, ..., to` (inclusive), tagged with the
@@ -99,6 +108,23 @@ pub fn strategy(name: &str) -> Result<Strategy, ExperimentError> {
         .ok_or_else(|| ExperimentError::Config(format!("unknown strategy `{name}`")))
 }
 
+/// A strategy of a strategies figure: a name with an optional scale of its own,
+/// `hypervolume@normalized` or `hypervolume@raw` (the paper leaves open which objectives
+/// the hypervolume is computed on); without a suffix, the experiment's scale.
+pub fn strategy_with_scale(name: &str) -> Result<(Strategy, Option<Scale>), ExperimentError> {
+    let (base, scale) = match name.split_once('@') {
+        None => (name, None),
+        Some((base, "raw")) => (base, Some(Scale::Raw)),
+        Some((base, "normalized")) => (base, Some(Scale::Normalized)),
+        Some((_, other)) => {
+            return Err(ExperimentError::Config(format!(
+                "strategy `{name}`: unknown scale `{other}` (raw or normalized)"
+            )));
+        }
+    };
+    Ok((strategy(base)?, scale))
+}
+
 /// How panels are grouped in an ASR-vs-MSE figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Panels {
@@ -106,6 +132,10 @@ pub enum Panels {
     PerProtocol,
     /// One panel per family, one line per protocol (a single domain size).
     PerFamily,
+}
+
+fn per_protocol() -> Panels {
+    Panels::PerProtocol
 }
 
 /// The poisoning attack of an EPG figure.
@@ -141,6 +171,9 @@ pub enum Kind {
     },
     /// Approximate variance per user against eps.
     MseVsEps {
+        /// How panels are grouped (default: one per protocol).
+        #[serde(default = "per_protocol")]
+        panels: Panels,
         /// Protocols, one panel each.
         protocols: Vec<Protocol>,
         /// Domain sizes, one line each.
@@ -201,6 +234,16 @@ pub enum Kind {
         /// Privacy budget.
         eps: f64,
     },
+    /// Expected report size (bits) against MSE, expected ASR as colour: a panel per
+    /// (budget, domain size), a point per protocol. Not in the paper: its named next axis.
+    Costs {
+        /// Protocols.
+        protocols: Vec<Protocol>,
+        /// Domain sizes, one column of panels each.
+        domain_sizes: Vec<u32>,
+        /// Privacy budgets, one row of panels each.
+        eps: Vec<f64>,
+    },
     /// Measured ASR and MSE on a data set beside their closed forms.
     Empirical {
         /// Protocols, one panel each.
@@ -236,8 +279,15 @@ impl Experiment {
             | Kind::Strategies { eps, .. }
             | Kind::Empirical { eps, .. } => eps.iter().collect(),
             Kind::Weights { w_asr, .. } => vec![w_asr],
-            Kind::Objective { .. } => vec![],
+            Kind::Objective { .. } | Kind::Costs { .. } => vec![],
         };
+        if let Kind::Costs {
+            domain_sizes, eps, ..
+        } = &self.kind
+            && (domain_sizes.is_empty() || eps.is_empty())
+        {
+            return bad("costs need at least one domain size and one budget");
+        }
         for r in ranges {
             if !(r.step > 0.0 && r.from <= r.to && r.from.is_finite() && r.to.is_finite()) {
                 return bad("a range needs from <= to and step > 0");
@@ -245,7 +295,7 @@ impl Experiment {
         }
         if let Kind::Strategies { strategies, .. } = &self.kind {
             for s in strategies {
-                strategy(s)?;
+                strategy_with_scale(s)?;
             }
         }
         if let Kind::Empirical { runs: 0, .. } = &self.kind {
@@ -288,10 +338,12 @@ impl Experiment {
                 eps: thin(eps),
             },
             Kind::MseVsEps {
+                panels,
                 protocols,
                 domain_sizes,
                 eps,
             } => Kind::MseVsEps {
+                panels: *panels,
                 protocols: protocols.clone(),
                 domain_sizes: ends(domain_sizes),
                 eps: thin(eps),
@@ -344,6 +396,15 @@ impl Experiment {
                 },
             },
             Kind::Objective { .. } => self.kind.clone(),
+            Kind::Costs {
+                protocols,
+                domain_sizes,
+                eps,
+            } => Kind::Costs {
+                protocols: protocols.clone(),
+                domain_sizes: ends(domain_sizes),
+                eps: eps.clone(),
+            },
             Kind::Empirical {
                 protocols,
                 dataset,

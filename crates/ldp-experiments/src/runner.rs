@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::{Experiment, Kind};
 use crate::error::ExperimentError;
 use crate::figures::{self, Output};
-use crate::plot::render_svg;
+use crate::plot::{render_pdf, render_png, render_svg};
 
 /// A configuration file and what it holds.
 #[derive(Debug, Clone)]
@@ -41,8 +41,14 @@ pub fn load_configs(dir: &Path) -> Result<Vec<ConfigFile>, ExperimentError> {
                 path: path.display().to_string(),
                 source,
             })?;
-            let experiment = Experiment::from_ron(&text)
-                .map_err(|e| ExperimentError::Config(format!("{}: {e}", path.display())))?;
+            // The file's name in front of the reason, said once.
+            let experiment = Experiment::from_ron(&text).map_err(|e| {
+                let reason = match e {
+                    ExperimentError::Config(reason) => reason,
+                    other => other.to_string(),
+                };
+                ExperimentError::Config(format!("{}: {reason}", path.display()))
+            })?;
             Ok(ConfigFile {
                 path,
                 text,
@@ -67,6 +73,8 @@ pub struct Manifest {
     pub seed: Option<u64>,
     /// Git commit of the code (with `-dirty` when the tree had changes).
     pub git_commit: String,
+    /// Whether the working tree had uncommitted changes when the figure was made.
+    pub tree_dirty: bool,
     /// Versions of the crates that computed the result.
     pub crate_versions: BTreeMap<String, String>,
     /// Rayon worker threads (results do not depend on it).
@@ -123,6 +131,7 @@ pub fn run(
         ),
         seed,
         git_commit: git_commit.to_owned(),
+        tree_dirty: git_commit.ends_with("-dirty"),
         crate_versions,
         threads: rayon::current_num_threads(),
         wall_time_s,
@@ -133,7 +142,8 @@ pub fn run(
     Ok((output, manifest))
 }
 
-/// Writes `data.csv`, `figure.svg` and `manifest.ron` into `dir/<figure>/`.
+/// Writes `data.csv`, `figure.svg`, `figure.png` (200 dpi at the printed width),
+/// `figure.pdf` and `manifest.ron` into `dir/<figure>/`.
 pub fn write(dir: &Path, output: &Output, manifest: &Manifest) -> Result<PathBuf, ExperimentError> {
     let folder = dir.join(&manifest.figure);
     let io = |path: &Path| {
@@ -143,8 +153,13 @@ pub fn write(dir: &Path, output: &Output, manifest: &Manifest) -> Result<PathBuf
     std::fs::create_dir_all(&folder).map_err(io(&folder))?;
     let csv = folder.join("data.csv");
     std::fs::write(&csv, output.table.to_csv(None)).map_err(io(&csv))?;
+    let svg_text = render_svg(&output.figure)?;
     let svg = folder.join("figure.svg");
-    std::fs::write(&svg, render_svg(&output.figure)?).map_err(io(&svg))?;
+    std::fs::write(&svg, &svg_text).map_err(io(&svg))?;
+    let png = folder.join("figure.png");
+    std::fs::write(&png, render_png(&svg_text, 200.0)?).map_err(io(&png))?;
+    let pdf = folder.join("figure.pdf");
+    std::fs::write(&pdf, render_pdf(&svg_text)?).map_err(io(&pdf))?;
     let ron_path = folder.join("manifest.ron");
     let text = ron::ser::to_string_pretty(manifest, ron::ser::PrettyConfig::default())
         .map_err(|e| ExperimentError::Config(e.to_string()))?;

@@ -5,10 +5,13 @@ use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, protocol_spec};
 use rayon::prelude::*;
 
-use super::{Output, budget, domain, family_label};
+use super::{Output, budget, by_family, domain, family_groups, family_label, group_title};
 use crate::config::{Experiment, Kind, Panels, eps_values};
 use crate::error::ExperimentError;
-use crate::plot::{Figure, Panel, Series, Style};
+use crate::plot::{
+    Axis, ColorBar, Dash, Figure, GREY, Look, MARKERS, Panel, Point, Scale, Series, ordered_look,
+    protocol_look,
+};
 use crate::table::{Cell, Table};
 
 const COLUMNS: [&str; 9] = [
@@ -26,6 +29,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             protocols,
             domain_sizes,
             eps,
+            ..
         }
         | Kind::AsrVsMse {
             protocols,
@@ -73,47 +77,33 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     let mut table = Table::new(&COLUMNS);
     rows?.into_iter().for_each(|r| table.push(r));
     let figure = match &exp.kind {
-        Kind::AsrVsEps { .. } => per_protocol(
-            exp,
-            &table,
-            protocols,
-            &ks,
-            "eps",
-            "ASR",
-            true,
-            false,
-            |t, r| (t.num(r, "eps"), t.num(r, "asr")),
-        ),
-        Kind::MseVsEps { .. } => per_protocol(
-            exp,
-            &table,
-            protocols,
-            &ks,
-            "eps",
-            "MSE (variance per user)",
-            true,
-            true,
-            |t, r| (t.num(r, "eps"), t.num(r, "mse")),
-        ),
+        Kind::AsrVsEps { .. } => asr_vs_eps(exp, &table, protocols, &ks),
+        Kind::MseVsEps {
+            panels: Panels::PerProtocol,
+            ..
+        } => mse_per_protocol(exp, &table, protocols, &ks),
+        Kind::MseVsEps {
+            panels: Panels::PerFamily,
+            ..
+        } => mse_per_family(exp, &table, protocols, &ks),
         Kind::AsrVsMse {
             panels: Panels::PerProtocol,
             ..
-        } => per_protocol(
-            exp,
-            &table,
-            protocols,
-            &ks,
-            "MSE (variance per user)",
-            "ASR",
-            true,
-            false,
-            |t, r| (t.num(r, "mse"), t.num(r, "asr")),
-        ),
+        } => tradeoff_per_protocol(exp, &table, protocols, &ks),
         Kind::AsrVsMse {
             panels: Panels::PerFamily,
             ..
-        } => per_family(exp, &table, protocols),
-        Kind::AsrMseEpg { .. } => projections(exp, &table, protocols),
+        } => scatter_by_family(exp, &table, protocols, &[(MSE_AXIS, ASR_AXIS)]),
+        Kind::AsrMseEpg { .. } => scatter_by_family(
+            exp,
+            &table,
+            protocols,
+            &[
+                (MSE_AXIS, ASR_AXIS),
+                (MSE_AXIS, EPG_AXIS),
+                (EPG_AXIS, ASR_AXIS),
+            ],
+        ),
         _ => unreachable!(),
     };
     Ok(Output {
@@ -123,130 +113,299 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     })
 }
 
-/// One panel per protocol, one line per domain size.
-#[allow(clippy::too_many_arguments)]
-fn per_protocol(
-    exp: &Experiment,
-    t: &Table,
-    protocols: &[Protocol],
-    ks: &[u32],
-    x_label: &str,
-    y_label: &str,
-    x_log: bool,
-    y_log: bool,
-    xy: impl Fn(&Table, &[Cell]) -> (f64, f64),
-) -> Figure {
-    let panels = protocols
+/// The rows of protocol `p` at domain size `k`.
+fn rows_of<'a>(t: &'a Table, p: Protocol, k: u32) -> impl Iterator<Item = &'a Vec<Cell>> + 'a {
+    t.rows
         .iter()
+        .filter(move |r| t.text(r, "protocol") == p.label() && t.num(r, "k") == f64::from(k))
+}
+
+/// The colour bar of the privacy budget over the table's eps.
+fn eps_bar(t: &Table) -> ColorBar {
+    let (lo, hi) = t
+        .rows
+        .iter()
+        .map(|r| t.num(r, "eps"))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), e| {
+            (a.min(e), b.max(e))
+        });
+    ColorBar {
+        label: "privacy budget ε".into(),
+        min: lo,
+        max: hi,
+    }
+}
+
+fn eps_axis(t: &Table) -> Axis {
+    let bar = eps_bar(t);
+    Axis::linear("privacy budget ε").over(bar.min, bar.max)
+}
+
+fn k_key(k: u32) -> String {
+    format!("k = {k}")
+}
+
+/// ASR against eps: panels by family (classic beside adaptive), one line per domain size,
+/// one linear 0-1 ASR axis for all.
+fn asr_vs_eps(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32]) -> Figure {
+    let panels: Vec<Panel> = by_family(protocols)
+        .into_iter()
         .map(|p| Panel {
             title: p.label().into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
-            x_log,
-            y_log,
+            x: eps_axis(t),
+            y: Axis::linear("ASR").over(0.0, 1.0),
             series: ks
                 .iter()
                 .enumerate()
                 .map(|(i, &k)| Series {
-                    label: format!("k={k}"),
-                    color: i,
-                    points: t
-                        .rows
-                        .iter()
-                        .filter(|r| {
-                            t.text(r, "protocol") == p.label() && t.num(r, "k") == f64::from(k)
-                        })
-                        .map(|r| xy(t, r))
+                    label: k_key(k),
+                    look: ordered_look(i, ks.len()).without_marker(),
+                    points: rows_of(t, p, k)
+                        .map(|r| Point::at(t.num(r, "eps"), t.num(r, "asr")))
                         .collect(),
-                    style: if x_label == "eps" {
-                        Style::Line
-                    } else {
-                        Style::LineMarkers
-                    },
-                    errors: vec![],
                 })
                 .collect(),
             vlines: vec![],
         })
         .collect();
     Figure {
-        title: exp.title.clone(),
-        columns: 4,
+        width: exp.width,
+        columns: 3,
+        panel_height: 92.0,
+        legend: Figure::legend_from_series(&panels),
         panels,
+        color_bar: None,
+        share_y: true,
     }
 }
 
-/// An axis of the ASR-MSE-EPG views: table column, label, log scale.
-type Axis = (&'static str, &'static str, bool);
-
-const MSE_AXIS: Axis = ("mse", "MSE (variance per user)", true);
-const ASR_AXIS: Axis = ("asr", "ASR", false);
-const EPG_AXIS: Axis = ("epg", "EPG", false);
-
-/// One panel per family, one line per protocol: ASR against MSE.
-fn per_family(exp: &Experiment, t: &Table, protocols: &[Protocol]) -> Figure {
-    family_views(exp, t, protocols, &[(MSE_AXIS, ASR_AXIS)])
+/// MSE against eps, a panel per protocol sharing one log y axis, a line per domain size.
+fn mse_per_protocol(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32]) -> Figure {
+    let panels: Vec<Panel> = protocols
+        .iter()
+        .map(|&p| Panel {
+            title: p.label().into(),
+            x: eps_axis(t),
+            y: Axis::log("MSE (variance per user)"),
+            series: ks
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| Series {
+                    label: k_key(k),
+                    look: ordered_look(i, ks.len()).without_marker(),
+                    points: rows_of(t, p, k)
+                        .map(|r| Point::at(t.num(r, "eps"), t.num(r, "mse")))
+                        .collect(),
+                })
+                .collect(),
+            vlines: vec![],
+        })
+        .collect();
+    Figure {
+        width: exp.width,
+        columns: protocols.len().max(1),
+        panel_height: 150.0,
+        legend: Figure::legend_from_series(&panels),
+        panels,
+        color_bar: None,
+        share_y: true,
+    }
 }
 
-/// Three projections (ASR-MSE, EPG-MSE, ASR-EPG) per family, one line per protocol.
-fn projections(exp: &Experiment, t: &Table, protocols: &[Protocol]) -> Figure {
-    family_views(
-        exp,
-        t,
-        protocols,
-        &[
-            (MSE_AXIS, ASR_AXIS),
-            (MSE_AXIS, EPG_AXIS),
-            (EPG_AXIS, ASR_AXIS),
-        ],
-    )
+/// Whether `p`'s column `y` is the same at every domain size (to rounding).
+fn independent_of_k(t: &Table, p: Protocol, ks: &[u32], y: &str) -> bool {
+    let first: Vec<f64> = rows_of(t, p, ks[0]).map(|r| t.num(r, y)).collect();
+    ks[1..].iter().all(|&k| {
+        rows_of(t, p, k)
+            .map(|r| t.num(r, y))
+            .zip(&first)
+            .all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs().max(1e-300))
+    })
 }
 
-/// A row of panels per family, one panel per (x, y) view, one line per protocol.
-fn family_views(
+/// MSE against eps, a panel per family with its classic and adaptive protocols overlaid:
+/// one line for a protocol whose MSE does not depend on k, one per k (dashed, coloured by
+/// k) for the others.
+fn mse_per_family(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32]) -> Figure {
+    let mut panels = Vec::new();
+    let mut legend: Vec<(String, Look)> = Vec::new();
+    let mut k_dependent = false;
+    for group in family_groups(protocols) {
+        let mut series = Vec::new();
+        for &p in &group {
+            if independent_of_k(t, p, ks, "mse") {
+                let look = protocol_look(p);
+                legend.push((p.label().into(), look));
+                series.push(Series {
+                    label: p.label().into(),
+                    look,
+                    points: rows_of(t, p, ks[0])
+                        .map(|r| Point::at(t.num(r, "eps"), t.num(r, "mse")))
+                        .collect(),
+                });
+            } else {
+                k_dependent = true;
+                legend.push((
+                    format!("{} (one line per k)", p.label()),
+                    Look::line(GREY).with_dash(Dash::Dashed),
+                ));
+                for (i, &k) in ks.iter().enumerate() {
+                    series.push(Series {
+                        label: String::new(),
+                        look: ordered_look(i, ks.len())
+                            .without_marker()
+                            .with_dash(Dash::Dashed),
+                        points: rows_of(t, p, k)
+                            .map(|r| Point::at(t.num(r, "eps"), t.num(r, "mse")))
+                            .collect(),
+                    });
+                }
+            }
+        }
+        panels.push(Panel {
+            title: group_title(group[0]).into(),
+            x: eps_axis(t),
+            y: Axis::log("MSE (variance per user)"),
+            series,
+            vlines: vec![],
+        });
+    }
+    if k_dependent {
+        for (i, &k) in ks.iter().enumerate() {
+            legend.push((
+                k_key(k),
+                ordered_look(i, ks.len())
+                    .without_marker()
+                    .with_dash(Dash::Dashed),
+            ));
+        }
+    }
+    Figure {
+        width: exp.width,
+        columns: panels.len().max(1),
+        panel_height: 150.0,
+        legend,
+        panels,
+        color_bar: None,
+        share_y: false,
+    }
+}
+
+/// ASR against MSE, a panel per protocol: a point per (k, eps), marker by k, colour by eps.
+fn tradeoff_per_protocol(
     exp: &Experiment,
     t: &Table,
     protocols: &[Protocol],
-    views: &[(Axis, Axis)],
+    ks: &[u32],
 ) -> Figure {
-    let mut families: Vec<&str> = protocols.iter().map(|p| family_label(p.family())).collect();
-    families.dedup();
+    let marker_look = |i: usize| Look {
+        color: GREY,
+        dash: Dash::None,
+        marker: Some(MARKERS[i % MARKERS.len()]),
+        filled: true,
+    };
+    let panels: Vec<Panel> = protocols
+        .iter()
+        .map(|&p| Panel {
+            title: p.label().into(),
+            x: Axis::log("MSE (variance per user)"),
+            y: Axis::linear("ASR"),
+            series: ks
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| Series {
+                    label: k_key(k),
+                    look: marker_look(i),
+                    points: rows_of(t, p, k)
+                        .map(|r| Point {
+                            shade: Some(t.num(r, "eps")),
+                            ..Point::at(t.num(r, "mse"), t.num(r, "asr"))
+                        })
+                        .collect(),
+                })
+                .collect(),
+            vlines: vec![],
+        })
+        .collect();
+    Figure {
+        width: exp.width,
+        columns: 4,
+        panel_height: 95.0,
+        legend: Figure::legend_from_series(&panels),
+        panels,
+        color_bar: Some(eps_bar(t)),
+        share_y: false,
+    }
+}
+
+/// An axis of the ASR-MSE-EPG views: table column, label, scale.
+type View = (&'static str, &'static str, Scale);
+
+const MSE_AXIS: View = ("mse", "MSE (variance per user)", Scale::Log);
+const ASR_AXIS: View = ("asr", "ASR", Scale::Linear);
+const EPG_AXIS: View = ("epg", "EPG", Scale::Linear);
+
+/// Scatter views per family: a point per (protocol, eps), marker by protocol, colour by
+/// eps; a row of panels per family when there are several views.
+fn scatter_by_family(
+    exp: &Experiment,
+    t: &Table,
+    protocols: &[Protocol],
+    views: &[(View, View)],
+) -> Figure {
     let mut panels = Vec::new();
-    for f in &families {
-        for &((x, x_label, x_log), (y, y_label, y_log)) in views {
+    for group in family_groups(protocols) {
+        for &((x, x_label, x_scale), (y, y_label, y_scale)) in views {
             panels.push(Panel {
                 title: if views.len() == 1 {
-                    (*f).into()
+                    group_title(group[0]).into()
                 } else {
-                    format!("{f}: {y_label} vs {x_label}")
+                    format!("{}: {y_label} vs {x_label}", group_title(group[0]))
                 },
-                x_label: x_label.into(),
-                y_label: y_label.into(),
-                x_log,
-                y_log,
-                series: protocols
+                x: Axis {
+                    label: x_label.into(),
+                    scale: x_scale,
+                    range: None,
+                },
+                y: Axis {
+                    label: y_label.into(),
+                    scale: y_scale,
+                    range: None,
+                },
+                series: group
                     .iter()
-                    .filter(|p| family_label(p.family()) == *f)
-                    .enumerate()
-                    .map(|(i, p)| Series {
+                    .map(|&p| Series {
                         label: p.label().into(),
-                        color: i,
+                        look: Look {
+                            color: GREY,
+                            dash: Dash::None,
+                            ..protocol_look(p)
+                        },
                         points: t
                             .rows_where("protocol", p.label())
-                            .map(|r| (t.num(r, x), t.num(r, y)))
+                            .map(|r| Point {
+                                shade: Some(t.num(r, "eps")),
+                                ..Point::at(t.num(r, x), t.num(r, y))
+                            })
                             .collect(),
-                        style: Style::LineMarkers,
-                        errors: vec![],
                     })
                     .collect(),
                 vlines: vec![],
             });
         }
     }
-    let columns = if views.len() == 1 { 2 } else { views.len() };
+    let columns = if views.len() == 1 {
+        panels.len().clamp(1, 4)
+    } else {
+        views.len()
+    };
     Figure {
-        title: exp.title.clone(),
+        width: exp.width,
         columns,
+        panel_height: if views.len() == 1 { 120.0 } else { 105.0 },
+        legend: Figure::legend_from_series(&panels),
         panels,
+        color_bar: Some(eps_bar(t)),
+        share_y: false,
     }
 }

@@ -9,7 +9,9 @@ use ldp_optimize::{TuneOptions, protocol_spec};
 use super::{Output, budget};
 use crate::config::{Dataset, EpsRange, Experiment, eps_values};
 use crate::error::ExperimentError;
-use crate::plot::{Figure, Panel, Series, Style};
+use crate::plot::{
+    Axis, ColorBar, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, Series,
+};
 use crate::table::Table;
 
 pub(super) fn run(
@@ -82,57 +84,67 @@ pub(super) fn run(
             ]);
         }
     }
-    let panels = protocols
+    let analytical = Look::line(OKABE_ITO[6]).with_dash(Dash::Dashed);
+    let approximation = Look::line(OKABE_ITO[5]).with_dash(Dash::DashDot);
+    let empirical = Look {
+        color: GREY,
+        dash: Dash::None,
+        marker: Some(Marker::Circle),
+        filled: true,
+    };
+    let panels: Vec<Panel> = protocols
         .iter()
         .map(|&p| {
             let rows: Vec<_> = table.rows_where("protocol", p.label()).collect();
             let lh = p.family() == Family::LocalHashing;
-            let mut series = vec![
-                Series {
-                    label: "analytical".into(),
-                    color: 3,
-                    points: rows
-                        .iter()
-                        .map(|r| (table.num(r, "mse_expected"), table.num(r, "asr_expected")))
-                        .collect(),
-                    style: Style::Dashed,
-                    errors: vec![],
-                },
-                Series {
-                    label: "empirical (mean +- 3 SE)".into(),
-                    color: 0,
-                    points: rows
-                        .iter()
-                        .map(|r| (table.num(r, "mse"), table.num(r, "asr")))
-                        .collect(),
-                    style: Style::Markers,
-                    errors: rows.iter().map(|r| 3.0 * table.num(r, "asr_se")).collect(),
-                },
-            ];
+            let line = |column: &str, label: &str, look: Look| Series {
+                label: label.into(),
+                look,
+                points: rows
+                    .iter()
+                    .map(|r| Point::at(table.num(r, "mse_expected"), table.num(r, column)))
+                    .collect(),
+            };
+            // One label per style, so the shared legend has one key per look.
+            let mut series = vec![line(
+                "asr_expected",
+                "analytical (LH: exact, with hash collisions)",
+                analytical,
+            )];
             if lh {
-                series[0].label = "analytical (exact)".into();
-                series.push(Series {
-                    label: "paper's approximation".into(),
-                    color: 7,
-                    points: rows
-                        .iter()
-                        .map(|r| (table.num(r, "mse_expected"), table.num(r, "asr_paper")))
-                        .collect(),
-                    style: Style::Dashed,
-                    errors: vec![],
-                });
+                series.push(line(
+                    "asr_paper",
+                    "LH: the paper's approximation",
+                    approximation,
+                ));
             }
+            series.push(Series {
+                label: "empirical, mean ± 3 SE".into(),
+                look: empirical,
+                points: rows
+                    .iter()
+                    .map(|r| Point {
+                        err: 3.0 * table.num(r, "asr_se"),
+                        xerr: 3.0 * table.num(r, "mse_se"),
+                        shade: Some(table.num(r, "eps")),
+                        ..Point::at(table.num(r, "mse"), table.num(r, "asr"))
+                    })
+                    .collect(),
+            });
             Panel {
                 title: p.label().into(),
-                x_label: format!("MSE (n = {})", pop.len()),
-                y_label: "ASR".into(),
-                x_log: true,
-                y_log: false,
+                x: Axis::log(&format!("MSE (n = {})", pop.len())),
+                y: Axis::linear("ASR"),
                 series,
                 vlines: vec![],
             }
         })
         .collect();
+    let (lo, hi) = eps_values(eps)
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (_, e)| {
+            (a.min(*e), b.max(*e))
+        });
     let within = table
         .rows
         .iter()
@@ -148,9 +160,17 @@ pub(super) fn run(
     Ok(Output {
         table,
         figure: Figure {
-            title: exp.title.clone(),
+            width: exp.width,
             columns: 4,
+            panel_height: 100.0,
+            legend: Figure::legend_from_series(&panels),
             panels,
+            color_bar: Some(ColorBar {
+                label: "privacy budget ε".into(),
+                min: lo,
+                max: hi,
+            }),
+            share_y: false,
         },
         findings,
     })

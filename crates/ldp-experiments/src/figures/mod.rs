@@ -1,6 +1,7 @@
 //! One module per kind of figure; each computes a tidy table and draws it.
 
 mod analytic;
+mod costs;
 mod empirical;
 mod objective;
 mod strategies;
@@ -50,6 +51,11 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             domain_size,
             eps,
         } => objective::run(exp, &options, protocols, *domain_size, *eps),
+        Kind::Costs {
+            protocols,
+            domain_sizes,
+            eps,
+        } => costs::run(exp, &options, protocols, domain_sizes, eps),
         Kind::Empirical {
             protocols,
             dataset,
@@ -78,13 +84,58 @@ pub(crate) fn family_label(f: Family) -> &'static str {
     }
 }
 
+/// The panel group of a protocol: GRR with SS (the direct encodings), then unary
+/// encoding, local hashing and the histogram encodings.
+fn group(p: Protocol) -> usize {
+    match p.family() {
+        Family::Grr | Family::SubsetSelection => 0,
+        Family::UnaryEncoding => 1,
+        Family::LocalHashing => 2,
+        Family::SummationHistogram | Family::ThresholdHistogram => 3,
+    }
+}
+
+/// The title of `p`'s panel group.
+pub(crate) fn group_title(p: Protocol) -> &'static str {
+    ["GRR and SS", "UE", "LH", "HE"][group(p)]
+}
+
+/// The protocols grouped for panels: each group's classic protocols, then its adaptive
+/// ones, in the order given.
+pub(crate) fn family_groups(protocols: &[Protocol]) -> Vec<Vec<Protocol>> {
+    let mut groups: Vec<Vec<Protocol>> = vec![Vec::new(); 4];
+    for adaptive in [false, true] {
+        for &p in protocols.iter().filter(|p| p.is_adaptive() == adaptive) {
+            groups[group(p)].push(p);
+        }
+    }
+    groups.retain(|g| !g.is_empty());
+    groups
+}
+
+/// The protocols in panel order: by group, classic before adaptive.
+pub(crate) fn by_family(protocols: &[Protocol]) -> Vec<Protocol> {
+    family_groups(protocols).concat()
+}
+
+/// A parameter value as people write it: integers without decimals ("13"), others to
+/// three decimals ("0.818").
+pub(crate) fn value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e9 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
 /// The parameter's name for axis labels.
 pub(crate) fn param_name(p: Protocol) -> &'static str {
     match p.family() {
-        Family::SubsetSelection => "omega",
+        Family::SubsetSelection => "ω",
         Family::UnaryEncoding => "p",
         Family::LocalHashing => "g",
-        Family::ThresholdHistogram => "theta",
+        Family::ThresholdHistogram => "θ",
         Family::Grr | Family::SummationHistogram => "-",
     }
 }

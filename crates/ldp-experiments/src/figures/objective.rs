@@ -4,10 +4,10 @@
 use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, candidates, tune};
 
-use super::{Output, budget, classic_of, classic_param, domain, param_name};
+use super::{Output, budget, classic_of, classic_param, domain, param_name, value};
 use crate::config::Experiment;
 use crate::error::ExperimentError;
-use crate::plot::{Figure, Panel, Series, Style, VLine};
+use crate::plot::{Axis, Dash, Figure, Look, OKABE_ITO, Panel, Point, Series, VLine};
 use crate::table::Table;
 
 pub(super) fn run(
@@ -37,16 +37,22 @@ pub(super) fn run(
         let classic = classic_of(p);
         let classic_param = classic_param(p, kk, ee)?.unwrap_or(f64::NAN);
         findings.push(format!(
-            "{}: {} = {chosen} (tuned) vs {} = {classic_param} ({})",
+            "{}: {} = {} (tuned) vs {} = {} ({})",
             p.label(),
             param_name(p),
+            value(chosen),
             param_name(p),
+            value(classic_param),
             classic.label()
         ));
         let mut points = Vec::new();
         for c in candidates(p, kk, ee, options)? {
             let j = options.weights.weighted_sum(&c.objectives);
-            points.push((c.param(), j));
+            // AUE's grid runs to p = 0.999999, where the objective reaches 1e4: the figure
+            // shows p <= 0.99, as the paper's does (data.csv holds the whole grid).
+            if p != Protocol::Aue || c.param() <= 0.99 + 1e-12 {
+                points.push(Point::at(c.param(), j));
+            }
             table.push(vec![
                 p.label().into(),
                 k.into(),
@@ -60,39 +66,58 @@ pub(super) fn run(
                 classic_param.into(),
             ]);
         }
+        let name = param_name(p);
         panels.push(Panel {
-            title: format!("{} (k = {k}, eps = {eps})", p.label()),
-            x_label: param_name(p).into(),
-            y_label: "objective w_ASR ASR + w_MSE MSE".into(),
-            x_log: matches!(p, Protocol::Alh | Protocol::Ass),
-            y_log: true,
+            title: format!("objective vs {name}: {}", p.label()),
+            x: Axis::linear(name),
+            y: Axis::linear("objective"),
             series: vec![Series {
-                label: "objective".into(),
-                color: 0,
+                label: format!("{} w_ASR·ASR + w_MSE·MSE", "objective"),
+                look: Look::line(OKABE_ITO[5]),
                 points,
-                style: Style::Line,
-                errors: vec![],
             }],
             vlines: vec![
                 VLine {
                     x: chosen,
-                    label: format!("{} = {chosen:.4}", p.label()),
-                    color: 2,
+                    label: format!("{}: {name} = {}", p.label(), value(chosen)),
+                    look: Look::line(OKABE_ITO[3]).with_dash(Dash::Dashed),
                 },
                 VLine {
                     x: classic_param,
-                    label: format!("{} = {classic_param:.4}", classic.label()),
-                    color: 3,
+                    label: format!("{}: {name} = {}", classic.label(), value(classic_param)),
+                    look: Look::line(OKABE_ITO[6]).with_dash(Dash::DashDot),
                 },
             ],
         });
     }
+    let mut legend = vec![(
+        "objective w_ASR·ASR + w_MSE·MSE".to_owned(),
+        Look::line(OKABE_ITO[5]),
+    )];
+    legend.push((
+        "tuned parameter (adaptive)".into(),
+        Look::line(OKABE_ITO[3]).with_dash(Dash::Dashed),
+    ));
+    legend.push((
+        "preset parameter (classic)".into(),
+        Look::line(OKABE_ITO[6]).with_dash(Dash::DashDot),
+    ));
+    // The values are in each panel's title line below the legend keys.
+    for panel in &mut panels {
+        let tuned = &panel.vlines[0].label;
+        let classic = &panel.vlines[1].label;
+        panel.title = format!("{tuned} (vs {classic})");
+    }
     Ok(Output {
         table,
         figure: Figure {
-            title: exp.title.clone(),
+            width: exp.width,
             columns: 2,
+            panel_height: 120.0,
             panels,
+            legend,
+            color_bar: None,
+            share_y: false,
         },
         findings,
     })

@@ -5,9 +5,9 @@ use ldp_optimize::{TuneOptions, tune};
 use rayon::prelude::*;
 
 use super::{Output, budget, domain, param_name};
-use crate::config::{EpsRange, Experiment, eps_values, strategy};
+use crate::config::{EpsRange, Experiment, eps_values, strategy_with_scale};
 use crate::error::ExperimentError;
-use crate::plot::{Figure, Panel, Series, Style};
+use crate::plot::{Axis, Dash, Figure, Look, MARKERS, OKABE_ITO, Panel, Point, Series};
 use crate::table::{Cell, Table};
 
 pub(super) fn run(
@@ -31,8 +31,10 @@ pub(super) fn run(
     let rows: Result<Vec<Vec<Cell>>, ExperimentError> = grid
         .par_iter()
         .map(|(k, p, s, e)| {
+            let (strategy, scale) = strategy_with_scale(s)?;
             let o = TuneOptions {
-                strategy: strategy(s)?,
+                strategy,
+                scale: scale.unwrap_or(options.scale),
                 ..*options
             };
             let t = tune(*p, domain(*k)?, budget(*e)?, &o)?;
@@ -64,16 +66,21 @@ pub(super) fn run(
         for &p in protocols {
             panels.push(Panel {
                 title: format!("{} (k = {k})", p.label()),
-                x_label: "eps".into(),
-                y_label: param_name(p).into(),
-                x_log: false,
-                y_log: p == Protocol::Alh || p == Protocol::Ass,
+                x: Axis::linear("privacy budget ε"),
+                y: if p == Protocol::Alh || p == Protocol::Ass {
+                    Axis::log(param_name(p))
+                } else {
+                    Axis::linear(param_name(p))
+                },
                 series: strategies
                     .iter()
                     .enumerate()
                     .map(|(i, s)| Series {
-                        label: s.clone(),
-                        color: i,
+                        label: match s.split_once('@') {
+                            Some((base, scale)) => format!("{base} ({scale})"),
+                            None => s.clone(),
+                        },
+                        look: strategy_look(i),
                         points: table
                             .rows
                             .iter()
@@ -82,10 +89,8 @@ pub(super) fn run(
                                     && table.num(r, "k") == f64::from(k)
                                     && table.text(r, "strategy") == s
                             })
-                            .map(|r| (table.num(r, "eps"), table.num(r, "param")))
+                            .map(|r| Point::at(table.num(r, "eps"), table.num(r, "param")))
                             .collect(),
-                        style: Style::LineMarkers,
-                        errors: vec![],
                     })
                     .collect(),
                 vlines: vec![],
@@ -97,17 +102,76 @@ pub(super) fn run(
         .iter()
         .filter(|r| table.text(r, "fell_back") == "yes")
         .count();
-    let findings = vec![format!(
+    let mut findings = vec![format!(
         "eps-constraint fell back to the utopia point in {fallbacks} of {} cases",
         table.rows.len()
     )];
+    findings.extend(agreement(&table, strategies));
     Ok(Output {
         table,
         figure: Figure {
-            title: exp.title.clone(),
-            columns: protocols.len(),
+            width: exp.width,
+            columns: protocols.len().max(1),
+            panel_height: 100.0,
+            legend: Figure::legend_from_series(&panels),
             panels,
+            color_bar: None,
+            share_y: false,
         },
         findings,
     })
+}
+
+/// Strategy `i`'s look: its own colour, marker and (for the weighted reference) a heavier
+/// solid line; the others dashed so that coinciding choices stay visible.
+fn strategy_look(i: usize) -> Look {
+    let marker = MARKERS[i % MARKERS.len()];
+    let look = Look::line(OKABE_ITO[(i + 1) % OKABE_ITO.len()]).with_marker(marker);
+    if i == 0 {
+        look
+    } else {
+        look.with_dash(Dash::Dashed)
+    }
+}
+
+/// How often each strategy picks the weighted strategy's parameter (to 1e-9), one
+/// finding per strategy.
+pub(crate) fn agreement(table: &Table, strategies: &[String]) -> Vec<String> {
+    let key = |r: &[Cell]| {
+        (
+            table.text(r, "protocol").to_owned(),
+            table.num(r, "k").to_bits(),
+            table.num(r, "eps").to_bits(),
+        )
+    };
+    let weighted: std::collections::HashMap<_, f64> = table
+        .rows
+        .iter()
+        .filter(|r| table.text(r, "strategy") == "weighted")
+        .map(|r| (key(r), table.num(r, "param")))
+        .collect();
+    strategies
+        .iter()
+        .filter(|s| s.as_str() != "weighted")
+        .map(|s| {
+            let rows: Vec<_> = table
+                .rows
+                .iter()
+                .filter(|r| table.text(r, "strategy") == s)
+                .collect();
+            let same = rows
+                .iter()
+                .filter(|r| {
+                    weighted.get(&key(r)).is_some_and(|w| {
+                        let v = table.num(r, "param");
+                        (v - w).abs() <= 1e-9 * w.abs().max(1.0)
+                    })
+                })
+                .count();
+            format!(
+                "{s} picks the weighted strategy's parameter in {same} of {} cases",
+                rows.len()
+            )
+        })
+        .collect()
 }

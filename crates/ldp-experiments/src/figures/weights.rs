@@ -3,10 +3,10 @@
 use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, Weights, tune};
 
-use super::{Output, budget, classic_of, classic_param, domain, param_name};
+use super::{Output, budget, classic_of, classic_param, domain, param_name, value};
 use crate::config::{EpsRange, Experiment};
 use crate::error::ExperimentError;
-use crate::plot::{Figure, Panel, Series, Style, VLine};
+use crate::plot::{Axis, Dash, Figure, Look, Marker, OKABE_ITO, Panel, Point, Series, VLine};
 use crate::table::Table;
 
 pub(super) fn run(
@@ -53,11 +53,13 @@ pub(super) fn run(
             ]);
         }
     }
-    let panels = protocols
+    // Row 1: the tuned parameter against w_ASR beside the classic preset; row 2: the ASR
+    // and MSE at each tuned point (the paper prints them as annotations).
+    let mut panels = Vec::new();
+    let params: Vec<Panel> = protocols
         .iter()
         .map(|&p| {
             let rows: Vec<_> = table.rows_where("protocol", p.label()).collect();
-            // The classic parameter as a horizontal reference line across the weights.
             let classic = rows
                 .first()
                 .map_or(f64::NAN, |r| table.num(r, "classic_param"));
@@ -65,45 +67,76 @@ pub(super) fn run(
                 rows.first().map_or(0.0, |r| table.num(r, "w_asr")),
                 rows.last().map_or(1.0, |r| table.num(r, "w_asr")),
             ];
+            let name = param_name(p);
             Panel {
-                title: format!(
-                    "{} vs {} (k = {k}, eps = {eps})",
-                    p.label(),
-                    classic_of(p).label()
-                ),
-                x_label: "w_ASR (w_MSE = 1 - w_ASR)".into(),
-                y_label: param_name(p).into(),
-                x_log: false,
-                y_log: false,
+                title: format!("{} (k = {k}, ε = {})", p.label(), value(eps)),
+                x: Axis::linear("w_ASR (w_MSE = 1 − w_ASR)").over(0.0, 1.0),
+                y: Axis::linear(&format!("tuned {name}")),
                 series: vec![
                     Series {
-                        label: format!("{} (tuned)", p.label()),
-                        color: 0,
+                        label: "tuned parameter (adaptive)".into(),
+                        look: Look::line(OKABE_ITO[5]).with_marker(Marker::Circle),
                         points: rows
                             .iter()
-                            .map(|r| (table.num(r, "w_asr"), table.num(r, "param")))
+                            .map(|r| Point::at(table.num(r, "w_asr"), table.num(r, "param")))
                             .collect(),
-                        style: Style::LineMarkers,
-                        errors: vec![],
                     },
                     Series {
-                        label: format!("{} (fixed)", classic_of(p).label()),
-                        color: 3,
-                        points: ends.iter().map(|&w| (w, classic)).collect(),
-                        style: Style::Dashed,
-                        errors: vec![],
+                        label: "preset parameter (classic)".into(),
+                        look: Look::line(OKABE_ITO[6]).with_dash(Dash::DashDot),
+                        points: ends.iter().map(|&w| Point::at(w, classic)).collect(),
                     },
                 ],
                 vlines: Vec::<VLine>::new(),
             }
         })
         .collect();
+    let objectives: Vec<Panel> = protocols
+        .iter()
+        .map(|&p| {
+            let rows: Vec<_> = table.rows_where("protocol", p.label()).collect();
+            let series = |column: &str, label: &str, look: Look| Series {
+                label: label.into(),
+                look,
+                points: rows
+                    .iter()
+                    .map(|r| Point::at(table.num(r, "w_asr"), table.num(r, column)))
+                    .collect(),
+            };
+            Panel {
+                title: format!("{} at the tuned point", p.label()),
+                x: Axis::linear("w_ASR").over(0.0, 1.0),
+                y: Axis::log("ASR, MSE"),
+                series: vec![
+                    series(
+                        "asr",
+                        "ASR at the tuned point",
+                        Look::line(OKABE_ITO[0]).with_marker(Marker::Square),
+                    ),
+                    series(
+                        "mse",
+                        "MSE at the tuned point",
+                        Look::line(OKABE_ITO[1])
+                            .with_dash(Dash::Dashed)
+                            .with_marker(Marker::Diamond),
+                    ),
+                ],
+                vlines: vec![],
+            }
+        })
+        .collect();
+    panels.extend(params);
+    panels.extend(objectives);
     Ok(Output {
         table,
         figure: Figure {
-            title: exp.title.clone(),
-            columns: 2,
+            width: exp.width,
+            columns: protocols.len().max(1),
+            panel_height: 105.0,
+            legend: Figure::legend_from_series(&panels),
             panels,
+            color_bar: None,
+            share_y: false,
         },
         findings: Vec::new(),
     })

@@ -1,0 +1,213 @@
+//! Colours, markers and line styles: one look per protocol and per domain size across all
+//! figures, a palette that survives colour blindness and greyscale (Okabe and Ito's), and
+//! a perceptually uniform colour map (viridis) for continuous values such as epsilon.
+
+use ldp_core::Protocol;
+
+/// An sRGB colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+/// How a line is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dash {
+    /// No line (markers only).
+    None,
+    /// Solid.
+    Solid,
+    /// Dashes.
+    Dashed,
+    /// Dash-dot.
+    DashDot,
+}
+
+/// A marker shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// Circle.
+    Circle,
+    /// Square.
+    Square,
+    /// Triangle pointing up.
+    Triangle,
+    /// Triangle pointing down.
+    TriangleDown,
+    /// Diamond.
+    Diamond,
+    /// Plus sign.
+    Plus,
+    /// Diagonal cross.
+    Cross,
+    /// Five-pointed star.
+    Star,
+}
+
+/// The look of a series: colour, line and marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Look {
+    /// Colour of the line and markers.
+    pub color: Rgb,
+    /// Line style.
+    pub dash: Dash,
+    /// Marker, if any.
+    pub marker: Option<Marker>,
+    /// Filled (true) or hollow markers.
+    pub filled: bool,
+}
+
+impl Look {
+    /// A solid line in `color`, no marker.
+    pub fn line(color: Rgb) -> Self {
+        Look {
+            color,
+            dash: Dash::Solid,
+            marker: None,
+            filled: true,
+        }
+    }
+
+    /// This look with another line style.
+    pub fn with_dash(self, dash: Dash) -> Self {
+        Look { dash, ..self }
+    }
+
+    /// This look with a marker.
+    pub fn with_marker(self, marker: Marker) -> Self {
+        Look {
+            marker: Some(marker),
+            ..self
+        }
+    }
+
+    /// This look without its marker.
+    pub fn without_marker(self) -> Self {
+        Look {
+            marker: None,
+            ..self
+        }
+    }
+}
+
+/// Okabe and Ito's colour-blind-safe palette (yellow darkened to olive, to read on white).
+pub const OKABE_ITO: [Rgb; 8] = [
+    Rgb(0, 0, 0),
+    Rgb(230, 159, 0),
+    Rgb(86, 180, 233),
+    Rgb(0, 158, 115),
+    Rgb(153, 140, 0),
+    Rgb(0, 114, 178),
+    Rgb(213, 94, 0),
+    Rgb(204, 121, 167),
+];
+
+/// Grey for reference lines and neutral legend keys.
+pub const GREY: Rgb = Rgb(110, 110, 110);
+
+/// The look of `p` in every figure: its family's colour; classic protocols solid with a
+/// filled marker, adaptive ones dashed with a hollow one of their own shape.
+pub fn protocol_look(p: Protocol) -> Look {
+    let (color, marker) = match p {
+        Protocol::Grr => (OKABE_ITO[0], Marker::Circle),
+        Protocol::Ss | Protocol::Ass => (OKABE_ITO[6], Marker::Square),
+        Protocol::Sue => (OKABE_ITO[5], Marker::Triangle),
+        Protocol::Oue | Protocol::Aue => (OKABE_ITO[2], Marker::TriangleDown),
+        Protocol::Blh => (OKABE_ITO[3], Marker::Plus),
+        Protocol::Olh | Protocol::Alh => (OKABE_ITO[1], Marker::Diamond),
+        Protocol::She => (OKABE_ITO[7], Marker::Cross),
+        Protocol::The | Protocol::Athe => (OKABE_ITO[4], Marker::Star),
+    };
+    if p.is_adaptive() {
+        Look {
+            color,
+            dash: Dash::Dashed,
+            marker: Some(marker),
+            filled: false,
+        }
+    } else {
+        Look {
+            color,
+            dash: Dash::Solid,
+            marker: Some(marker),
+            filled: true,
+        }
+    }
+}
+
+/// Marker shapes for a few categories (domain sizes in the scatter figures).
+pub const MARKERS: [Marker; 8] = [
+    Marker::Circle,
+    Marker::Diamond,
+    Marker::Square,
+    Marker::Star,
+    Marker::Triangle,
+    Marker::TriangleDown,
+    Marker::Plus,
+    Marker::Cross,
+];
+
+/// The look of the `i`-th of `n` ordered categories (domain sizes): a viridis colour in
+/// order, so that neighbouring k look alike and the order reads in greyscale, and a
+/// marker that cycles.
+pub fn ordered_look(i: usize, n: usize) -> Look {
+    let t = if n > 1 {
+        i as f64 / (n - 1) as f64
+    } else {
+        0.0
+    };
+    Look {
+        color: viridis(0.92 * t),
+        dash: Dash::Solid,
+        marker: Some(MARKERS[i % MARKERS.len()]),
+        filled: true,
+    }
+}
+
+/// Viridis at `t` in [0, 1] (dark purple to yellow), interpolated between nine samples.
+pub fn viridis(t: f64) -> Rgb {
+    const STOPS: [(f64, f64, f64); 9] = [
+        (68.0, 1.0, 84.0),
+        (71.0, 44.0, 122.0),
+        (59.0, 81.0, 139.0),
+        (44.0, 113.0, 142.0),
+        (33.0, 144.0, 141.0),
+        (39.0, 173.0, 129.0),
+        (92.0, 200.0, 99.0),
+        (170.0, 220.0, 50.0),
+        (253.0, 231.0, 37.0),
+    ];
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let x = t * (STOPS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(STOPS.len() - 2);
+    let f = x - i as f64;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    let mix = |u: f64, v: f64| (u + (v - u) * f).round() as u8;
+    Rgb(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Relative luminance, for the greyscale check.
+    fn luminance(c: Rgb) -> f64 {
+        0.2126 * f64::from(c.0) + 0.7152 * f64::from(c.1) + 0.0722 * f64::from(c.2)
+    }
+
+    #[test]
+    fn viridis_reads_in_greyscale_and_every_protocol_looks_different() {
+        let l: Vec<f64> = (0..=20)
+            .map(|i| luminance(viridis(f64::from(i) / 20.0)))
+            .collect();
+        assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
+        let looks: Vec<Look> = Protocol::ALL.iter().map(|&p| protocol_look(p)).collect();
+        for (i, a) in looks.iter().enumerate() {
+            for b in &looks[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+}

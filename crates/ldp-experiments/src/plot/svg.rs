@@ -1,0 +1,614 @@
+//! Drawing a [`Figure`] to SVG with plotters: plotters lays out the axes, ticks and labels
+//! of each panel; lines, markers, error bars, the legend and the colour bar are drawn in
+//! backend coordinates, so dashes and marker shapes are exact.
+//!
+//! The canvas has [`UNITS_PER_PT`] units per point (plotters' coordinates are integers),
+//! and the document's `width` and `height` are in points, so the SVG prints at the
+//! figure's width with the font sizes chosen here.
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::style::{Dash, Look, Marker, Rgb};
+use super::ticks::{self, tick};
+use super::{ColorBar, Figure, Panel, Scale};
+use crate::error::ExperimentError;
+
+/// Canvas units per point.
+const UNITS_PER_PT: f64 = 4.0;
+
+/// The smallest text in any figure, in points at the printed width.
+pub const MIN_FONT_PT: f64 = 7.0;
+
+/// Panel titles.
+const TITLE_PT: f64 = 8.0;
+
+fn u(pt: f64) -> i32 {
+    (pt * UNITS_PER_PT).round() as i32
+}
+
+/// A font of `pt` points as printed (plotters' SVG backend writes 1/1.24 of the size it is
+/// given).
+fn font(pt: f64) -> FontDesc<'static> {
+    ("DejaVu Sans", pt * UNITS_PER_PT * 1.24).into_font()
+}
+
+fn rgb(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+fn plot_err<E: std::fmt::Debug>(e: E) -> ExperimentError {
+    ExperimentError::Plot(format!("{e:?}"))
+}
+
+/// Estimated printed width of `text` at `pt` points (DejaVu Sans averages 0.6 em).
+fn text_width(text: &str, pt: f64) -> f64 {
+    text.chars().count() as f64 * pt * 0.6
+}
+
+type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Renders `fig` as an SVG document.
+pub fn render_svg(fig: &Figure) -> Result<String, ExperimentError> {
+    let width_pt = fig.width.points();
+    let margin = 3.0;
+    let legend_rows = legend_layout(&fig.legend, width_pt - 2.0 * margin);
+    let legend_h = if fig.legend.is_empty() {
+        0.0
+    } else {
+        legend_rows.len() as f64 * 10.0 + 3.0
+    };
+    let bar_h = if fig.color_bar.is_some() { 27.0 } else { 0.0 };
+    let cols = fig.columns.max(1);
+    let rows = fig.panels.len().div_ceil(cols).max(1);
+    let height_pt = margin * 2.0 + legend_h + bar_h + rows as f64 * fig.panel_height;
+    let size = (u(width_pt) as u32, u(height_pt) as u32);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut top = margin;
+        if let Some(bar) = &fig.color_bar {
+            draw_color_bar(&root, bar, width_pt, top)?;
+            top += bar_h;
+        }
+        draw_legend(&root, &legend_rows, margin, top)?;
+        top += legend_h;
+        let body = root.margin(u(top), u(margin), u(margin), u(margin));
+        let y_shared = shared_y(fig);
+        for (panel, area) in fig.panels.iter().zip(body.split_evenly((rows, cols))) {
+            draw_panel(&root, &area, panel, y_shared, fig.color_bar.as_ref())?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    // Print size in points; the canvas keeps its finer units through the viewBox.
+    let head = format!(r#"<svg width="{}" height="{}""#, size.0, size.1);
+    let printed = format!(r#"<svg width="{width_pt}pt" height="{height_pt}pt""#);
+    Ok(subscripts(&svg.replacen(&head, &printed, 1)))
+}
+
+/// Typesets the weights' subscripts (w_ASR, w_MSE) as SVG subscripts, at full size.
+fn subscripts(svg: &str) -> String {
+    let mut out = svg.to_owned();
+    for name in ["ASR", "MSE"] {
+        out = out.replace(
+            &format!("w_{name}"),
+            &format!(r#"w<tspan baseline-shift="sub">{name}</tspan>"#),
+        );
+    }
+    out
+}
+
+/// The y range shared by every panel, if the figure shares one.
+fn shared_y(fig: &Figure) -> Option<(f64, f64)> {
+    if !fig.share_y {
+        return None;
+    }
+    if let Some(r) = fig.panels.iter().find_map(|p| p.y.range) {
+        return Some(r);
+    }
+    let log = fig.panels.first().is_some_and(|p| p.y.scale == Scale::Log);
+    Some(fit(fig.panels.iter().flat_map(y_values), log))
+}
+
+fn y_values(p: &Panel) -> impl Iterator<Item = f64> + '_ {
+    p.series
+        .iter()
+        .flat_map(|s| s.points.iter().flat_map(|q| [q.y - q.err, q.y + q.err]))
+}
+
+/// Data range of one axis, padded; positive for log axes.
+fn fit(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && (!log || *v > 0.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if !lo.is_finite() {
+        return if log { (0.1, 10.0) } else { (0.0, 1.0) };
+    }
+    if log {
+        let (lo, hi) = if hi / lo < 1.01 {
+            (lo / 2.0, hi * 2.0)
+        } else {
+            (lo, hi)
+        };
+        // 5% of the decades spanned (at least 12%), as the linear axes get: markers at
+        // the ends stay whole.
+        let pad = (hi / lo).powf(0.05).max(1.12);
+        (lo / pad, hi * pad)
+    } else {
+        let pad = if hi > lo {
+            (hi - lo) * 0.05
+        } else {
+            lo.abs().max(1.0) * 0.1
+        };
+        (lo - pad, hi + pad)
+    }
+}
+
+fn draw_panel(
+    root: &Root<'_>,
+    area: &Root<'_>,
+    p: &Panel,
+    y_shared: Option<(f64, f64)>,
+    bar: Option<&ColorBar>,
+) -> Result<(), ExperimentError> {
+    let xs = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().flat_map(|q| [q.x - q.xerr, q.x + q.xerr]))
+        .chain(p.vlines.iter().map(|v| v.x));
+    let (x0, x1) =
+        p.x.range
+            .unwrap_or_else(|| fit(xs, p.x.scale == Scale::Log));
+    let (y0, y1) = y_shared
+        .or(p.y.range)
+        .unwrap_or_else(|| fit(y_values(p), p.y.scale == Scale::Log));
+    let (w, h) = area.dim_in_pixel();
+    let (w, h) = (f64::from(w) / UNITS_PER_PT, f64::from(h) / UNITS_PER_PT);
+    let x = Coord::new(p.x.scale, x0, x1);
+    let y = Coord::new(p.y.scale, y0, y1);
+    // Label widths: about 0.6 em per character; heights one line.
+    let y_area = y
+        .ticks
+        .iter()
+        .map(|v| text_width(&tick(*v), MIN_FONT_PT))
+        .fold(0.0, f64::max)
+        + MIN_FONT_PT * 1.5
+        + 3.0;
+    let x_len = w - y_area - 6.0;
+    let y_len = h - TITLE_PT * 1.6 - 18.0 - 6.0;
+    let x = x.thinned(x_len, |v| text_width(&tick(v), MIN_FONT_PT), 3.0);
+    let y = y.thinned(y_len, |_| MIN_FONT_PT, 1.5);
+    draw_in(root, area, p, bar, x, y, y_area)
+}
+
+/// One axis: its range, linear or log, and the ticks of [`ticks`]; labels by [`tick`].
+#[derive(Debug, Clone)]
+struct Coord {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    ticks: Vec<f64>,
+}
+
+impl Coord {
+    fn new(scale: Scale, lo: f64, hi: f64) -> Self {
+        Coord {
+            lo,
+            hi,
+            log: scale == Scale::Log,
+            ticks: axis_ticks(scale, lo, hi),
+        }
+    }
+
+    /// This axis with its tick labels thinned to fit `length` points.
+    fn thinned(self, length: f64, size: impl Fn(f64) -> f64, gap: f64) -> Self {
+        let ticks = ticks::thin(
+            self.ticks.clone(),
+            self.log,
+            |v| self.fraction(v) * length,
+            size,
+            gap,
+        );
+        Coord { ticks, ..self }
+    }
+
+    /// Where `v` lies on the axis, from 0 to 1.
+    fn fraction(&self, v: f64) -> f64 {
+        if self.log {
+            (v.ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        }
+    }
+}
+
+impl Ranged for Coord {
+    type FormatOption = plotters::coord::ranged1d::NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let t = self.fraction(*value);
+        let t = if t.is_finite() {
+            t.clamp(-1.0, 2.0)
+        } else {
+            0.0
+        };
+        limit.0 + (t * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, _: Hint) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+impl ValueFormatter<f64> for Coord {
+    fn format(value: &f64) -> String {
+        tick(*value)
+    }
+}
+
+fn axis_ticks(scale: Scale, lo: f64, hi: f64) -> Vec<f64> {
+    match scale {
+        Scale::Linear => ticks::linear(lo, hi, 4),
+        Scale::Log => ticks::log(lo, hi),
+    }
+}
+
+fn draw_in(
+    root: &Root<'_>,
+    area: &Root<'_>,
+    p: &Panel,
+    bar: Option<&ColorBar>,
+    x: Coord,
+    y: Coord,
+    y_area: f64,
+) -> Result<(), ExperimentError> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(&p.title, font(TITLE_PT))
+        .margin(u(3.0))
+        .x_label_area_size(u(18.0))
+        .y_label_area_size(u(y_area))
+        .build_cartesian_2d(x, y)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(p.x.label.as_str())
+        .y_desc(p.y.label.as_str())
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .label_style(font(MIN_FONT_PT))
+        .axis_desc_style(font(MIN_FONT_PT))
+        .bold_line_style(RGBColor(228, 228, 228).stroke_width(u(0.4) as u32))
+        .light_line_style(TRANSPARENT)
+        .axis_style(RGBColor(90, 90, 90).stroke_width(u(0.5) as u32))
+        .set_all_tick_mark_size(u(2.0))
+        .draw()
+        .map_err(plot_err)?;
+    let spec = chart.as_coord_spec().clone();
+    let to_px = |x: f64, y: f64| spec.translate(&(x, y));
+    let (yr0, yr1) = {
+        let r = chart.y_range();
+        (r.start, r.end)
+    };
+    for v in &p.vlines {
+        let path = [to_px(v.x, yr0), to_px(v.x, yr1)];
+        draw_line(root, &path, v.look)?;
+    }
+    for s in &p.series {
+        let points: Vec<_> = s
+            .points
+            .iter()
+            .filter(|q| q.x.is_finite() && q.y.is_finite())
+            .collect();
+        let style = rgb(s.look.color).stroke_width(u(0.5) as u32);
+        let cap = u(1.5);
+        for q in points.iter().filter(|q| q.err > 0.0 && q.err.is_finite()) {
+            let (top, bottom) = (to_px(q.x, q.y + q.err), to_px(q.x, q.y - q.err));
+            for seg in [
+                vec![top, bottom],
+                vec![(top.0 - cap, top.1), (top.0 + cap, top.1)],
+                vec![(bottom.0 - cap, bottom.1), (bottom.0 + cap, bottom.1)],
+            ] {
+                root.draw(&PathElement::new(seg, style)).map_err(plot_err)?;
+            }
+        }
+        for q in points.iter().filter(|q| q.xerr > 0.0 && q.xerr.is_finite()) {
+            let lo = if q.x - q.xerr > 0.0 || p.x.scale == Scale::Linear {
+                q.x - q.xerr
+            } else {
+                q.x / 10.0
+            };
+            let (left, right) = (to_px(lo, q.y), to_px(q.x + q.xerr, q.y));
+            for seg in [
+                vec![left, right],
+                vec![(left.0, left.1 - cap), (left.0, left.1 + cap)],
+                vec![(right.0, right.1 - cap), (right.0, right.1 + cap)],
+            ] {
+                root.draw(&PathElement::new(seg, style)).map_err(plot_err)?;
+            }
+        }
+        let path: Vec<(i32, i32)> = points.iter().map(|q| to_px(q.x, q.y)).collect();
+        draw_line(root, &path, s.look)?;
+        if let Some(marker) = s.look.marker {
+            for (q, &at) in points.iter().zip(&path) {
+                let color = match (q.shade, bar) {
+                    (Some(v), Some(bar)) => bar.color(v),
+                    _ => s.look.color,
+                };
+                draw_marker(root, at, marker, color, s.look.filled, 2.1)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A polyline in backend units, with the look's dash pattern.
+fn draw_line(root: &Root<'_>, path: &[(i32, i32)], look: Look) -> Result<(), ExperimentError> {
+    let pattern: &[f64] = match look.dash {
+        Dash::None => return Ok(()),
+        Dash::Solid => &[],
+        Dash::Dashed => &[4.0, 2.0],
+        Dash::DashDot => &[4.0, 1.5, 1.0, 1.5],
+    };
+    let style = rgb(look.color).stroke_width(u(0.9) as u32);
+    if pattern.is_empty() {
+        if path.len() >= 2 {
+            root.draw(&PathElement::new(path.to_vec(), style))
+                .map_err(plot_err)?;
+        }
+        return Ok(());
+    }
+    for dash in dashes(
+        path,
+        &pattern.iter().map(|p| p * UNITS_PER_PT).collect::<Vec<_>>(),
+    ) {
+        root.draw(&PathElement::new(dash, style))
+            .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+/// The "on" pieces of `path` under a dash `pattern` (on, off, on, off, ... lengths).
+fn dashes(path: &[(i32, i32)], pattern: &[f64]) -> Vec<Vec<(i32, i32)>> {
+    let mut out = Vec::new();
+    let mut current: Vec<(i32, i32)> = Vec::new();
+    let (mut phase, mut left) = (0usize, pattern[0]);
+    for w in path.windows(2) {
+        let (a, b) = (
+            (f64::from(w[0].0), f64::from(w[0].1)),
+            (f64::from(w[1].0), f64::from(w[1].1)),
+        );
+        let length = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+        let mut done = 0.0;
+        while done < length {
+            let step = left.min(length - done);
+            let at = |d: f64| {
+                let t = d / length;
+                (
+                    (a.0 + (b.0 - a.0) * t).round() as i32,
+                    (a.1 + (b.1 - a.1) * t).round() as i32,
+                )
+            };
+            if phase % 2 == 0 {
+                if current.is_empty() {
+                    current.push(at(done));
+                }
+                current.push(at(done + step));
+            }
+            done += step;
+            left -= step;
+            if left <= 1e-9 {
+                if phase % 2 == 0 && current.len() >= 2 {
+                    out.push(std::mem::take(&mut current));
+                }
+                current.clear();
+                phase = (phase + 1) % pattern.len();
+                left = pattern[phase];
+            }
+        }
+    }
+    if current.len() >= 2 {
+        out.push(current);
+    }
+    out
+}
+
+/// A marker of `radius` points centred at `at`.
+fn draw_marker(
+    root: &Root<'_>,
+    at: (i32, i32),
+    marker: Marker,
+    color: Rgb,
+    filled: bool,
+    radius: f64,
+) -> Result<(), ExperimentError> {
+    let c = rgb(color);
+    let r = radius * UNITS_PER_PT;
+    let outline = c.stroke_width(u(0.6) as u32);
+    let fill = if filled { c.filled() } else { WHITE.filled() };
+    let pt = |dx: f64, dy: f64| (at.0 + dx.round() as i32, at.1 + dy.round() as i32);
+    let polygon = |points: Vec<(i32, i32)>| -> Result<(), ExperimentError> {
+        root.draw(&Polygon::new(points.clone(), fill))
+            .map_err(plot_err)?;
+        let mut closed = points;
+        closed.push(closed[0]);
+        root.draw(&PathElement::new(closed, outline))
+            .map_err(plot_err)?;
+        Ok(())
+    };
+    match marker {
+        Marker::Circle => {
+            root.draw(&Circle::new(at, r.round() as i32, fill))
+                .map_err(plot_err)?;
+            root.draw(&Circle::new(at, r.round() as i32, outline))
+                .map_err(plot_err)?;
+        }
+        Marker::Square => {
+            let s = r * 0.85;
+            polygon(vec![pt(-s, -s), pt(s, -s), pt(s, s), pt(-s, s)])?;
+        }
+        Marker::Triangle => polygon(vec![
+            pt(0.0, -r),
+            pt(r * 0.95, r * 0.7),
+            pt(-r * 0.95, r * 0.7),
+        ])?,
+        Marker::TriangleDown => polygon(vec![
+            pt(0.0, r),
+            pt(r * 0.95, -r * 0.7),
+            pt(-r * 0.95, -r * 0.7),
+        ])?,
+        Marker::Diamond => polygon(vec![
+            pt(0.0, -r),
+            pt(r * 0.8, 0.0),
+            pt(0.0, r),
+            pt(-r * 0.8, 0.0),
+        ])?,
+        Marker::Star => {
+            let points = (0..10)
+                .map(|i| {
+                    let a = std::f64::consts::PI * (f64::from(i) / 5.0 - 0.5);
+                    let rr = if i % 2 == 0 { r * 1.15 } else { r * 0.5 };
+                    pt(rr * a.cos(), rr * a.sin())
+                })
+                .collect();
+            polygon(points)?;
+        }
+        Marker::Plus | Marker::Cross => {
+            let s = if marker == Marker::Plus { r } else { r * 0.8 };
+            let bold = c.stroke_width(u(0.9) as u32);
+            let (a, b) = if marker == Marker::Plus {
+                ([pt(-s, 0.0), pt(s, 0.0)], [pt(0.0, -s), pt(0.0, s)])
+            } else {
+                ([pt(-s, -s), pt(s, s)], [pt(-s, s), pt(s, -s)])
+            };
+            root.draw(&PathElement::new(a.to_vec(), bold))
+                .map_err(plot_err)?;
+            root.draw(&PathElement::new(b.to_vec(), bold))
+                .map_err(plot_err)?;
+        }
+    }
+    Ok(())
+}
+
+/// Legend keys packed into rows across `width` points.
+fn legend_layout(keys: &[(String, Look)], width: f64) -> Vec<Vec<(String, Look, f64)>> {
+    let mut rows: Vec<Vec<(String, Look, f64)>> = Vec::new();
+    let mut used = f64::INFINITY;
+    for (label, look) in keys {
+        let w = 16.0 + text_width(label, MIN_FONT_PT) + 8.0;
+        if used + w > width {
+            rows.push(Vec::new());
+            used = 0.0;
+        }
+        rows.last_mut()
+            .expect("a row")
+            .push((label.clone(), *look, w));
+        used += w;
+    }
+    rows
+}
+
+fn draw_legend(
+    root: &Root<'_>,
+    rows: &[Vec<(String, Look, f64)>],
+    left: f64,
+    top: f64,
+) -> Result<(), ExperimentError> {
+    let full = root.dim_in_pixel().0 as f64 / UNITS_PER_PT;
+    for (i, row) in rows.iter().enumerate() {
+        let total: f64 = row.iter().map(|k| k.2).sum();
+        let mut x = left + ((full - 2.0 * left) - total).max(0.0) / 2.0;
+        let y = top + 5.0 + 10.0 * i as f64;
+        for (label, look, w) in row {
+            let (a, b) = ((u(x), u(y)), (u(x + 14.0), u(y)));
+            draw_line(root, &[a, b], *look)?;
+            if let Some(m) = look.marker {
+                draw_marker(root, (u(x + 7.0), u(y)), m, look.color, look.filled, 2.1)?;
+            }
+            root.draw(&Text::new(
+                label.clone(),
+                (u(x + 17.0), u(y)),
+                TextStyle::from(font(MIN_FONT_PT)).pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(plot_err)?;
+            x += w;
+        }
+    }
+    Ok(())
+}
+
+/// A horizontal colour bar with its label on the left and ticks below, centred.
+fn draw_color_bar(
+    root: &Root<'_>,
+    bar: &ColorBar,
+    width: f64,
+    top: f64,
+) -> Result<(), ExperimentError> {
+    let label_w = text_width(&bar.label, MIN_FONT_PT) + 6.0;
+    let bar_w = (width * 0.45).min(220.0);
+    let left = (width - bar_w - label_w) / 2.0 + label_w;
+    let (y0, y1) = (top + 3.0, top + 10.0);
+    root.draw(&Text::new(
+        bar.label.clone(),
+        (u(left - 5.0), u((y0 + y1) / 2.0)),
+        TextStyle::from(font(MIN_FONT_PT)).pos(Pos::new(HPos::Right, VPos::Center)),
+    ))
+    .map_err(plot_err)?;
+    let steps = 120;
+    for i in 0..steps {
+        let t0 = f64::from(i) / f64::from(steps);
+        let t1 = f64::from(i + 1) / f64::from(steps);
+        let c = rgb(super::style::viridis((t0 + t1) / 2.0));
+        root.draw(&Rectangle::new(
+            [
+                (u(left + bar_w * t0), u(y0)),
+                (u(left + bar_w * t1) + 1, u(y1)),
+            ],
+            c.filled(),
+        ))
+        .map_err(plot_err)?;
+    }
+    let outline = RGBColor(90, 90, 90).stroke_width(u(0.4) as u32);
+    root.draw(&Rectangle::new(
+        [(u(left), u(y0)), (u(left + bar_w), u(y1))],
+        outline,
+    ))
+    .map_err(plot_err)?;
+    for v in ticks::linear(bar.min, bar.max, 6) {
+        let x = left + bar_w * (v - bar.min) / (bar.max - bar.min);
+        root.draw(&PathElement::new(
+            vec![(u(x), u(y1)), (u(x), u(y1 + 2.0))],
+            outline,
+        ))
+        .map_err(plot_err)?;
+        root.draw(&Text::new(
+            tick(v),
+            (u(x), u(y1 + 2.5)),
+            TextStyle::from(font(MIN_FONT_PT)).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dashes_cover_the_path_in_the_pattern() {
+        let d = dashes(&[(0, 0), (100, 0)], &[10.0, 5.0]);
+        assert_eq!(d.len(), 7);
+        assert_eq!(d[0], vec![(0, 0), (10, 0)]);
+        assert_eq!(d[1], vec![(15, 0), (25, 0)]);
+    }
+}

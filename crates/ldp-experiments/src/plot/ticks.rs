@@ -1,0 +1,186 @@
+//! Tick positions and labels: at least two labels per axis, ticks inside each decade on
+//! short log axes, and no floating-point noise.
+
+/// A tick label with at most 3 significant digits: `0.25`, `1e-6`, `2.5e4`. Values within
+/// 1e-12 of the axis span from zero print as `0` (never `-1.73e-18`).
+pub fn tick(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { format!("{v}") };
+    }
+    let a = v.abs();
+    if (1e-3..1e4).contains(&a) {
+        let digits = (2 - a.log10().floor() as i32).max(0) as usize;
+        let s = format!("{v:.digits$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            s
+        }
+    } else {
+        let s = format!("{v:.2e}");
+        let (mantissa, exp) = s.split_once('e').expect("scientific format");
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        format!("{mantissa}e{exp}")
+    }
+}
+
+/// Tick positions of a linear axis over `lo..hi`: about `want` round values (steps of 1, 2,
+/// 2.5 or 5 times a power of ten), never fewer than two, snapped so that zero is exactly 0.
+pub(super) fn linear(lo: f64, hi: f64, want: usize) -> Vec<f64> {
+    let span = hi - lo;
+    if !(span.is_finite() && span > 0.0) {
+        return vec![lo, hi];
+    }
+    let raw = span / want.max(1) as f64;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| span / s <= want as f64 + 0.5)
+        .unwrap_or(10.0 * magnitude);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    let ticks: Vec<f64> = (first..=last)
+        .map(|i| {
+            let v = i as f64 * step;
+            // Multiples of the step, rounded to the step's precision: no 0.30000000000000004.
+            let digits = (-step.log10().floor()).max(0.0) as i32 + 2;
+            let scale = 10f64.powi(digits);
+            (v * scale).round() / scale
+        })
+        .collect();
+    if ticks.len() >= 2 {
+        ticks
+    } else {
+        vec![lo, hi]
+    }
+}
+
+/// Tick positions of a log axis over `lo..hi` (both > 0): the powers of ten; 1, 2 and 5
+/// times them when the axis spans fewer than three decades; every integer multiple when it
+/// spans less than one; always at least two.
+pub(super) fn log(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo) {
+        return vec![lo, hi];
+    }
+    let decades = (hi / lo).log10();
+    let multiples: &[f64] = if decades < 1.0 {
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    } else if decades < 3.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut ticks = Vec::new();
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    // Every other power of ten on very long axes.
+    let every = if decades > 8.0 { 2 } else { 1 };
+    for e in first..=last {
+        if multiples.len() == 1 && e.rem_euclid(every) != 0 {
+            continue;
+        }
+        for m in multiples {
+            let v = m * 10f64.powi(e);
+            if v >= lo * (1.0 - 1e-12) && v <= hi * (1.0 + 1e-12) {
+                ticks.push(v);
+            }
+        }
+    }
+    if ticks.len() >= 2 {
+        ticks
+    } else {
+        // Less than one step of the finest multiples: the ends, rounded.
+        vec![round3(lo), round3(hi)]
+    }
+}
+
+/// `v` to three significant digits.
+fn round3(v: f64) -> f64 {
+    let magnitude = 10f64.powf(v.abs().log10().floor() - 2.0);
+    (v / magnitude).round() * magnitude
+}
+
+/// `ticks` thinned so that their labels, `size(label)` long along an axis of `length`
+/// (same unit), keep `gap` apart: preferred ticks (powers of ten on log axes, then 1-2-5,
+/// then the rest; every tick of a linear axis alike) are kept first; at least two stay.
+pub(super) fn thin(
+    ticks: Vec<f64>,
+    log: bool,
+    position: impl Fn(f64) -> f64,
+    size: impl Fn(f64) -> f64,
+    gap: f64,
+) -> Vec<f64> {
+    let rank = |v: f64| -> u8 {
+        if !log {
+            return 0;
+        }
+        let m = v / 10f64.powf(v.log10().floor());
+        let m = (m * 1e6).round() / 1e6;
+        if m == 1.0 {
+            0
+        } else if m == 2.0 || m == 5.0 {
+            1
+        } else {
+            2
+        }
+    };
+    let mut order: Vec<f64> = ticks.clone();
+    // Stable: within a rank, in axis order (for linear axes every other tick goes first).
+    order.sort_by_key(|&v| rank(v));
+    if !log {
+        let (even, odd): (Vec<_>, Vec<_>) = ticks.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+        order = even.into_iter().chain(odd).map(|(_, &v)| v).collect();
+    }
+    let mut kept: Vec<f64> = Vec::new();
+    for v in order {
+        let (at, half) = (position(v), size(v) / 2.0);
+        let clear = kept
+            .iter()
+            .all(|&w| (position(w) - at).abs() >= half + size(w) / 2.0 + gap);
+        if clear {
+            kept.push(v);
+        }
+    }
+    if kept.len() < 2 {
+        let (first, last) = (ticks[0], ticks[ticks.len() - 1]);
+        kept = vec![first, last];
+    }
+    kept.sort_by(f64::total_cmp);
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_short_and_free_of_noise() {
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(1e-6), "1e-6");
+        assert_eq!(tick(25_000.0), "2.5e4");
+        assert_eq!(tick(13.0), "13");
+        assert_eq!(tick(0.1 + 0.2), "0.3");
+        assert_eq!(linear(-0.2, 1.0, 5), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+        assert!(linear(0.0, 1.0, 5).iter().all(|v| tick(*v).len() <= 4));
+    }
+
+    #[test]
+    fn crowded_labels_are_thinned_keeping_powers_of_ten() {
+        let ticks = log(0.5, 300.0);
+        let kept = thin(ticks, true, |v| v.log10() * 30.0, |_| 12.0, 2.0);
+        assert!(kept.contains(&1.0) && kept.contains(&10.0) && kept.contains(&100.0));
+        assert!(
+            !kept.contains(&20.0) || !kept.contains(&10.0) || 30.0 * (20f64.log10() - 1.0) >= 14.0
+        );
+    }
+
+    #[test]
+    fn every_axis_has_two_ticks_and_short_log_axes_ticks_inside_the_decade() {
+        assert_eq!(log(2.0, 9.0), vec![2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        assert_eq!(log(0.5, 30.0), vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert_eq!(log(1.0, 1e4), vec![1.0, 10.0, 100.0, 1000.0, 1e4]);
+        assert!(log(1.01, 1.02).len() >= 2);
+        assert!(linear(3.0, 3.0000001, 5).len() >= 2);
+    }
+}
