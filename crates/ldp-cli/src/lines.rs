@@ -169,6 +169,115 @@ impl<R: Read> LineChunks<R> {
     }
 }
 
+/// Lines copied out of a [`LineChunks`] buffer, so that they can cross threads.
+struct OwnedChunk {
+    bytes: Vec<u8>,
+    /// Line number and the line's span in `bytes`.
+    lines: Vec<(u64, Span)>,
+}
+
+impl OwnedChunk {
+    fn copy(lines: &[Line<'_>]) -> Self {
+        let mut bytes = Vec::with_capacity(lines.iter().map(|(_, l)| l.len()).sum());
+        let lines = lines
+            .iter()
+            .map(|&(number, line)| {
+                let from = bytes.len();
+                bytes.extend_from_slice(line);
+                (number, (from, bytes.len()))
+            })
+            .collect();
+        OwnedChunk { bytes, lines }
+    }
+}
+
+/// The chunks one [`ReadAhead::next_batch`] hands out.
+pub(crate) struct Batch(Vec<OwnedChunk>);
+
+impl Batch {
+    /// Every line of the batch, in order.
+    pub(crate) fn lines(&self) -> Vec<Line<'_>> {
+        self.0
+            .iter()
+            .flat_map(|c| {
+                c.lines
+                    .iter()
+                    .map(|&(number, (from, to))| (number, &c.bytes[from..to]))
+            })
+            .collect()
+    }
+}
+
+/// Chunks in flight between the reader thread and the consumer.
+const READ_AHEAD_CHUNKS: usize = 32;
+
+/// [`LineChunks`] read on a thread of their own: while the caller processes one batch,
+/// the next chunks are read and split. A batch is every chunk read by then (so a file or
+/// a fast pipe arrives in large batches that keep every core busy, while an interactive
+/// stream still yields each line as soon as it arrives).
+pub(crate) struct ReadAhead {
+    chunks: std::sync::mpsc::Receiver<Result<OwnedChunk>>,
+    /// A reading error met while filling a batch, for the next call (the lines before
+    /// it are processed first, so errors come out in line order).
+    pending: Option<anyhow::Error>,
+}
+
+impl ReadAhead {
+    /// Starts reading `input` in chunks of at most `max_lines` lines of at most `cap`
+    /// bytes. The reader thread stops at the end of the input, at an error, or when
+    /// this is dropped (at its next chunk).
+    pub(crate) fn spawn<R: Read + Send + 'static>(input: R, cap: usize, max_lines: usize) -> Self {
+        let (tx, chunks) = std::sync::mpsc::sync_channel(READ_AHEAD_CHUNKS);
+        std::thread::spawn(move || {
+            let mut input = LineChunks::new(input, cap);
+            loop {
+                let next = input
+                    .next_chunk(max_lines)
+                    .map(|chunk| chunk.map(|lines| OwnedChunk::copy(&lines)));
+                let more = matches!(next, Ok(Some(_)));
+                let Some(sent) = next.transpose() else {
+                    return; // the end of the input
+                };
+                if tx.send(sent).is_err() || !more {
+                    return;
+                }
+            }
+        });
+        ReadAhead {
+            chunks,
+            pending: None,
+        }
+    }
+
+    /// Waits for the next chunk, then takes every chunk already read, up to about
+    /// `max_bytes`; `None` at the end of the input.
+    pub(crate) fn next_batch(&mut self, max_bytes: usize) -> Result<Option<Batch>> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        let Ok(first) = self.chunks.recv() else {
+            return Ok(None);
+        };
+        let first = first?;
+        let mut bytes = first.bytes.len();
+        let mut batch = vec![first];
+        while bytes < max_bytes {
+            match self.chunks.try_recv() {
+                Ok(Ok(chunk)) => {
+                    bytes += chunk.bytes.len();
+                    batch.push(chunk);
+                }
+                Ok(Err(e)) => {
+                    self.pending = Some(e);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        Ok(Some(Batch(batch)))
+    }
+}
+
 /// Whether a line holds only white space (a `\r` of a CRLF ending included).
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
@@ -254,6 +363,45 @@ mod tests {
         let endless = std::io::repeat(b'x');
         let mut reader = LineChunks::new(endless, 3 << 20);
         assert!(reader.next_chunk(10).is_err());
+    }
+
+    /// Every line `ReadAhead` hands out, and the error that ended it.
+    fn read_ahead(input: &'static [u8], max: usize) -> (Vec<(u64, String)>, Option<String>) {
+        let mut reader = ReadAhead::spawn(input, 10, max);
+        let mut out = Vec::new();
+        loop {
+            match reader.next_batch(1 << 20) {
+                Ok(Some(batch)) => out.extend(
+                    batch
+                        .lines()
+                        .into_iter()
+                        .map(|(n, l)| (n, String::from_utf8_lossy(l).into_owned())),
+                ),
+                Ok(None) => return (out, None),
+                Err(e) => return (out, Some(e.to_string())),
+            }
+        }
+    }
+
+    #[test]
+    fn reading_ahead_gives_every_line_then_the_error_in_line_order() {
+        let (lines, error) = read_ahead(b"a\r\nb\nc", 1);
+        assert_eq!(
+            lines,
+            vec![(1, "a".into()), (2, "b".into()), (3, "c".into())]
+        );
+        assert_eq!(error, None);
+        // The lines before a reading error are handed out before it.
+        let (lines, error) = read_ahead(b"a\nb\n\nc\n", 1);
+        assert_eq!(lines, vec![(1, "a".into()), (2, "b".into())]);
+        assert!(
+            error
+                .unwrap()
+                .starts_with("line 3: blank line before line 4")
+        );
+        let (lines, error) = read_ahead(b"a\n12345678901\n", 1);
+        assert_eq!(lines, vec![(1, "a".into())]);
+        assert!(error.unwrap().starts_with("line 2: longer than 10 bytes"));
     }
 
     #[test]

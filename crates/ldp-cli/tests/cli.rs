@@ -607,3 +607,47 @@ fn bad_input_exits_with_status_2_and_a_clear_message() {
         "targets",
     );
 }
+
+#[test]
+fn she_aggregation_does_not_depend_on_threads_or_on_how_the_input_arrives() {
+    let items: String = (0..30_000).map(|i| format!("{}\n", i % 7)).collect();
+    let common = ["--protocol", "she", "--k", "7", "--eps", "1"];
+    let reports = stdout(
+        ldp()
+            .arg("perturb")
+            .args(common)
+            .args(["--seed", "5"])
+            .write_stdin(items),
+    );
+    let aggregate = |threads: &str, input: &str| {
+        stdout(
+            ldp()
+                .arg("aggregate")
+                .args(common)
+                .env("RAYON_NUM_THREADS", threads)
+                .write_stdin(input.to_owned()),
+        )
+    };
+    let whole = aggregate("2", &reports);
+    assert_eq!(aggregate("1", &reports), whole);
+    // Through a pipe written a few lines at a time, the reads (and so the batches) are
+    // cut elsewhere; the float sums must not notice.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ldp"))
+        .arg("aggregate")
+        .args(common)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        for lines in reports.as_bytes().chunks(7_919) {
+            stdin.write_all(lines).unwrap();
+            stdin.flush().unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), whole);
+}

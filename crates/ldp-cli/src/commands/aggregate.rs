@@ -13,7 +13,7 @@ use ldp_jsonl::JsonReport;
 use rayon::prelude::*;
 
 use super::ProtocolArgs;
-use crate::lines::LineChunks;
+use crate::lines::{Line, ReadAhead};
 use crate::output::number;
 use crate::protocol::build;
 use crate::streams::chunk_lines;
@@ -124,39 +124,67 @@ where
 /// Streams the reports into the aggregator (memory O(k) per core), parsing in parallel;
 /// prints only after the whole input was accepted, so a bad line rejects the stream as a
 /// whole.
+///
+/// The input is read ahead on a thread of its own ([`ReadAhead`]); each batch of lines
+/// is cut into blocks of [`USERS_PER_STREAM`] by line number, each block summed by one
+/// partial aggregator (a block cut by a batch boundary continues in the next batch) and
+/// the partials merged in block order. So the first bad line is the one named, and SHE's
+/// float sums depend neither on the number of threads nor on how the input was read.
 fn aggregate_stream<M>(m: &M, clip: Option<ClipBound>, cap: usize) -> Result<M::Aggregator>
 where
     M: Adversary,
     M::Report: JsonReport,
 {
     let reject = "report stream rejected, nothing aggregated";
+    let block = |number: u64| (number - 1) / USERS_PER_STREAM as u64;
     let mut total = m.server(clip);
-    let mut input = LineChunks::new(std::io::stdin().lock(), cap);
-    while let Some(chunk) = input.next_chunk(chunk_lines(cap / 4)).context(reject)? {
-        let partials: Vec<Result<M::Aggregator>> = chunk
-            .par_chunks(USERS_PER_STREAM)
-            .map(|lines| {
-                let mut partial = m.server(clip);
+    // The last block of the previous batch, which may continue in this one.
+    let mut open: Option<(u64, M::Aggregator)> = None;
+    let mut input = ReadAhead::spawn(std::io::stdin(), cap, chunk_lines(cap / 4));
+    while let Some(batch) = input.next_batch(BATCH_BYTES).context(reject)? {
+        let lines = batch.lines();
+        let groups: Vec<&[Line<'_>]> = lines.chunk_by(|a, b| block(a.0) == block(b.0)).collect();
+        let mut seeds: Vec<Option<M::Aggregator>> = groups.iter().map(|_| None).collect();
+        if let Some((b, partial)) = open.take() {
+            if b == block(groups[0][0].0) {
+                seeds[0] = Some(partial);
+            } else {
+                total.merge(&partial).context(reject)?;
+            }
+        }
+        let partials: Vec<Result<(u64, M::Aggregator)>> = groups
+            .into_par_iter()
+            .zip(seeds)
+            .map(|(lines, seed)| {
+                let mut partial = seed.unwrap_or_else(|| m.server(clip));
                 for &(number, line) in lines {
                     let added = M::Report::parse_json(line)
                         .map_err(|e| anyhow!("malformed report: {e}"))
                         .and_then(|r| Ok(partial.add(&r)?));
                     added.with_context(|| format!("line {number}"))?;
                 }
-                Ok(partial)
+                Ok((block(lines[0].0), partial))
             })
             .collect();
-        // In order: the first bad line is the one named, and SHE's float sums do not
-        // depend on the number of threads.
+        // In order: the first bad line is the one named.
         for partial in partials {
-            total.merge(&partial.context(reject)?).context(reject)?;
+            let (b, partial) = partial.context(reject)?;
+            if let Some((_, done)) = open.replace((b, partial)) {
+                total.merge(&done).context(reject)?;
+            }
         }
+    }
+    if let Some((_, partial)) = open {
+        total.merge(&partial).context(reject)?;
     }
     if total.count() == 0 {
         bail!("no reports on stdin");
     }
     Ok(total)
 }
+
+/// Bytes of report lines parsed in one parallel step (when that much has been read).
+const BATCH_BYTES: usize = 32 << 20;
 
 fn print_estimate(estimate: &[f64]) -> Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
