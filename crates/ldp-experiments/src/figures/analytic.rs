@@ -10,7 +10,7 @@ use crate::config::{Experiment, Kind, Panels, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
     Axis, ColorBar, Dash, Figure, GREY, Look, MARKERS, Panel, Point, Scale, Series, ordered_look,
-    protocol_look,
+    protocol_look, protocol_marker,
 };
 use crate::table::{Cell, Table};
 
@@ -376,11 +376,7 @@ fn scatter_by_family(
                     .iter()
                     .map(|&p| Series {
                         label: p.label().into(),
-                        look: Look {
-                            color: GREY,
-                            dash: Dash::None,
-                            ..protocol_look(p)
-                        },
+                        look: protocol_marker(p),
                         points: t
                             .rows_where("protocol", p.label())
                             .map(|r| Point {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::{Output, budget, by_family, domain, value};
 use crate::config::Experiment;
 use crate::error::ExperimentError;
-use crate::plot::{Axis, ColorBar, Dash, Figure, GREY, Look, Panel, Point, Series, protocol_look};
+use crate::plot::{Axis, ColorBar, Figure, Panel, Point, Series, protocol_marker};
 use crate::table::{Cell, Table};
 
 const COLUMNS: [&str; 9] = [
@@ -73,11 +73,7 @@ pub(super) fn run(
                     .iter()
                     .map(|&p| Series {
                         label: p.label().into(),
-                        look: Look {
-                            color: GREY,
-                            dash: Dash::None,
-                            ..protocol_look(p)
-                        },
+                        look: protocol_marker(p),
                         points: here
                             .iter()
                             .filter(|r| table.text(r, "protocol") == p.label())

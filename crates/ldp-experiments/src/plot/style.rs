@@ -103,6 +103,15 @@ pub const OKABE_ITO: [Rgb; 8] = [
 /// Grey for reference lines and neutral legend keys.
 pub const GREY: Rgb = Rgb(110, 110, 110);
 
+/// `p`'s marker alone, grey in the legend: for points whose colour comes from a colour bar.
+pub fn protocol_marker(p: Protocol) -> Look {
+    Look {
+        color: GREY,
+        dash: Dash::None,
+        ..protocol_look(p)
+    }
+}
+
 /// The look of `p` in every figure: its family's colour; classic protocols solid with a
 /// filled marker, adaptive ones dashed with a hollow one of their own shape.
 pub fn protocol_look(p: Protocol) -> Look {
