@@ -121,6 +121,9 @@ where
 /// Reads items as they come and writes each chunk's reports as soon as they are made,
 /// so that interactive streams stay live. On a bad line, the reports above it are
 /// written and the error names the line.
+///
+/// A writer thread writes one chunk's reports while the next chunk is perturbed: through
+/// a pipe, writing costs as much as perturbing.
 fn perturb_stream<M, R>(m: &M, make: &(impl Fn(u64) -> R + Sync), line_bytes: usize) -> Result<()>
 where
     M: Mechanism,
@@ -130,27 +133,47 @@ where
     let k = m.domain_size().get();
     let digits = Digits::for_domain(k);
     let mut input = LineChunks::new(std::io::stdin().lock(), ITEM_LINE_CAP);
-    let mut out = std::io::stdout().lock();
     let mut batches = Batches::new();
     let max_lines = chunk_lines(line_bytes);
-    while let Some(chunk) = input.next_chunk(max_lines)? {
-        let (items, failure) = parse_items(&chunk, k);
-        let written = batches.run(&items, make, &|rng: &mut R, items: &[u32]| {
-            let mut buf = Vec::with_capacity(items.len() * line_bytes.min(1 << 16));
-            for &x in items {
-                let report = m.perturb(x, rng).expect("items are checked against k");
-                report.write_json_with(&digits, &mut buf);
-                buf.push(b'\n');
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<u8>>>(1);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> Result<()> {
+            let mut out = std::io::stdout().lock();
+            for written in rx {
+                for buf in written {
+                    out.write_all(&buf).context("writing reports")?;
+                }
+                out.flush().context("writing reports")?;
             }
-            buf
+            Ok(())
         });
-        for buf in written {
-            out.write_all(&buf).context("writing reports")?;
-        }
-        out.flush().context("writing reports")?;
-        if let Some(e) = failure {
-            return Err(e);
-        }
-    }
-    Ok(())
+        let perturbed = (|| -> Result<()> {
+            while let Some(chunk) = input.next_chunk(max_lines)? {
+                let (items, failure) = parse_items(&chunk, k);
+                let written = batches.run(&items, make, &|rng: &mut R, items: &[u32]| {
+                    let mut buf = Vec::with_capacity(items.len() * line_bytes.min(1 << 16));
+                    for &x in items {
+                        let report = m.perturb(x, rng).expect("items are checked against k");
+                        report.write_json_with(&digits, &mut buf);
+                        buf.push(b'\n');
+                    }
+                    buf
+                });
+                // A closed channel: the writer stopped at an error, which it returns.
+                if tx.send(written).is_err() {
+                    return Ok(());
+                }
+                if let Some(e) = failure {
+                    return Err(e);
+                }
+            }
+            Ok(())
+        })();
+        // Every report made is written before an input error is reported.
+        drop(tx);
+        let wrote = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        wrote.and(perturbed)
+    })
 }
