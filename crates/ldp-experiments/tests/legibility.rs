@@ -6,7 +6,9 @@
 use std::path::Path;
 
 use ldp_experiments::config::Kind;
-use ldp_experiments::plot::{MIN_FONT_PT, render_pdf, render_png, render_svg, viridis};
+use ldp_experiments::plot::{
+    MIN_FONT_PT, SUBSCRIPT_SHIFT, render_pdf, render_png, render_svg, viridis,
+};
 use ldp_experiments::runner::{self, load_configs};
 
 fn root() -> std::path::PathBuf {
@@ -50,7 +52,7 @@ fn texts(svg: &str) -> Vec<Text> {
         // Subscripts are tspans inside; their text counts with the element's.
         let inner = &rest[tag_end + 1..close];
         let content = inner
-            .replace("<tspan baseline-shift=\"sub\">", "")
+            .replace(&format!("<tspan baseline-shift=\"{SUBSCRIPT_SHIFT}\">"), "")
             .replace("</tspan>", "")
             .trim()
             .to_owned();

@@ -15,7 +15,7 @@ pub use style::{
     Dash, GREY, Look, MARKERS, Marker, OKABE_ITO, Rgb, ordered_look, protocol_look,
     protocol_marker, viridis,
 };
-pub use svg::{MIN_FONT_PT, render_svg};
+pub use svg::{MIN_FONT_PT, SUBSCRIPT_SHIFT, render_svg};
 pub use ticks::tick;
 
 /// The width a figure is printed at.

@@ -89,13 +89,17 @@ pub fn render_svg(fig: &Figure) -> Result<String, ExperimentError> {
     Ok(subscripts(&svg.replacen(&head, &printed, 1)))
 }
 
+/// How far a subscript sits below the baseline. A length rather than the keyword `sub`,
+/// which resvg (the PNG and PDF path) ignores.
+pub const SUBSCRIPT_SHIFT: &str = "-0.3em";
+
 /// Typesets the weights' subscripts (w_ASR, w_MSE) as SVG subscripts, at full size.
 fn subscripts(svg: &str) -> String {
     let mut out = svg.to_owned();
     for name in ["ASR", "MSE"] {
         out = out.replace(
             &format!("w_{name}"),
-            &format!(r#"w<tspan baseline-shift="sub">{name}</tspan>"#),
+            &format!(r#"w<tspan baseline-shift="{SUBSCRIPT_SHIFT}">{name}</tspan>"#),
         );
     }
     out
