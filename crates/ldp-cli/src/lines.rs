@@ -208,8 +208,9 @@ impl Batch {
     }
 }
 
-/// Chunks in flight between the reader thread and the consumer.
-const READ_AHEAD_CHUNKS: usize = 32;
+/// Bytes the chunks in flight between the reader thread and the consumer may hold
+/// (about; a chunk is one read of [`READ`] bytes or one line of at most the cap).
+const READ_AHEAD_BYTES: usize = 32 << 20;
 
 /// [`LineChunks`] read on a thread of their own: while the caller processes one batch,
 /// the next chunks are read and split. A batch is every chunk read by then (so a file or
@@ -227,7 +228,8 @@ impl ReadAhead {
     /// bytes. The reader thread stops at the end of the input, at an error, or when
     /// this is dropped (at its next chunk).
     pub(crate) fn spawn<R: Read + Send + 'static>(input: R, cap: usize, max_lines: usize) -> Self {
-        let (tx, chunks) = std::sync::mpsc::sync_channel(READ_AHEAD_CHUNKS);
+        let in_flight = (READ_AHEAD_BYTES / cap.max(READ)).clamp(1, 32);
+        let (tx, chunks) = std::sync::mpsc::sync_channel(in_flight);
         std::thread::spawn(move || {
             let mut input = LineChunks::new(input, cap);
             loop {
@@ -250,8 +252,12 @@ impl ReadAhead {
     }
 
     /// Waits for the next chunk, then takes every chunk already read, up to about
-    /// `max_bytes`; `None` at the end of the input.
-    pub(crate) fn next_batch(&mut self, max_bytes: usize) -> Result<Option<Batch>> {
+    /// `max_bytes` or `max_lines`; `None` at the end of the input.
+    pub(crate) fn next_batch(
+        &mut self,
+        max_bytes: usize,
+        max_lines: usize,
+    ) -> Result<Option<Batch>> {
         if let Some(e) = self.pending.take() {
             return Err(e);
         }
@@ -259,12 +265,13 @@ impl ReadAhead {
             return Ok(None);
         };
         let first = first?;
-        let mut bytes = first.bytes.len();
+        let (mut bytes, mut lines) = (first.bytes.len(), first.lines.len());
         let mut batch = vec![first];
-        while bytes < max_bytes {
+        while bytes < max_bytes && lines < max_lines {
             match self.chunks.try_recv() {
                 Ok(Ok(chunk)) => {
                     bytes += chunk.bytes.len();
+                    lines += chunk.lines.len();
                     batch.push(chunk);
                 }
                 Ok(Err(e)) => {
@@ -370,7 +377,7 @@ mod tests {
         let mut reader = ReadAhead::spawn(input, 10, max);
         let mut out = Vec::new();
         loop {
-            match reader.next_batch(1 << 20) {
+            match reader.next_batch(1 << 20, 100) {
                 Ok(Some(batch)) => out.extend(
                     batch
                         .lines()

@@ -16,7 +16,7 @@ use super::ProtocolArgs;
 use crate::lines::{Line, ReadAhead};
 use crate::output::number;
 use crate::protocol::build;
-use crate::streams::chunk_lines;
+use crate::streams::{CHUNK_LINES, chunk_lines};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum EstimatorArg {
@@ -141,7 +141,7 @@ where
     // The last block of the previous batch, which may continue in this one.
     let mut open: Option<(u64, M::Aggregator)> = None;
     let mut input = ReadAhead::spawn(std::io::stdin(), cap, chunk_lines(cap / 4));
-    while let Some(batch) = input.next_batch(BATCH_BYTES).context(reject)? {
+    while let Some(batch) = input.next_batch(BATCH_BYTES, CHUNK_LINES).context(reject)? {
         let lines = batch.lines();
         let groups: Vec<&[Line<'_>]> = lines.chunk_by(|a, b| block(a.0) == block(b.0)).collect();
         let mut seeds: Vec<Option<M::Aggregator>> = groups.iter().map(|_| None).collect();
@@ -183,7 +183,8 @@ where
     Ok(total)
 }
 
-/// Bytes of report lines parsed in one parallel step (when that much has been read).
+/// Bytes of report lines parsed in one parallel step (when that much has been read); at
+/// most [`CHUNK_LINES`] lines, so at most 17 partial aggregators (each O(k)) at a time.
 const BATCH_BYTES: usize = 32 << 20;
 
 fn print_estimate(estimate: &[f64]) -> Result<()> {
