@@ -145,6 +145,27 @@ fn k_key(k: u32) -> String {
     format!("k = {k}")
 }
 
+/// Column `y` of protocol `p` at domain size `k`, against eps.
+fn against_eps(t: &Table, p: Protocol, k: u32, y: &str) -> Vec<Point> {
+    rows_of(t, p, k)
+        .map(|r| Point::at(t.num(r, "eps"), t.num(r, y)))
+        .collect()
+}
+
+/// Column `y` of `p` against eps, one unmarked line per domain size, coloured in k's order.
+fn line_per_k<'a>(
+    t: &'a Table,
+    p: Protocol,
+    ks: &'a [u32],
+    y: &'a str,
+) -> impl Iterator<Item = Series> + 'a {
+    ks.iter().enumerate().map(move |(i, &k)| Series {
+        label: k_key(k),
+        look: ordered_look(i, ks.len()).without_marker(),
+        points: against_eps(t, p, k, y),
+    })
+}
+
 /// ASR against eps: panels by family (classic beside adaptive), one line per domain size,
 /// one linear 0-1 ASR axis for all.
 fn asr_vs_eps(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32]) -> Figure {
@@ -154,17 +175,7 @@ fn asr_vs_eps(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32]) -
             title: p.label().into(),
             x: eps_axis(t),
             y: Axis::linear("ASR").over(0.0, 1.0),
-            series: ks
-                .iter()
-                .enumerate()
-                .map(|(i, &k)| Series {
-                    label: k_key(k),
-                    look: ordered_look(i, ks.len()).without_marker(),
-                    points: rows_of(t, p, k)
-                        .map(|r| Point::at(t.num(r, "eps"), t.num(r, "asr")))
-                        .collect(),
-                })
-                .collect(),
+            series: line_per_k(t, p, ks, "asr").collect(),
             vlines: vec![],
         })
         .collect();
@@ -187,17 +198,7 @@ fn mse_per_protocol(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u
             title: p.label().into(),
             x: eps_axis(t),
             y: Axis::log("MSE (variance per user)"),
-            series: ks
-                .iter()
-                .enumerate()
-                .map(|(i, &k)| Series {
-                    label: k_key(k),
-                    look: ordered_look(i, ks.len()).without_marker(),
-                    points: rows_of(t, p, k)
-                        .map(|r| Point::at(t.num(r, "eps"), t.num(r, "mse")))
-                        .collect(),
-                })
-                .collect(),
+            series: line_per_k(t, p, ks, "mse").collect(),
             vlines: vec![],
         })
         .collect();
@@ -239,9 +240,7 @@ fn mse_per_family(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32
                 series.push(Series {
                     label: p.label().into(),
                     look,
-                    points: rows_of(t, p, ks[0])
-                        .map(|r| Point::at(t.num(r, "eps"), t.num(r, "mse")))
-                        .collect(),
+                    points: against_eps(t, p, ks[0], "mse"),
                 });
             } else {
                 k_dependent = true;
@@ -249,17 +248,12 @@ fn mse_per_family(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32
                     format!("{} (one line per k)", p.label()),
                     Look::line(GREY).with_dash(Dash::Dashed),
                 ));
-                for (i, &k) in ks.iter().enumerate() {
-                    series.push(Series {
-                        label: String::new(),
-                        look: ordered_look(i, ks.len())
-                            .without_marker()
-                            .with_dash(Dash::Dashed),
-                        points: rows_of(t, p, k)
-                            .map(|r| Point::at(t.num(r, "eps"), t.num(r, "mse")))
-                            .collect(),
-                    });
-                }
+                // Keyed once by k below the protocols, not per protocol.
+                series.extend(line_per_k(t, p, ks, "mse").map(|line| Series {
+                    label: String::new(),
+                    look: line.look.with_dash(Dash::Dashed),
+                    ..line
+                }));
             }
         }
         panels.push(Panel {
