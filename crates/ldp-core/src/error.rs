@@ -89,6 +89,24 @@ pub enum ParamError {
         /// The rejected value.
         value: f64,
     },
+    /// A longitudinal protocol cannot spend exactly `eps_1` per report after a memo at
+    /// `eps_perm`: every chain needs `eps_1 < eps_perm`, some a little less.
+    #[error(
+        "{protocol} with eps_perm = {} needs a per-report budget eps_1 below {}, got {}",
+        num(*.eps_perm),
+        num(*.max),
+        num(*.eps_1)
+    )]
+    LongitudinalBudget {
+        /// The protocol's label.
+        protocol: &'static str,
+        /// The rejected per-report budget.
+        eps_1: f64,
+        /// The permanent budget.
+        eps_perm: f64,
+        /// The supremum of the per-report budgets this chain reaches.
+        max: f64,
+    },
 }
 
 /// An item handed to a client is not in `0..k`.
@@ -107,6 +125,13 @@ pub struct ItemOutOfRange {
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum ReportError {
+    /// A report or memo of another protocol's shape (one-bits where an item is expected,
+    /// or the reverse).
+    #[error("expected {expected}")]
+    Shape {
+        /// What the protocol expects.
+        expected: &'static str,
+    },
     /// A list has the wrong number of entries.
     #[error("field `{field}`: expected {expected} entries, found {found}")]
     Length {

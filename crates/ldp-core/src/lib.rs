@@ -14,6 +14,9 @@
 //! | summation HE | [`SummationHistogram`] | [`SheReport`] | SHE |
 //! | thresholding HE | [`ThresholdHistogram`] | [`OnesReport`] | THE (any theta) |
 //!
+//! Repeated collection with memoization (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-ADP)
+//! lives in [`longitudinal`].
+//!
 //! A client sends [`Client::report`]s; a server feeds them to the mechanism's
 //! [`Aggregator`] and asks for an [`Estimator`]. Attacks use [`Support`] and
 //! [`Mechanism::log_likelihood`]; simulations use the seeded streams of [`simulation`].
@@ -44,6 +47,7 @@ mod client;
 pub mod error;
 pub mod estimate;
 pub mod families;
+pub mod longitudinal;
 pub mod mechanism;
 pub mod report;
 mod sampling;
