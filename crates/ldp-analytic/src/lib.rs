@@ -5,7 +5,8 @@
 //! estimation variance the paper calls MSE ([`variance`]), the expected success rate of
 //! the data reconstruction attack ([`asr`]), the expected gain of the maximal gain
 //! poisoning attack ([`epg`]), and, beyond the paper, the communication and computation
-//! cost of a report ([`cost`]). Everything is a pure function of a [`ldp_core::Spec`]
+//! cost of a report ([`cost`]), and what repeated collection of one value gives an attacker,
+//! with and without memoization ([`repeated`]). Everything is a pure function of a [`ldp_core::Spec`]
 //! (k, eps, family parameter): no randomness, no allocation. An adaptive protocol is its
 //! family evaluated at its tuned parameter (tuning lives in `ldp-optimize`).
 //!
@@ -46,6 +47,7 @@ pub mod cost;
 pub mod epg;
 pub mod pure;
 mod quad;
+pub mod repeated;
 pub mod variance;
 
 use ldp_core::Spec;
