@@ -10,6 +10,8 @@
 //! - poisoning (Cao et al. 2021): the maximal gain, random item and random output attacks
 //!   ([`PoisonKind`]); fake reports pass the same validation as genuine ones, and the
 //!   local-hashing attack's seed search is bounded and documented ([`lh_search`]);
+//! - repeated collection ([`linked`]): the combined-likelihood attack on t linked reports
+//!   of one value, with and without memoization;
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
 //!   Age data of the paper), perturb, aggregate, estimate and attack, over seeded runs in
 //!   parallel, with standard errors.
@@ -37,6 +39,7 @@
 mod adversary;
 pub mod data;
 pub mod lh_search;
+pub mod linked;
 pub mod map;
 mod measure;
 mod poison;

@@ -111,6 +111,15 @@ pub enum MeasureError {
     /// The MAP attack's prior does not fit the domain.
     #[error(transparent)]
     Prior(#[from] PriorError),
+    /// The numbers of linked reports must be strictly increasing and at least 1.
+    #[error("collections must be strictly increasing numbers >= 1, got {collections:?}")]
+    Collections {
+        /// The numbers given.
+        collections: Vec<u32>,
+    },
+    /// At least one user is needed.
+    #[error("at least one user is needed")]
+    NoUsers,
     /// The caller asked the measurement to stop (see [`measure_until`]).
     #[error("stopped before every run finished")]
     Stopped,
@@ -246,7 +255,8 @@ struct Attack<'a, R> {
     fakes: usize,
 }
 
-fn summarize(values: impl Iterator<Item = f64>) -> Estimate {
+/// Mean and standard error of the mean over runs (NaN SE for one run).
+pub(crate) fn summarize(values: impl Iterator<Item = f64>) -> Estimate {
     let v: Vec<f64> = values.collect();
     let n = v.len() as f64;
     let mean = v.iter().sum::<f64>() / n;

@@ -1,0 +1,310 @@
+//! The combined-likelihood attack on t linked reports of one unchanged value, measured on
+//! real reports, with and without memoization.
+//!
+//! The attacker links a user's reports (a device id, a cookie) and guesses the value that
+//! maximizes the joint likelihood under a uniform prior. For every pure protocol and every
+//! memoized chain that is the item supported by the most reports (`ldp_analytic::repeated`
+//! shows why), so the attack keeps one score per item: support counts (kept in `f64`,
+//! exact below 2^53, so ties stay ties and are broken uniformly); for SHE, the sum of the
+//! reports' log-likelihoods. The guess after t reports is evaluated at every requested t
+//! on the same reports (common random numbers across t).
+//!
+//! ```
+//! use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+//! use ldp_attack::Population;
+//! use ldp_core::{Epsilon, Protocol, Spec};
+//! let pop = Population::adult_age();
+//! let grr = Spec::classic(Protocol::Grr, pop.k(), Epsilon::new(1.0)?)?;
+//! let config = LinkedConfig { runs: 1, seed: 1, users: Some(500), collections: vec![1, 50] };
+//! let m = measure_linked(&Collection::OneShot(grr), &pop, &config)?;
+//! assert!(m.asr[1].mean > m.asr[0].mean + 0.2); // fifty linked reports give far more away
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use ldp_core::longitudinal::{Longitudinal, Memo};
+use ldp_core::simulation::{Role, Streams, for_each_batch};
+use ldp_core::{
+    Grr, LocalHashing, Mechanism, Spec, SubsetSelection, SummationHistogram, Support,
+    ThresholdHistogram, UnaryEncoding, dispatch,
+};
+use rand::{Rng, RngExt};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::Population;
+use crate::measure::{Estimate, MeasureError, summarize};
+
+/// What each user sends at every collection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Collection {
+    /// A fresh one-shot report of the value each time (no memoization).
+    OneShot(Spec),
+    /// A memoized protocol: one memo per user, a fresh report of it each time.
+    Memoized(Longitudinal),
+}
+
+impl Collection {
+    fn k(&self) -> u32 {
+        match self {
+            Collection::OneShot(spec) => spec.k().get(),
+            Collection::Memoized(l) => l.domain_size().get(),
+        }
+    }
+}
+
+/// What to simulate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkedConfig {
+    /// Independent runs (at least 1).
+    pub runs: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Users attacked per run: this many users spread evenly over the population (user
+    /// `i * len / users`), or every user with `None`.
+    pub users: Option<usize>,
+    /// The numbers of linked reports at which to evaluate the attack, strictly increasing
+    /// and at least 1. Each user sends as many reports as the largest.
+    pub collections: Vec<u32>,
+}
+
+/// The attack's success rate after each number of collections.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkedMeasurement {
+    /// Runs.
+    pub runs: u64,
+    /// Users attacked per run.
+    pub users: usize,
+    /// The numbers of collections, as asked.
+    pub collections: Vec<u32>,
+    /// ASR after each number of collections; with one run its SE is the binomial one.
+    pub asr: Vec<Estimate>,
+}
+
+/// Measures the combined-likelihood attack on `collection`'s reports of `population`.
+///
+/// Streams: user i's reports come from the `Genuine` stream of its batch (memo first, then
+/// the reports in order), the attacker's tie-breaking from `Attacker`: reproducible, and the
+/// same on any thread count.
+pub fn measure_linked(
+    collection: &Collection,
+    population: &Population,
+    config: &LinkedConfig,
+) -> Result<LinkedMeasurement, MeasureError> {
+    let k = collection.k();
+    if population.k().get() != k {
+        return Err(MeasureError::DomainMismatch {
+            spec: k,
+            data: population.k().get(),
+        });
+    }
+    if config.runs == 0 {
+        return Err(MeasureError::NoRuns);
+    }
+    if config.collections.first().is_none_or(|&t| t == 0)
+        || config.collections.windows(2).any(|w| w[0] >= w[1])
+    {
+        return Err(MeasureError::Collections {
+            collections: config.collections.clone(),
+        });
+    }
+    let all = population.items();
+    let items: Vec<u32> = match config.users {
+        Some(0) => return Err(MeasureError::NoUsers),
+        Some(n) if n < all.len() => (0..n).map(|i| all[i * all.len() / n]).collect(),
+        _ => all.to_vec(),
+    };
+    let runs: Vec<Vec<f64>> = match collection {
+        Collection::OneShot(spec) => {
+            dispatch!(spec.build()?, m => run_all(&OneShot(&m), k, &items, config))
+        }
+        Collection::Memoized(l) => run_all(&Memoized(l), k, &items, config),
+    };
+    let asr = (0..config.collections.len())
+        .map(|c| {
+            let e = summarize(runs.iter().map(|r| r[c]));
+            if config.runs == 1 {
+                Estimate {
+                    se: (e.mean * (1.0 - e.mean) / items.len() as f64).sqrt(),
+                    ..e
+                }
+            } else {
+                e
+            }
+        })
+        .collect();
+    Ok(LinkedMeasurement {
+        runs: config.runs,
+        users: items.len(),
+        collections: config.collections.clone(),
+        asr,
+    })
+}
+
+/// A user's side of repeated collection: what is fixed for the user (the memo), and the
+/// evidence each fresh report adds to the attacker's per-item scores.
+trait Reporter: Sync {
+    type Fixed;
+    fn fix<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Self::Fixed;
+    fn add_report<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        fixed: &Self::Fixed,
+        rng: &mut R,
+        scores: &mut [f64],
+        scratch: &mut Vec<f64>,
+    );
+}
+
+/// A one-shot mechanism reporting afresh at every collection.
+struct OneShot<'a, M>(&'a M);
+
+impl<M: Evidence> Reporter for OneShot<'_, M> {
+    type Fixed = ();
+    fn fix<R: Rng + ?Sized>(&self, _: u32, _: &mut R) {}
+    fn add_report<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        _: &(),
+        rng: &mut R,
+        scores: &mut [f64],
+        scratch: &mut Vec<f64>,
+    ) {
+        let report = self
+            .0
+            .perturb(item, rng)
+            .expect("population items are in the domain");
+        self.0.add_evidence(&report, scores, scratch);
+    }
+}
+
+/// A memoized protocol: the memo is drawn once per user.
+struct Memoized<'a>(&'a Longitudinal);
+
+impl Reporter for Memoized<'_> {
+    type Fixed = Memo;
+    fn fix<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Memo {
+        self.0
+            .memoize(item, rng)
+            .expect("population items are in the domain")
+    }
+    fn add_report<R: Rng + ?Sized>(
+        &self,
+        _: u32,
+        memo: &Memo,
+        rng: &mut R,
+        scores: &mut [f64],
+        _: &mut Vec<f64>,
+    ) {
+        let report = self.0.report(memo, rng).expect("the protocol's own memo");
+        self.0
+            .for_each_supported(&report, |i| scores[i as usize] += 1.0);
+    }
+}
+
+/// How one report moves the attacker's per-item scores: +1 on each supported item for the
+/// pure families (the joint likelihood is increasing in the counts), the log-likelihood
+/// for SHE.
+trait Evidence: Mechanism {
+    fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], scratch: &mut Vec<f64>);
+}
+
+macro_rules! count_support {
+    ($($ty:ty),*) => {$(
+        impl Evidence for $ty {
+            fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], _: &mut Vec<f64>) {
+                self.for_each_supported(report, |i| scores[i as usize] += 1.0);
+            }
+        }
+    )*};
+}
+count_support!(
+    Grr,
+    SubsetSelection,
+    UnaryEncoding,
+    ThresholdHistogram,
+    LocalHashing
+);
+
+impl Evidence for SummationHistogram {
+    fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], scratch: &mut Vec<f64>) {
+        self.log_likelihoods(report, scratch);
+        for (s, l) in scores.iter_mut().zip(scratch.iter()) {
+            *s += l;
+        }
+    }
+}
+
+/// Every run's ASR after each number of collections.
+fn run_all<P: Reporter>(
+    reporter: &P,
+    k: u32,
+    items: &[u32],
+    config: &LinkedConfig,
+) -> Vec<Vec<f64>> {
+    (0..config.runs)
+        .into_par_iter()
+        .map(|run| one_run(reporter, k as usize, items, config, run))
+        .collect()
+}
+
+fn one_run<P: Reporter>(
+    reporter: &P,
+    k: usize,
+    items: &[u32],
+    config: &LinkedConfig,
+    run: u64,
+) -> Vec<f64> {
+    let genuine = Streams::new(config.seed, run, Role::Genuine);
+    let attacker = Streams::new(config.seed, run, Role::Attacker);
+    let checkpoints = &config.collections;
+    let t_max = *checkpoints.last().expect("validated non-empty");
+    let mut hits = vec![0u64; checkpoints.len()];
+    let outcome: Result<(), std::convert::Infallible> = for_each_batch(
+        items.len(),
+        |b, users| {
+            let (mut rng, mut attacker_rng) = (genuine.batch(b), attacker.batch(b));
+            let mut hits = vec![0u64; checkpoints.len()];
+            let (mut scores, mut scratch) = (vec![0.0; k], Vec::new());
+            for &x in &items[users] {
+                scores.fill(0.0);
+                let fixed = reporter.fix(x, &mut rng);
+                let mut next = 0;
+                for t in 1..=t_max {
+                    reporter.add_report(x, &fixed, &mut rng, &mut scores, &mut scratch);
+                    if t == checkpoints[next] {
+                        hits[next] += u64::from(argmax(&scores, &mut attacker_rng) == x);
+                        next += 1;
+                    }
+                }
+            }
+            Ok(hits)
+        },
+        |h| {
+            for (total, h) in hits.iter_mut().zip(h) {
+                *total += h;
+            }
+            Ok(())
+        },
+    );
+    let Ok(()) = outcome;
+    hits.into_iter()
+        .map(|h| h as f64 / items.len() as f64)
+        .collect()
+}
+
+/// `argmax_x scores[x]`, ties broken uniformly at random (reservoir sampling).
+fn argmax<R: Rng + ?Sized>(scores: &[f64], rng: &mut R) -> u32 {
+    let mut best = f64::NEG_INFINITY;
+    let (mut chosen, mut ties) = (0u32, 0u32);
+    for (x, &s) in scores.iter().enumerate() {
+        if s > best {
+            (best, chosen, ties) = (s, x as u32, 1);
+        } else if s == best {
+            ties += 1;
+            if rng.random_range(0..ties) == 0 {
+                chosen = x as u32;
+            }
+        }
+    }
+    chosen
+}
