@@ -3,6 +3,7 @@
 
 use ldp_analytic::LhAsr;
 use ldp_core::Protocol;
+use ldp_core::longitudinal::LongitudinalProtocol;
 use ldp_optimize::{Scale, Search, Strategy, TuneOptions, Weights};
 use serde::{Deserialize, Serialize};
 
@@ -244,6 +245,30 @@ pub enum Kind {
         /// Privacy budgets, one row of panels each.
         eps: Vec<f64>,
     },
+    /// ASR of the attack that links t reports of one unchanged value, against t (log
+    /// axis): the one-shot protocols without memoization (top row) and the memoized ones
+    /// (bottom row), a column per budget. Closed forms as lines, measurements on the data
+    /// set as points with 3-SE bars. Not in the paper: its "additional adversarial models".
+    Repeated {
+        /// One-shot protocols.
+        protocols: Vec<Protocol>,
+        /// Memoized protocols.
+        memoized: Vec<LongitudinalProtocol>,
+        /// Budgets of one report, one column of panels each.
+        eps: Vec<f64>,
+        /// The memo's budget is this multiple of the per-report budget (above 1).
+        eps_perm_factor: f64,
+        /// Numbers of collections at which the closed forms are drawn.
+        collections: Vec<u32>,
+        /// Numbers of collections at which the attack is measured.
+        measured: Vec<u32>,
+        /// Data set (its domain size is k).
+        dataset: Dataset,
+        /// Users attacked, spread evenly over the data set.
+        users: usize,
+        /// Master seed.
+        seed: u64,
+    },
     /// Measured ASR and MSE on a data set beside their closed forms.
     Empirical {
         /// Protocols, one panel each.
@@ -279,7 +304,7 @@ impl Experiment {
             | Kind::Strategies { eps, .. }
             | Kind::Empirical { eps, .. } => eps.iter().collect(),
             Kind::Weights { w_asr, .. } => vec![w_asr],
-            Kind::Objective { .. } | Kind::Costs { .. } => vec![],
+            Kind::Objective { .. } | Kind::Costs { .. } | Kind::Repeated { .. } => vec![],
         };
         if let Kind::Costs {
             domain_sizes, eps, ..
@@ -300,6 +325,26 @@ impl Experiment {
         }
         if let Kind::Empirical { runs: 0, .. } = &self.kind {
             return bad("runs must be at least 1");
+        }
+        if let Kind::Repeated {
+            eps,
+            eps_perm_factor,
+            collections,
+            measured,
+            users,
+            ..
+        } = &self.kind
+        {
+            let increasing =
+                |v: &[u32]| v.first().is_some_and(|&t| t >= 1) && v.windows(2).all(|w| w[0] < w[1]);
+            if eps.is_empty()
+                || eps_perm_factor.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater)
+            {
+                return bad("repeated collection needs budgets and eps_perm_factor > 1");
+            }
+            if !increasing(collections) || !increasing(measured) || *users == 0 {
+                return bad("collections and measured must increase from 1 or more; users >= 1");
+            }
         }
         Ok(())
     }
@@ -404,6 +449,27 @@ impl Experiment {
                 protocols: protocols.clone(),
                 domain_sizes: ends(domain_sizes),
                 eps: eps.clone(),
+            },
+            Kind::Repeated {
+                protocols,
+                memoized,
+                eps,
+                eps_perm_factor,
+                collections,
+                measured,
+                dataset,
+                seed,
+                ..
+            } => Kind::Repeated {
+                protocols: protocols.clone(),
+                memoized: memoized.clone(),
+                eps: eps.clone(),
+                eps_perm_factor: *eps_perm_factor,
+                collections: collections.iter().copied().step_by(2).collect(),
+                measured: measured.iter().copied().filter(|&t| t <= 50).collect(),
+                dataset: *dataset,
+                users: 200,
+                seed: *seed,
             },
             Kind::Empirical {
                 protocols,

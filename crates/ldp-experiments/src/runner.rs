@@ -115,7 +115,7 @@ pub fn run(
     .map(|c| (c.to_owned(), version.clone()))
     .collect();
     let seed = match &exp.kind {
-        Kind::Empirical { seed, .. } => Some(*seed),
+        Kind::Empirical { seed, .. } | Kind::Repeated { seed, .. } => Some(*seed),
         _ => None,
     };
     let manifest = Manifest {

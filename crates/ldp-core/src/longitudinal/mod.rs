@@ -61,12 +61,13 @@ use crate::report::{GrrReport, OnesReport, check_sorted_distinct};
 use crate::sampling::{BernoulliSet, uniform_other};
 use crate::vocab::{DomainSize, Epsilon};
 
-/// A memoization-based longitudinal protocol.
+/// A memoization-based longitudinal protocol. Serialized in snake case (`l_grr`, valid in
+/// RON and as identifiers); parsed from either `l-grr` or `l_grr`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "kebab-case")
+    serde(rename_all = "snake_case")
 )]
 pub enum LongitudinalProtocol {
     /// GRR then GRR.

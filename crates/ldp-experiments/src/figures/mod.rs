@@ -4,6 +4,7 @@ mod analytic;
 mod costs;
 mod empirical;
 mod objective;
+mod repeated;
 mod strategies;
 mod weights;
 
@@ -56,6 +57,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             domain_sizes,
             eps,
         } => costs::run(exp, &options, protocols, domain_sizes, eps),
+        Kind::Repeated { .. } => repeated::run(exp, &options),
         Kind::Empirical {
             protocols,
             dataset,

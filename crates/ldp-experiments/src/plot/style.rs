@@ -3,6 +3,7 @@
 //! a perceptually uniform colour map (viridis) for continuous values such as epsilon.
 
 use ldp_core::Protocol;
+use ldp_core::longitudinal::LongitudinalProtocol;
 
 /// An sRGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +140,28 @@ pub fn protocol_look(p: Protocol) -> Look {
             marker: Some(marker),
             filled: true,
         }
+    }
+}
+
+/// The look of a memoized protocol: the colour of its second round's family where one
+/// applies, a marker of its own; L-ADP (which coincides with the chain it picks) dashed
+/// and hollow.
+pub fn memoized_look(p: LongitudinalProtocol) -> Look {
+    use LongitudinalProtocol as L;
+    let (color, marker) = match p {
+        L::LGrr => (OKABE_ITO[0], Marker::Circle),
+        L::LSue => (OKABE_ITO[5], Marker::Triangle),
+        L::LOue => (OKABE_ITO[2], Marker::TriangleDown),
+        L::LOsue => (OKABE_ITO[3], Marker::Diamond),
+        L::LSoue => (OKABE_ITO[1], Marker::Square),
+        L::LAdp => (OKABE_ITO[7], Marker::Star),
+    };
+    let adaptive = p == L::LAdp;
+    Look {
+        color,
+        dash: if adaptive { Dash::Dashed } else { Dash::Solid },
+        marker: Some(marker),
+        filled: !adaptive,
     }
 }
 

@@ -1,0 +1,394 @@
+//! Repeated collection: the ASR of the attack that links t reports of one unchanged value,
+//! with and without memoization. Beyond the paper, which names "additional adversarial
+//! models" as its next step.
+
+use ldp_analytic::repeated;
+use ldp_attack::Population;
+use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
+use ldp_core::{Epsilon, Protocol};
+use ldp_optimize::{TuneOptions, protocol_spec};
+use rayon::prelude::*;
+
+use super::{Output, budget, by_family, value};
+use crate::config::{Dataset, Experiment, Kind};
+use crate::error::ExperimentError;
+use crate::plot::{
+    Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, memoized_look, protocol_look,
+};
+use crate::table::{Cell, Table};
+
+const COLUMNS: [&str; 10] = [
+    "row",
+    "protocol",
+    "eps",
+    "eps_perm",
+    "param",
+    "collections",
+    "asr_exact",
+    "asr_measured",
+    "asr_se",
+    "asr_z",
+];
+
+/// One curve: a one-shot protocol or a memoized one, at one budget.
+#[derive(Clone, Copy)]
+enum Curve {
+    OneShot(Protocol),
+    Memoized(LongitudinalProtocol),
+}
+
+impl Curve {
+    fn label(self) -> &'static str {
+        match self {
+            Curve::OneShot(p) => p.label(),
+            Curve::Memoized(p) => p.label(),
+        }
+    }
+
+    fn look(self) -> Look {
+        match self {
+            Curve::OneShot(p) => protocol_look(p),
+            Curve::Memoized(p) => memoized_look(p),
+        }
+    }
+
+    fn row(self) -> &'static str {
+        match self {
+            Curve::OneShot(_) => "no memoization",
+            Curve::Memoized(_) => "memoized",
+        }
+    }
+}
+
+/// What one curve's rows hold, before they become table rows.
+struct Computed {
+    curve: Curve,
+    eps: f64,
+    eps_perm: Option<f64>,
+    param: Option<f64>,
+    /// t increasing.
+    points: Vec<CurvePoint>,
+    /// One-shot protocols with a closed form: the first t with ASR > 1/2 (up to the
+    /// largest t drawn). Memoized ones: the limit of the ASR as t grows.
+    summary: Option<Summary>,
+}
+
+/// (t, exact ASR or None, measured ASR and its SE or None).
+type CurvePoint = (u32, Option<f64>, Option<(f64, f64)>);
+
+enum Summary {
+    ExceedsHalfAt(Option<u32>),
+    Ceiling(f64),
+}
+
+pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, ExperimentError> {
+    let Kind::Repeated {
+        protocols,
+        memoized,
+        eps,
+        eps_perm_factor,
+        collections,
+        measured,
+        dataset,
+        users,
+        seed,
+    } = &exp.kind
+    else {
+        unreachable!("dispatched on the kind")
+    };
+    let pop = match dataset {
+        Dataset::AdultAge => Population::adult_age(),
+    };
+    let mut curves: Vec<(Curve, f64)> = Vec::new();
+    for &e in eps {
+        curves.extend(
+            by_family(protocols)
+                .into_iter()
+                .map(|p| (Curve::OneShot(p), e)),
+        );
+        curves.extend(memoized.iter().map(|&p| (Curve::Memoized(p), e)));
+    }
+    let computed: Result<Vec<Computed>, ExperimentError> = curves
+        .par_iter()
+        .enumerate()
+        .map(|(i, &(curve, e))| {
+            // Distinct seeds per curve keep the curves independent.
+            let config = LinkedConfig {
+                runs: 1,
+                seed: seed ^ ((i as u64) << 32),
+                users: Some(*users),
+                collections: measured.clone(),
+            };
+            compute(
+                curve,
+                &pop,
+                budget(e)?,
+                *eps_perm_factor,
+                options,
+                collections,
+                &config,
+            )
+        })
+        .collect();
+    let computed = computed?;
+
+    let mut table = Table::new(&COLUMNS);
+    for c in &computed {
+        for &(t, exact, m) in &c.points {
+            let z = match (exact, m) {
+                (Some(x), Some((mean, se))) if se > 0.0 => Some((mean - x) / se),
+                _ => None,
+            };
+            table.push(vec![
+                c.curve.row().into(),
+                c.curve.label().into(),
+                c.eps.into(),
+                c.eps_perm.into(),
+                c.param.into(),
+                t.into(),
+                exact.into(),
+                m.map(|m| m.0).into(),
+                m.map(|m| m.1).into(),
+                z.into(),
+            ]);
+        }
+    }
+
+    let mut panels = Vec::new();
+    for memo in [false, true] {
+        for &e in eps {
+            let here: Vec<&Computed> = computed
+                .iter()
+                .filter(|c| c.eps == e && matches!(c.curve, Curve::Memoized(_)) == memo)
+                .collect();
+            let title = if memo {
+                format!(
+                    "memoized: ε₁ = {}, ε∞ = {}",
+                    value(e),
+                    value(e * eps_perm_factor)
+                )
+            } else {
+                format!("no memoization: ε = {} per report", value(e))
+            };
+            // The top row shares the full 0-1 scale; memoized curves stay far below it, so
+            // each bottom panel scales to its own data.
+            let y = Axis::linear("ASR after t reports");
+            let last = collections.last().copied().unwrap_or(1).max(2);
+            panels.push(Panel {
+                title,
+                // Up to a 1-2-5 tick past the last t, so that the axis labels its end.
+                x: Axis::log("collections t").over(1.0, f64::from(last) * 1.1),
+                y: if memo { y } else { y.over(0.0, 1.0) },
+                series: here.iter().flat_map(|c| curve_series(c)).collect(),
+                vlines: vec![],
+            });
+        }
+    }
+    let mut legend: Vec<(String, Look)> = curves
+        .iter()
+        .take(protocols.len() + memoized.len())
+        .map(|(c, _)| (c.label().to_owned(), c.look()))
+        .collect();
+    legend.push(("closed form (line)".into(), Look::line(GREY)));
+    legend.push((
+        "Monte Carlo line (SS, SHE: no closed form)".into(),
+        Look::line(GREY).with_dash(Dash::DashDot),
+    ));
+    legend.push((
+        "measured ± 3 SE".into(),
+        Look {
+            color: GREY,
+            dash: Dash::None,
+            marker: Some(Marker::Circle),
+            filled: true,
+        },
+    ));
+    Ok(Output {
+        findings: findings(&table, &computed),
+        table,
+        figure: Figure {
+            width: exp.width,
+            columns: eps.len().clamp(1, 4),
+            panel_height: 150.0,
+            legend,
+            panels,
+            color_bar: None,
+            share_y: false,
+        },
+    })
+}
+
+/// The closed form (or the measurement, where there is none) as a line without markers,
+/// and the measurement as markers with 3-SE bars.
+fn curve_series(c: &Computed) -> Vec<Series> {
+    let look = c.curve.look();
+    let exact: Vec<Point> = c
+        .points
+        .iter()
+        .filter_map(|&(t, x, _)| x.map(|x| Point::at(f64::from(t), x)))
+        .collect();
+    let measured: Vec<Point> = c
+        .points
+        .iter()
+        .filter_map(|&(t, _, m)| {
+            m.map(|(mean, se)| Point {
+                err: 3.0 * se,
+                ..Point::at(f64::from(t), mean)
+            })
+        })
+        .collect();
+    let line = if exact.is_empty() {
+        Series {
+            label: String::new(),
+            look: look.without_marker().with_dash(Dash::DashDot),
+            points: measured.clone(),
+        }
+    } else {
+        Series {
+            label: String::new(),
+            look: look.without_marker().with_dash(Dash::Solid),
+            points: exact,
+        }
+    };
+    let markers = Series {
+        label: String::new(),
+        look: Look {
+            dash: Dash::None,
+            ..look
+        },
+        points: measured,
+    };
+    vec![line, markers]
+}
+
+fn compute(
+    curve: Curve,
+    pop: &Population,
+    eps: Epsilon,
+    factor: f64,
+    options: &TuneOptions,
+    collections: &[u32],
+    config: &LinkedConfig,
+) -> Result<Computed, ExperimentError> {
+    type Exact = Box<dyn Fn(u32) -> Option<f64> + Sync>;
+    let last = collections.last().copied().unwrap_or(1);
+    let (collection, exact, eps_perm, param, summary): (Collection, Exact, _, _, _) = match curve {
+        Curve::OneShot(p) => {
+            let spec = protocol_spec(p, pop.k(), eps, options)?;
+            let summary = repeated::asr_after(&spec, 1)
+                .map(|_| Summary::ExceedsHalfAt(repeated::collections_to_exceed(&spec, 0.5, last)));
+            (
+                Collection::OneShot(spec),
+                Box::new(move |t| repeated::asr_after(&spec, t)),
+                None,
+                spec.family().value(),
+                summary,
+            )
+        }
+        Curve::Memoized(p) => {
+            let perm = budget(eps.get() * factor)?;
+            let l = Longitudinal::new(p, pop.k(), perm, eps)?;
+            let closed = l.clone();
+            let ceiling = Summary::Ceiling(repeated::memoized_limit(&l));
+            (
+                Collection::Memoized(l),
+                Box::new(move |t| Some(repeated::memoized(&closed, t))),
+                Some(perm.get()),
+                None,
+                Some(ceiling),
+            )
+        }
+    };
+    let m = measure_linked(&collection, pop, config)?;
+    let mut ts: Vec<u32> = collections
+        .iter()
+        .chain(&config.collections)
+        .copied()
+        .collect();
+    ts.sort_unstable();
+    ts.dedup();
+    let points = ts
+        .into_iter()
+        .map(|t| {
+            let measured = config
+                .collections
+                .iter()
+                .position(|&c| c == t)
+                .map(|i| (m.asr[i].mean, m.asr[i].se));
+            (t, exact(t), measured)
+        })
+        .collect();
+    Ok(Computed {
+        curve,
+        eps: eps.get(),
+        eps_perm,
+        param,
+        points,
+        summary,
+    })
+}
+
+/// The agreement of measurement and closed forms, and, per budget, how many collections
+/// each one-shot protocol survives before its ASR exceeds 1/2, and the ceiling each
+/// memoized protocol keeps.
+fn findings(table: &Table, computed: &[Computed]) -> Vec<String> {
+    let zs: Vec<f64> = table
+        .rows
+        .iter()
+        .filter_map(|r| match r[table_index("asr_z")] {
+            Cell::Num(z) if z.is_finite() => Some(z),
+            _ => None,
+        })
+        .collect();
+    let within = zs.iter().filter(|z| z.abs() <= 3.0).count();
+    let worst = zs.iter().fold(0.0f64, |m, z| m.max(z.abs()));
+    let mut out = vec![format!(
+        "{within} of {} measured points with a closed form are within 3 SE of it (largest |z| = {worst:.2})",
+        zs.len()
+    )];
+    for c in computed {
+        let label = c.curve.label();
+        let last_t = c.points.last().map_or(0, |p| p.0);
+        let text = match (&c.summary, c.curve) {
+            (Some(Summary::ExceedsHalfAt(Some(t))), _) => {
+                format!(
+                    "eps = {}: {label}: ASR > 1/2 from t = {t} (exact)",
+                    value(c.eps)
+                )
+            }
+            (Some(Summary::ExceedsHalfAt(None)), _) => {
+                format!(
+                    "eps = {}: {label}: ASR <= 1/2 up to t = {last_t} (exact)",
+                    value(c.eps)
+                )
+            }
+            (Some(Summary::Ceiling(limit)), _) => format!(
+                "eps_1 = {}, eps_perm = {}: {label}: ASR {:.4} at t = {last_t}, ceiling {limit:.4}",
+                value(c.eps),
+                value(c.eps_perm.unwrap_or(f64::NAN)),
+                c.points.last().and_then(|p| p.1).unwrap_or(f64::NAN),
+            ),
+            (None, _) => match c.points.iter().find(|p| p.2.is_some_and(|m| m.0 > 0.5)) {
+                Some(p) => format!(
+                    "eps = {}: {label}: measured ASR > 1/2 first at t = {} of the measured t (Monte Carlo)",
+                    value(c.eps),
+                    p.0
+                ),
+                None => format!(
+                    "eps = {}: {label}: measured ASR <= 1/2 up to t = {last_t} (Monte Carlo)",
+                    value(c.eps)
+                ),
+            },
+        };
+        out.push(text);
+    }
+    out
+}
+
+fn table_index(name: &str) -> usize {
+    COLUMNS
+        .iter()
+        .position(|c| *c == name)
+        .expect("a column of this table")
+}
