@@ -8,6 +8,7 @@ use ldp_core::{Protocol, Spec, dispatch};
 use ldp_jsonl::JsonReport;
 use rayon::prelude::*;
 
+use super::repeated;
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{
     BoundArgs, LhAsrArg, TuneArgs, budget, build, domain, param_family, parse_protocol, resolve,
@@ -53,6 +54,15 @@ pub(crate) struct AnalyzeArgs {
     /// seeded reports (slow for SHE at large k).
     #[arg(long = "json-bytes")]
     json_bytes: bool,
+    /// Add `collections` and `asr_after`: the ASR of the attack that links T reports of an
+    /// unchanged value (exact forms; empty for ss with omega > 1 and she, which `ldp
+    /// simulate --collections` measures).
+    #[arg(long, value_name = "T")]
+    collections: Option<u32>,
+    /// The memo's budget, for the memoized protocols l-grr, l-sue, l-oue, l-osue, l-soue
+    /// and l-adp (--protocol all: all six), whose --eps is the budget of one report.
+    #[arg(long = "eps-perm", value_name = "E")]
+    eps_perm: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
@@ -74,6 +84,12 @@ const COLUMNS: [&str; 10] = [
 ];
 
 pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
+    if let Some(t) = a.collections {
+        repeated::check_collections(&[t])?;
+    }
+    if a.eps_perm.is_some() || a.protocol.iter().any(|p| repeated::is_memoized(p)) {
+        return run_memoized(a);
+    }
     let protocols: Vec<Protocol> = if a
         .protocol
         .iter()
@@ -114,6 +130,9 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     let mut columns: Vec<&str> = COLUMNS.to_vec();
     if a.json_bytes {
         columns.push("json_bytes");
+    }
+    if a.collections.is_some() {
+        columns.extend(["collections", "asr_after"]);
     }
     let sort = match &a.sort {
         None => None,
@@ -186,6 +205,12 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             if a.json_bytes {
                 row.push(Value::Num(json_bytes(&spec)?));
             }
+            if let Some(t) = a.collections {
+                row.extend([
+                    Value::Int(u64::from(t)),
+                    ldp_analytic::repeated::asr_after(&spec, t).into(),
+                ]);
+            }
             Ok(row)
         })
         .collect();
@@ -223,6 +248,36 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             rest.len()
         ),
     }
+}
+
+/// `ldp analyze` for the memoized protocols (`--eps-perm`).
+fn run_memoized(a: &AnalyzeArgs) -> Result<()> {
+    for (flag, given) in [
+        ("--param", a.param.is_some()),
+        ("--json-bytes", a.json_bytes),
+        ("--asr-max", a.asr_max.is_some()),
+        ("--bits-max", a.bits_max.is_some()),
+        ("--sort", a.sort.is_some()),
+    ] {
+        if given {
+            bail!("{flag} does not apply to the memoized protocols");
+        }
+    }
+    if let Some(flag) = a.tuning.given() {
+        bail!("{flag}: the memoized protocols are not tuned");
+    }
+    let protocols = repeated::parse_memoized(&a.protocol)?;
+    let perm = repeated::eps_perm(a.eps_perm)?;
+    let mut rows = Vec::new();
+    for &p in &protocols {
+        for &k in &a.k {
+            for &e in &a.eps {
+                rows.push(repeated::analyze_row(p, k, e, perm, a.collections)?);
+            }
+        }
+    }
+    let columns = repeated::analyze_columns(a.collections);
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 
 /// Mean bytes of one JSON report and its newline, over 2,000 seeded reports of items

@@ -4,6 +4,7 @@ mod aggregate;
 mod analyze;
 mod attack;
 mod perturb;
+mod repeated;
 mod simulate;
 mod tune;
 

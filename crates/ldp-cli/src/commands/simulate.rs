@@ -16,6 +16,7 @@ use rand::RngExt;
 use super::ProtocolArgs;
 use super::aggregate::she_clip;
 use super::attack::read_prior;
+use super::repeated;
 use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
 use crate::memory;
 use crate::output::{Format, Value, number, print};
@@ -84,6 +85,17 @@ pub(crate) struct SimulateArgs {
     /// SHE under --poison: the server's clipping bound (default 1 + 40/eps), or `none`.
     #[arg(long = "she-clip", value_name = "C|none")]
     she_clip: Option<String>,
+    /// Link each user's reports of an unchanged value over T collections and measure the
+    /// combined-likelihood attack after each T given (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "T")]
+    collections: Option<Vec<u32>>,
+    /// With --collections: a memoized protocol (--protocol l-grr, l-sue, l-oue, l-osue,
+    /// l-soue or l-adp), --eps per report and --eps-perm for the memo.
+    #[arg(long, requires = "collections", requires = "eps_perm")]
+    memoize: bool,
+    /// The memo's budget (with --memoize).
+    #[arg(long = "eps-perm", value_name = "E", requires = "memoize")]
+    eps_perm: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
@@ -105,6 +117,81 @@ fn read_items(path: &PathBuf, k: ldp_core::DomainSize) -> Result<Population> {
         }
     }
     Population::from_items(k, items).with_context(context)
+}
+
+/// `ldp simulate --collections`: the attack on linked reports.
+fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
+    for (flag, given) in [
+        ("--poison", a.poison.is_some()),
+        ("--attack map", a.attack == AttackArg::Map),
+    ] {
+        if given {
+            bail!(
+                "{flag} does not combine with --collections (the linked attack has a uniform prior)"
+            );
+        }
+    }
+    let (target, name) = if a.memoize {
+        let p = &a.protocol;
+        if p.param.is_some() {
+            bail!("--param does not apply to the memoized protocols");
+        }
+        let protocol = repeated::parse_memoized(std::slice::from_ref(&p.protocol))?;
+        let [protocol] = protocol[..] else {
+            bail!("--protocol all: --memoize simulates one protocol at a time");
+        };
+        let l = repeated::build(
+            protocol,
+            crate::protocol::domain(p.k)?,
+            repeated::eps_perm(a.eps_perm)?,
+            crate::protocol::budget(p.eps)?,
+        )?;
+        (repeated::Target::Memoized(l), protocol.name())
+    } else {
+        if repeated::is_memoized(&a.protocol.protocol) {
+            bail!(
+                "--protocol {}: add --memoize and --eps-perm E",
+                a.protocol.protocol.trim()
+            );
+        }
+        let name = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
+        (repeated::Target::OneShot(a.protocol.resolve()?.spec), name)
+    };
+    let k = match &target {
+        repeated::Target::OneShot(spec) => spec.k(),
+        repeated::Target::Memoized(l) => l.domain_size(),
+    };
+    let pop = population(a, k)?;
+    let (columns, rows) =
+        repeated::simulate_rows(&target, name, &pop, a.runs, a.seed, collections)?;
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
+}
+
+/// The users: a file of items or a shipped data set, resampled to `--users` if given.
+fn population(a: &SimulateArgs, k: ldp_core::DomainSize) -> Result<Population> {
+    let mut pop = match (&a.items, a.dataset) {
+        (Some(path), _) => read_items(path, k)?,
+        (None, Some(DatasetArg::AdultAge)) => {
+            let pop = Population::adult_age();
+            if pop.k() != k {
+                bail!("--dataset adult-age has k = {}, but --k is {k}", pop.k());
+            }
+            pop
+        }
+        (None, None) => bail!("give --items FILE or --dataset adult-age"),
+    };
+    if let Some(n) = a.users {
+        // Resample n users from the data's empirical distribution, reproducibly.
+        let mut rng = simulation::stream_rng(a.seed, u64::MAX, simulation::Role::Other(0), 0);
+        let items = pop.items();
+        let mut drawn = Vec::new();
+        drawn
+            .try_reserve_exact(n as usize)
+            .map_err(|_| anyhow::anyhow!("--users {n}: not enough memory for the users"))?;
+        drawn.extend((0..n).map(|_| items[rng.random_range(0..items.len())]));
+        pop = Population::from_items(k, drawn).context("--users")?;
+    }
+    Ok(pop)
 }
 
 pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
@@ -135,30 +222,12 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         }
         memory::check("--users", n, 4)?;
     }
+    if let Some(collections) = &a.collections {
+        return run_linked(a, collections);
+    }
     let spec = a.protocol.resolve()?.spec;
     let k = spec.k();
-    let mut pop = match (&a.items, a.dataset) {
-        (Some(path), _) => read_items(path, k)?,
-        (None, Some(DatasetArg::AdultAge)) => {
-            let pop = Population::adult_age();
-            if pop.k() != k {
-                bail!("--dataset adult-age has k = {}, but --k is {k}", pop.k());
-            }
-            pop
-        }
-        (None, None) => bail!("give --items FILE or --dataset adult-age"),
-    };
-    if let Some(n) = a.users {
-        // Resample n users from the data's empirical distribution, reproducibly.
-        let mut rng = simulation::stream_rng(a.seed, u64::MAX, simulation::Role::Other(0), 0);
-        let items = pop.items();
-        let mut drawn = Vec::new();
-        drawn
-            .try_reserve_exact(n as usize)
-            .map_err(|_| anyhow::anyhow!("--users {n}: not enough memory for the users"))?;
-        drawn.extend((0..n).map(|_| items[rng.random_range(0..items.len())]));
-        pop = Population::from_items(k, drawn).context("--users")?;
-    }
+    let pop = population(a, k)?;
     let prior = match (&a.prior, a.prior_from_data) {
         (Some(path), _) => Some(read_prior(path, k.get())?),
         (None, true) => Some(Prior::from_population(&pop)),

@@ -1,0 +1,238 @@
+//! Repeated collection on the command line: `--collections`, `--eps-perm`, `--memoize`.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn ldp() -> Command {
+    Command::cargo_bin("ldp").unwrap()
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    String::from_utf8(out).unwrap()
+}
+
+fn column(csv: &str, row_prefix: &str, name: &str) -> String {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let i = header.iter().position(|c| *c == name).unwrap();
+    let row = lines.find(|l| l.starts_with(row_prefix)).unwrap();
+    row.split(',').nth(i).unwrap().to_owned()
+}
+
+#[test]
+fn analyze_gives_the_asr_after_t_collections() {
+    let out = stdout(ldp().args([
+        "analyze",
+        "--protocol",
+        "grr,ss,oue,she",
+        "--k",
+        "100",
+        "--eps",
+        "1",
+        "--collections",
+        "365",
+    ]));
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .ends_with(",collections,asr_after")
+    );
+    let grr: f64 = column(&out, "grr,", "asr_after").parse().unwrap();
+    assert!((grr - 0.551399098133564).abs() < 1e-9, "{grr}");
+    let oue: f64 = column(&out, "oue,", "asr_after").parse().unwrap();
+    assert!(oue > 0.999);
+    // No exact form for SS (omega > 1) and SHE: empty, not invented.
+    assert_eq!(column(&out, "ss,", "asr_after"), "");
+    assert_eq!(column(&out, "she,", "asr_after"), "");
+}
+
+#[test]
+fn analyze_lists_the_memoized_protocols_with_their_ceilings() {
+    let out = stdout(ldp().args([
+        "analyze",
+        "--protocol",
+        "all",
+        "--k",
+        "100",
+        "--eps",
+        "1",
+        "--eps-perm",
+        "2",
+        "--collections",
+        "365",
+    ]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "protocol,k,eps,eps_perm,chain,asr,mse,collections,asr_after,asr_limit"
+    );
+    assert_eq!(lines.len(), 7);
+    // L-OSUE's chain is OUE at eps_1: same one-report ASR and MSE.
+    let oue = stdout(ldp().args(["analyze", "--protocol", "oue", "--k", "100", "--eps", "1"]));
+    let mse = |csv: &str, row: &str| column(csv, row, "mse").parse::<f64>().unwrap();
+    assert!((mse(&out, "l-osue,") - mse(&oue, "oue,")).abs() < 1e-9);
+    assert_eq!(column(&out, "l-adp,", "chain"), "l-osue");
+    let limit: f64 = column(&out, "l-grr,", "asr_limit").parse().unwrap();
+    let e2 = 2f64.exp();
+    assert!(
+        (limit - e2 / (e2 + 99.0)).abs() < 1e-12,
+        "L-GRR's ceiling is GRR's ASR at eps_perm"
+    );
+}
+
+#[test]
+fn bad_repeated_collection_input_names_the_flag() {
+    let fails = |args: &[&str], needle: &str| {
+        ldp()
+            .args(args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(needle));
+    };
+    fails(
+        &[
+            "analyze",
+            "--protocol",
+            "l-oue",
+            "--k",
+            "100",
+            "--eps",
+            "1.9",
+            "--eps-perm",
+            "2",
+        ],
+        "--eps 1.9 with --eps-perm 2: L-OUE with eps_perm = 2 needs a per-report budget eps_1 below 1.66",
+    );
+    fails(
+        &["analyze", "--protocol", "l-grr", "--k", "100", "--eps", "1"],
+        "need --eps-perm",
+    );
+    fails(
+        &[
+            "analyze",
+            "--protocol",
+            "oue",
+            "--k",
+            "100",
+            "--eps",
+            "1",
+            "--eps-perm",
+            "2",
+        ],
+        "--protocol oue: --eps-perm goes with the memoized protocols",
+    );
+    fails(
+        &[
+            "analyze",
+            "--protocol",
+            "grr",
+            "--k",
+            "100",
+            "--eps",
+            "1",
+            "--collections",
+            "0",
+        ],
+        "at least 1",
+    );
+    fails(
+        &[
+            "simulate",
+            "--protocol",
+            "l-grr",
+            "--k",
+            "100",
+            "--eps",
+            "1",
+            "--dataset",
+            "adult-age",
+            "--collections",
+            "3",
+        ],
+        "add --memoize and --eps-perm",
+    );
+    fails(
+        &[
+            "simulate",
+            "--protocol",
+            "grr",
+            "--k",
+            "100",
+            "--eps",
+            "1",
+            "--dataset",
+            "adult-age",
+            "--memoize",
+        ],
+        "--collections",
+    );
+}
+
+#[test]
+fn simulate_measures_linked_reports_beside_the_closed_forms() {
+    let out = stdout(ldp().args([
+        "simulate",
+        "--protocol",
+        "l-osue",
+        "--memoize",
+        "--eps-perm",
+        "2",
+        "--k",
+        "100",
+        "--eps",
+        "1",
+        "--dataset",
+        "adult-age",
+        "--users",
+        "3000",
+        "--runs",
+        "1",
+        "--seed",
+        "4",
+        "--collections",
+        "50,1,10",
+    ]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "protocol,k,eps,eps_perm,runs,users,collections,asr,asr_se,asr_expected"
+    );
+    assert_eq!(lines.len(), 4);
+    for line in &lines[1..] {
+        let f: Vec<&str> = line.split(',').collect();
+        let (asr, se, expected): (f64, f64, f64) = (
+            f[7].parse().unwrap(),
+            f[8].parse().unwrap(),
+            f[9].parse().unwrap(),
+        );
+        assert!((asr - expected).abs() < 3.0 * se, "{line}");
+    }
+    assert!(
+        lines[1].contains(",1,") && lines[3].contains(",50,"),
+        "rows sorted by t"
+    );
+    let one_shot = stdout(ldp().args([
+        "simulate",
+        "--protocol",
+        "ss",
+        "--k",
+        "100",
+        "--eps",
+        "1",
+        "--dataset",
+        "adult-age",
+        "--users",
+        "500",
+        "--runs",
+        "1",
+        "--collections",
+        "1,20",
+    ]));
+    // SS has no closed form after t > 1 reports: the expected column is empty there.
+    assert!(
+        one_shot.lines().nth(2).unwrap().ends_with(','),
+        "{one_shot}"
+    );
+}
