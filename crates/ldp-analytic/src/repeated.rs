@@ -224,11 +224,27 @@ fn tie_share(below: f64, equal: f64, k: f64) -> f64 {
     if equal == 0.0 {
         return below.powf(k - 1.0);
     }
-    if below == 0.0 {
-        return equal.powf(k - 1.0) / k;
+    if equal < below {
+        // below^(k-1) ((1 + r)^k - 1) / (k r), r = equal / below < 1, in logs: below^(k-1)
+        // may underflow while (1 + r)^k overflows.
+        let r = equal / below;
+        ((k - 1.0) * below.ln() + ln_exp_m1(k * r.ln_1p()) - (k * r).ln()).exp()
+    } else {
+        // (below + equal)^k (1 - (below / (below + equal))^k) / (k equal): no huge
+        // (1 + r)^k times a vanishing below^(k-1) (which would be inf * 0).
+        let s = below + equal;
+        let lead = (k * s.ln() - (k * equal).ln()).exp();
+        lead * -(k * (below / s).ln()).exp_m1()
     }
-    let r = equal / below;
-    below.powf(k - 1.0) * (k * r.ln_1p()).exp_m1() / (k * r)
+}
+
+/// `ln(e^x - 1)` for `x > 0`, without overflow.
+fn ln_exp_m1(x: f64) -> f64 {
+    if x > 30.0 {
+        x + (-(-x).exp()).ln_1p()
+    } else {
+        x.exp_m1().ln()
+    }
 }
 
 /// GRR-like counts: the true item is supported by each of t reports with probability p,

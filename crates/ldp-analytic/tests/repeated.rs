@@ -253,3 +253,45 @@ fn memoized_variance_of_l_grr_is_grr_at_eps_1() {
     let grr = ldp_analytic::variance::grr(k(50), e(1.0));
     assert!((repeated::memoized_variance(&l) / grr - 1.0).abs() < 1e-10);
 }
+
+/// Extreme parameters (q close to 1, tiny budgets, large domains) stay finite, in [0, 1],
+/// and equal the one-shot form at t = 1 (a huge (1 + r)^k once met a vanishing factor).
+#[test]
+fn extreme_parameters_stay_finite_probabilities() {
+    for kv in [2, 100, 10_000] {
+        for eps in [0.05, 0.5, 4.0, 10.0] {
+            let presets = [
+                Protocol::Grr,
+                Protocol::Sue,
+                Protocol::Olh,
+                Protocol::Blh,
+                Protocol::The,
+            ]
+            .map(|p| Spec::classic(p, k(kv), e(eps)).unwrap());
+            let unary = [0.5, 0.9, 0.999, 0.999999]
+                .map(|p| Spec::new(k(kv), e(eps), FamilyParams::UnaryEncoding { p }).unwrap());
+            for spec in presets.into_iter().chain(unary) {
+                let p = spec.family();
+                for t in [1, 2, 50] {
+                    let a = repeated::asr_after(&spec, t).unwrap();
+                    assert!(
+                        (0.0..=1.0 + 1e-12).contains(&a),
+                        "k={kv} eps={eps} {p:?} t={t}: {a}"
+                    );
+                    if t == 1 {
+                        let want = match spec.family() {
+                            FamilyParams::LocalHashing { g } => {
+                                asr::local_hash_exact(k(kv), e(eps), g)
+                            }
+                            _ => asr::expected(&spec, Default::default()),
+                        };
+                        assert!(
+                            (a - want).abs() <= 1e-9 * want,
+                            "k={kv} eps={eps} {p:?}: {a} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
