@@ -33,6 +33,11 @@ pub(crate) struct TuneArgs {
     /// positive.
     #[arg(long, value_enum)]
     pub(crate) strategy: Option<StrategyArg>,
+    /// Tune against the ASR after T linked reports of an unchanged value (a device that
+    /// reports daily for a year: 365) instead of one report (default 1). AUE, ALH and
+    /// ATHE only: ASS has no exact form after more than one report.
+    #[arg(long = "asr-after", value_name = "T")]
+    pub(crate) asr_after: Option<u32>,
 }
 
 /// Upper bounds of the eps-constraint strategy: the lowest MSE meeting them.
@@ -124,6 +129,7 @@ impl TuneArgs {
             ("--w-bits", self.w_bits.is_some()),
             ("--search", self.search.is_some()),
             ("--strategy", self.strategy.is_some()),
+            ("--asr-after", self.asr_after.is_some()),
         ]
         .into_iter()
         .find_map(|(name, on)| on.then_some(name))
@@ -163,7 +169,12 @@ impl TuneArgs {
         strategy
             .check_dimensions(weights.active())
             .context("--strategy")?;
+        let collections = self.asr_after.unwrap_or(1);
+        if collections == 0 {
+            bail!("--asr-after 0: the attacker sees at least one report");
+        }
         Ok(TuneOptions {
+            collections,
             weights,
             search: match self.search {
                 Some(SearchArg::Refined) => Search::Refined,

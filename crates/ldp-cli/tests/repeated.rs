@@ -236,3 +236,54 @@ fn simulate_measures_linked_reports_beside_the_closed_forms() {
         "{one_shot}"
     );
 }
+
+#[test]
+fn tune_can_target_the_asr_after_a_year_of_daily_reports() {
+    let daily = stdout(ldp().args([
+        "tune",
+        "--protocol",
+        "aue",
+        "--k",
+        "100",
+        "--eps",
+        "0.5",
+        "--asr-after",
+        "365",
+    ]));
+    let once = stdout(ldp().args(["tune", "--protocol", "aue", "--k", "100", "--eps", "0.5"]));
+    let asr = |csv: &str| column(csv, "aue,", "asr").parse::<f64>().unwrap();
+    // The objective reported is the one tuned: after 365 reports the attack nearly always wins.
+    assert!(asr(&daily) > 0.97 && asr(&once) < 0.02, "{daily}\n{once}");
+    ldp()
+        .args([
+            "tune",
+            "--protocol",
+            "ass",
+            "--k",
+            "100",
+            "--eps",
+            "0.5",
+            "--asr-after",
+            "30",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "no exact ASR after 30 linked reports",
+        ));
+    ldp()
+        .args([
+            "tune",
+            "--protocol",
+            "aue",
+            "--k",
+            "100",
+            "--eps",
+            "0.5",
+            "--asr-after",
+            "0",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--asr-after 0"));
+}

@@ -69,6 +69,20 @@ pub enum OptimizeError {
         /// How many objectives were weighted.
         objectives: usize,
     },
+    /// The ASR objective after t collections needs at least one collection.
+    #[error("the number of collections must be at least 1")]
+    NoCollections,
+    /// The ASR after several collections has no exact form for this protocol (SS with
+    /// omega > 1, SHE), so it cannot be an objective.
+    #[error(
+        "the {family:?} family has no exact ASR after {collections} linked reports (only after one); tune AUE, ALH or ATHE, or measure it with ldp-attack's linked module"
+    )]
+    NoRepeatedForm {
+        /// The family.
+        family: ldp_core::Family,
+        /// The number of collections asked for.
+        collections: u32,
+    },
     /// The protocol has no free parameter to tune.
     #[error("{0} has no parameter to tune; adaptive protocols are ASS, AUE, ALH and ATHE")]
     NotAdaptive(Protocol),

@@ -49,5 +49,6 @@ pub use pareto::{Candidate, frontier, frontier_in};
 pub use space::{MAX_GRID_POINTS, ParameterSpace, Search, paper_space};
 pub use strategy::{Bounds, Reference, Rho, Selection, Strategy, select};
 pub use tune::{
-    TuneOptions, Tuned, candidates, candidates_in, objectives, protocol_spec, tune, tune_in,
+    TuneOptions, Tuned, candidates, candidates_in, objectives, objectives_for, protocol_spec, tune,
+    tune_in,
 };

@@ -29,6 +29,17 @@ pub struct TuneOptions {
     pub lh_asr: LhAsr,
     /// The poisoning attack whose gain is the EPG objective.
     pub poisoning: Poisoning,
+    /// Reports of one unchanged value the attacker links: the ASR objective is the exact
+    /// ASR after this many collections (`ldp_analytic::repeated::asr_after`; LH under an
+    /// ideal hash). The default, 1, is the paper's one-shot ASR (LH in the `lh_asr` form).
+    /// Above 1 every strategy scans the whole grid, and protocols without an exact form
+    /// (ASS beyond omega = 1) fail with [`OptimizeError::NoRepeatedForm`].
+    #[serde(default = "one")]
+    pub collections: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl Default for TuneOptions {
@@ -40,6 +51,7 @@ impl Default for TuneOptions {
             scale: Scale::Raw,
             lh_asr: LhAsr::Paper,
             poisoning: Poisoning::default(),
+            collections: 1,
         }
     }
 }
@@ -90,6 +102,27 @@ pub fn objectives(
     })
 }
 
+/// The objective values of one instance under `options` (the ASR after
+/// `options.collections` linked reports).
+pub fn objectives_for(spec: &Spec, options: &TuneOptions) -> Result<Objectives, OptimizeError> {
+    Ok(Objectives {
+        asr: asr_objective(spec, options)?,
+        ..objectives(spec, options.lh_asr, &options.poisoning)?
+    })
+}
+
+/// The ASR objective: one-shot, or after `options.collections` linked reports.
+fn asr_objective(spec: &Spec, options: &TuneOptions) -> Result<f64, OptimizeError> {
+    match options.collections {
+        0 => Err(OptimizeError::NoCollections),
+        1 => Ok(asr::expected(spec, options.lh_asr)),
+        t => ldp_analytic::repeated::asr_after(spec, t).ok_or(OptimizeError::NoRepeatedForm {
+            family: spec.family().family(),
+            collections: t,
+        }),
+    }
+}
+
 /// The objectives of `needed` only (the others NaN): what a search compares. A search
 /// evaluates thousands of points, and the unweighted objectives (the report size of SS
 /// needs a log-binomial) would double its cost.
@@ -101,7 +134,7 @@ fn needed_objectives(
     use crate::objective::Objective;
     let mut o = Objectives::splat(f64::NAN);
     if needed.contains(Objective::Asr) {
-        o.asr = asr::expected(spec, options.lh_asr);
+        o.asr = asr_objective(spec, options)?;
     }
     if needed.contains(Objective::Mse) {
         o.mse = variance::approx_per_user(spec);
@@ -128,7 +161,7 @@ fn candidate(
     let spec = Spec::new(k, eps, params)?;
     Ok(Candidate {
         params,
-        objectives: objectives(&spec, o.lh_asr, &o.poisoning)?,
+        objectives: objectives_for(&spec, o)?,
     })
 }
 
@@ -209,7 +242,8 @@ pub fn tune_in(
     let set = options.weights.active();
     options.strategy.check_dimensions(set)?;
     let (mut best, fell_back, mut evaluations) = match options.strategy {
-        _ if options.scale == Scale::Normalized => {
+        // The branch and bound's lower bounds are the one-shot ASR's.
+        _ if options.scale == Scale::Normalized || options.collections != 1 => {
             select_on_frontier(protocol, k, eps, space, options)?
         }
         Strategy::Weighted | Strategy::Tchebycheff(_) => {
@@ -283,7 +317,7 @@ pub fn tune_in(
 
     let spec = Spec::new(k, eps, best.params).expect("candidates are valid");
     // Searches compare only the objectives they need; report them all.
-    let objectives = objectives(&spec, options.lh_asr, &options.poisoning)?;
+    let objectives = objectives_for(&spec, options)?;
     Ok(Tuned {
         protocol,
         spec,
