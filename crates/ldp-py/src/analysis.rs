@@ -186,7 +186,7 @@ pub(crate) fn analyze<'py>(
 #[pyfunction]
 #[pyo3(signature = (protocol, k, eps, *, w_asr=None, w_epg=None, w_bits=None, search=None,
     strategy=None, asr_max=None, epg_max=None, bits_max=None, lh_asr=None, beta=None,
-    targets=None, target_mass=None))]
+    targets=None, target_mass=None, asr_after=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tune<'py>(
     py: Python<'py>,
@@ -205,6 +205,7 @@ pub(crate) fn tune<'py>(
     beta: Option<f64>,
     targets: Option<u32>,
     target_mass: Option<f64>,
+    asr_after: Option<u32>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (k, eps) = (domain(k)?, budget(eps)?);
     let args = TuneArgs {
@@ -220,6 +221,7 @@ pub(crate) fn tune<'py>(
         beta,
         targets,
         target_mass,
+        asr_after,
     };
     let d = PyDict::new(py);
     if protocol.trim().eq_ignore_ascii_case("all") {
@@ -229,6 +231,7 @@ pub(crate) fn tune<'py>(
             ("w_bits", args.w_bits.is_some()),
             ("search", args.search.is_some()),
             ("strategy", args.strategy.is_some()),
+            ("asr_after", args.asr_after.is_some()),
         ]
         .into_iter()
         .find_map(|(n, on)| on.then_some(n))

@@ -7,6 +7,7 @@ mod analysis;
 mod columns;
 mod errors;
 mod items;
+mod longitudinal;
 mod mechanism;
 mod options;
 mod reports;
@@ -18,6 +19,7 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mechanism::Mechanism>()?;
     m.add_class::<reports::Reports>()?;
     m.add_class::<aggregator::Aggregator>()?;
+    m.add_class::<longitudinal::Longitudinal>()?;
     m.add_function(wrap_pyfunction!(mechanism::mechanism, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::tune, m)?)?;
@@ -25,6 +27,9 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis::attack, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(aggregator::_aggregator_from_state, m)?)?;
+    m.add_function(wrap_pyfunction!(longitudinal::longitudinal, m)?)?;
+    m.add_function(wrap_pyfunction!(longitudinal::asr_after, m)?)?;
+    m.add_function(wrap_pyfunction!(longitudinal::simulate_linked, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     Ok(())

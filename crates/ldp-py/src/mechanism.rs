@@ -248,7 +248,7 @@ impl Mechanism {
 #[pyfunction]
 #[pyo3(signature = (protocol, k, eps, param=None, *, w_asr=None, w_epg=None, w_bits=None,
     search=None, strategy=None, asr_max=None, epg_max=None, bits_max=None, lh_asr=None,
-    beta=None, targets=None, target_mass=None))]
+    beta=None, targets=None, target_mass=None, asr_after=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn mechanism(
     py: Python<'_>,
@@ -268,6 +268,7 @@ pub(crate) fn mechanism(
     beta: Option<f64>,
     targets: Option<u32>,
     target_mass: Option<f64>,
+    asr_after: Option<u32>,
 ) -> PyResult<Mechanism> {
     let p = crate::options::protocol(protocol)?;
     let (k, eps) = (domain(k)?, budget(eps)?);
@@ -284,6 +285,7 @@ pub(crate) fn mechanism(
         beta,
         targets,
         target_mass,
+        asr_after,
     };
     // Arguments of tuning only: refused where nothing is tuned (TuneArgs::given covers
     // the weights, strategy, search and bounds).

@@ -62,6 +62,8 @@ pub(crate) struct TuneArgs {
     pub(crate) beta: Option<f64>,
     pub(crate) targets: Option<u32>,
     pub(crate) target_mass: Option<f64>,
+    /// Tune against the ASR after this many linked reports (default 1).
+    pub(crate) asr_after: Option<u32>,
 }
 
 impl TuneArgs {
@@ -76,6 +78,7 @@ impl TuneArgs {
             ("asr_max", self.asr_max.is_some()),
             ("epg_max", self.epg_max.is_some()),
             ("bits_max", self.bits_max.is_some()),
+            ("asr_after", self.asr_after.is_some()),
         ]
         .into_iter()
         .find_map(|(name, on)| on.then_some(name))
@@ -169,7 +172,14 @@ impl TuneArgs {
                 "{name}: the poisoning setting matters only when EPG is weighted (w_epg) or bounded (epg_max)"
             )));
         }
+        let collections = self.asr_after.unwrap_or(1);
+        if collections == 0 {
+            return Err(param(
+                "asr_after = 0: the attacker sees at least one report",
+            ));
+        }
         Ok(TuneOptions {
+            collections,
             weights,
             search,
             strategy,

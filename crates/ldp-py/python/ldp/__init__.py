@@ -26,6 +26,11 @@ norm-sub      Norm-Sub (Wang et al. 2020)                  (none)
 simplex       projection onto the probability simplex      (none)
 ============  ===========================================  ==================
 
+Repeated collection: ``ldp.longitudinal`` builds the memoized protocols of Arcolezi et al.
+(2021) (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-ADP), whose reports match multi-freq-ldpy's
+``long_freq_est`` clients; ``ldp.asr_after`` gives the exact ASR of the attack that links
+t reports of one value, and ``ldp.simulate_linked`` measures it.
+
 LH reports hash ``xxh32(str(v), seed) % g``, byte-compatible with multi-freq-ldpy and
 pure-ldp; their 64-bit seeds are reduced mod 2^32 (what python-xxhash does) by
 ``Reports.from_arrays``. multi-freq-ldpy 0.2.5 needs ``xxhash<4``.
@@ -37,16 +42,20 @@ from ._ldp import (
     Aggregator,
     ItemError,
     LdpError,
+    Longitudinal,
     Mechanism,
     ParamError,
     ReportError,
     Reports,
     TuningError,
     __version__,
+    asr_after,
     attack,
     frontier,
+    longitudinal,
     mechanism,
     simulate,
+    simulate_linked,
     tune,
 )
 
@@ -55,6 +64,7 @@ __all__ = [
     "Aggregator",
     "ItemError",
     "LdpError",
+    "Longitudinal",
     "Mechanism",
     "ParamError",
     "ReportError",
@@ -62,10 +72,13 @@ __all__ = [
     "TuningError",
     "__version__",
     "analyze",
+    "asr_after",
     "attack",
     "frontier",
+    "longitudinal",
     "mechanism",
     "simulate",
+    "simulate_linked",
     "tune",
 ]
 

@@ -112,6 +112,7 @@ def mechanism(
     beta: Optional[float] = None,
     targets: Optional[int] = None,
     target_mass: Optional[float] = None,
+    asr_after: Optional[int] = None,
 ) -> Mechanism: ...
 def analyze(
     protocols: Union[str, Sequence[str]],
@@ -146,6 +147,7 @@ def tune(
     beta: Optional[float] = None,
     targets: Optional[int] = None,
     target_mass: Optional[float] = None,
+    asr_after: Optional[int] = None,
 ) -> dict[str, Any]: ...
 def frontier(
     protocol: ProtocolName,
@@ -174,4 +176,45 @@ def simulate(
     beta: Optional[float] = None,
     targets: Optional[Sequence[int]] = None,
     she_clip: Union[None, float, Literal["none"]] = None,
+) -> dict[str, Any]: ...
+
+LongitudinalName = Literal["l-grr", "l-sue", "l-oue", "l-osue", "l-soue", "l-adp"]
+
+class Longitudinal:
+    @property
+    def protocol(self) -> LongitudinalName: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def eps_perm(self) -> float: ...
+    @property
+    def eps_1(self) -> float: ...
+    @property
+    def variance(self) -> float: ...
+    @property
+    def asr_limit(self) -> float: ...
+    def rounds(self) -> dict[str, float]: ...
+    def asr_after(self, collections: int) -> float: ...
+    def collect(
+        self, items: Items, collections: int = 1, seed: Optional[int] = None
+    ) -> list[np.ndarray]: ...
+    def estimate(
+        self, reports: npt.ArrayLike, estimator: EstimatorName = "unbiased"
+    ) -> npt.NDArray[np.float64]: ...
+
+def longitudinal(
+    protocol: LongitudinalName, k: int, eps_perm: float, eps_1: float
+) -> Longitudinal: ...
+def asr_after(
+    target: Union[Mechanism, Longitudinal], collections: Sequence[int]
+) -> list[Optional[float]]: ...
+def simulate_linked(
+    target: Union[Mechanism, Longitudinal],
+    collections: Sequence[int],
+    items: Optional[Items] = None,
+    *,
+    dataset: Optional[Literal["adult-age"]] = None,
+    users: Optional[int] = None,
+    runs: int = 1,
+    seed: int = 0,
 ) -> dict[str, Any]: ...

@@ -1,0 +1,415 @@
+//! Repeated collection: the memoized protocols (`ldp.longitudinal`), the exact ASR after t
+//! linked reports (`ldp.asr_after`), and its measurement (`ldp.simulate_linked`).
+
+use ldp_analytic::repeated;
+use ldp_attack::Population;
+use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+use ldp_core::longitudinal::{
+    Longitudinal as Inner, LongitudinalProtocol, LongitudinalReport, Memo,
+};
+use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
+use ldp_core::{GrrReport, OnesReport};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rand::SeedableRng;
+use rayon::prelude::*;
+
+use crate::errors::{aggregate, param, report};
+use crate::mechanism::Mechanism;
+use crate::options::domain;
+
+/// A memoized protocol (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, or L-ADP's choice): each
+/// user perturbs its value once at `eps_perm` (the memo) and sends a fresh perturbation
+/// of the memo, `eps_1`-LDP, at every collection.
+#[pyclass(module = "ldp._ldp", frozen)]
+#[derive(Clone)]
+pub(crate) struct Longitudinal {
+    inner: Inner,
+}
+
+/// A memoized protocol: `protocol` is l-grr, l-sue, l-oue, l-osue, l-soue or l-adp.
+///
+/// >>> import ldp
+/// >>> l = ldp.longitudinal("l-osue", k=100, eps_perm=2.0, eps_1=1.0)
+/// >>> round(l.asr_limit, 4)
+/// 0.0419
+#[pyfunction]
+#[pyo3(signature = (protocol, k, eps_perm, eps_1))]
+pub(crate) fn longitudinal(
+    protocol: &str,
+    k: i64,
+    eps_perm: f64,
+    eps_1: f64,
+) -> PyResult<Longitudinal> {
+    let p: LongitudinalProtocol = protocol.parse().map_err(param)?;
+    let eps_perm = ldp_core::Epsilon::new(eps_perm).map_err(|e| param(format!("eps_perm: {e}")))?;
+    let eps_1 = ldp_core::Epsilon::new(eps_1).map_err(|e| param(format!("eps_1: {e}")))?;
+    Ok(Longitudinal {
+        inner: Inner::new(p, domain(k)?, eps_perm, eps_1).map_err(param)?,
+    })
+}
+
+/// The user's memo then `collections` reports, from one stream per batch of users.
+fn collect_user<R: rand::Rng>(
+    l: &Inner,
+    x: u32,
+    collections: u32,
+    rng: &mut R,
+) -> Vec<LongitudinalReport> {
+    let memo: Memo = l.memoize(x, rng).expect("items are checked against k");
+    (0..collections)
+        .map(|_| l.report(&memo, rng).expect("the protocol's own memo"))
+        .collect()
+}
+
+#[pymethods]
+impl Longitudinal {
+    /// The chain in use (L-ADP reports the one it picked).
+    #[getter]
+    fn protocol(&self) -> &'static str {
+        self.inner.protocol().name()
+    }
+
+    /// The domain size.
+    #[getter]
+    fn k(&self) -> u32 {
+        self.inner.domain_size().get()
+    }
+
+    /// The memo's budget.
+    #[getter]
+    fn eps_perm(&self) -> f64 {
+        self.inner.eps_perm().get()
+    }
+
+    /// One report's budget.
+    #[getter]
+    fn eps_1(&self) -> f64 {
+        self.inner.eps_1().get()
+    }
+
+    /// The rounds' probabilities: p1, q1 (memo), p2, q2 (report given the memo), and the
+    /// chained p_s, q_s of one report given the value.
+    fn rounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let (a, b, c) = (
+            self.inner.first_round(),
+            self.inner.second_round(),
+            self.inner.chained(),
+        );
+        for (name, v) in [
+            ("p1", a.p),
+            ("q1", a.q),
+            ("p2", b.p),
+            ("q2", b.q),
+            ("p_s", c.p),
+            ("q_s", c.q),
+        ] {
+            d.set_item(name, v)?;
+        }
+        Ok(d)
+    }
+
+    /// Approximate variance per user of one collection's estimate.
+    #[getter]
+    fn variance(&self) -> f64 {
+        repeated::memoized_variance(&self.inner)
+    }
+
+    /// The exact ASR of the attack that links `collections` reports of one value.
+    fn asr_after(&self, collections: u32) -> PyResult<f64> {
+        if collections == 0 {
+            return Err(param("collections must be at least 1"));
+        }
+        Ok(repeated::memoized(&self.inner, collections))
+    }
+
+    /// The ASR's limit as the collections grow: the memo's one-shot ASR.
+    #[getter]
+    fn asr_limit(&self) -> f64 {
+        repeated::memoized_limit(&self.inner)
+    }
+
+    /// Memoizes every user's item and returns `collections` reports per user, as a list
+    /// (one entry per collection) of arrays: the reported items (L-GRR, int64, one per
+    /// user) or the report bits (the unary chains, uint8, users x k), the formats of
+    /// multi-freq-ldpy's L-* clients. With a seed, batch b of 4096 users draws from the
+    /// seeded stream b; without, from ChaCha20 seeded by the operating system.
+    ///
+    /// >>> import ldp, numpy as np
+    /// >>> l = ldp.longitudinal("l-grr", k=5, eps_perm=3.0, eps_1=1.0)
+    /// >>> days = l.collect(np.arange(10) % 5, collections=3, seed=1)
+    /// >>> len(days), days[0].shape
+    /// (3, (10,))
+    #[pyo3(signature = (items, collections=1, seed=None))]
+    fn collect<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+        collections: u32,
+        seed: Option<u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let k = self.inner.domain_size().get();
+        let items = crate::items::items(items, k, "items")?;
+        if collections == 0 {
+            return Err(param("collections must be at least 1"));
+        }
+        let key = match seed {
+            Some(_) => [0u8; 32],
+            None => {
+                use rand::TryRng;
+                let mut key = [0u8; 32];
+                rand::rngs::SysRng
+                    .try_fill_bytes(&mut key)
+                    .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?;
+                key
+            }
+        };
+        let l = &self.inner;
+        // reports[u][c]: user u's report at collection c.
+        let reports: Vec<Vec<LongitudinalReport>> = py.detach(|| {
+            items
+                .par_chunks(USERS_PER_STREAM)
+                .enumerate()
+                .flat_map_iter(|(b, chunk)| {
+                    let out: Vec<Vec<LongitudinalReport>> = match seed {
+                        Some(seed) => {
+                            let mut rng = stream_rng(seed, 0, Role::Genuine, b as u64);
+                            chunk
+                                .iter()
+                                .map(|&x| collect_user(l, x, collections, &mut rng))
+                                .collect()
+                        }
+                        None => {
+                            let mut rng = rand_chacha::ChaCha20Rng::from_seed(key);
+                            rng.set_stream(b as u64);
+                            chunk
+                                .iter()
+                                .map(|&x| collect_user(l, x, collections, &mut rng))
+                                .collect()
+                        }
+                    };
+                    out
+                })
+                .collect()
+        });
+        let list = PyList::empty(py);
+        let n = items.len();
+        for c in 0..collections as usize {
+            if l.reports_items() {
+                let ys: Vec<i64> = reports
+                    .iter()
+                    .map(|r| match &r[c] {
+                        LongitudinalReport::Grr(g) => i64::from(g.y),
+                        LongitudinalReport::Ones(_) => unreachable!("L-GRR reports items"),
+                    })
+                    .collect();
+                list.append(ys.into_pyarray(py))?;
+            } else {
+                let mut bits = vec![0u8; n * k as usize];
+                for (u, r) in reports.iter().enumerate() {
+                    l.for_each_supported(&r[c], |i| bits[u * k as usize + i as usize] = 1);
+                }
+                let array = bits.into_pyarray(py).reshape([n, k as usize])?;
+                list.append(array)?;
+            }
+        }
+        Ok(list)
+    }
+
+    /// The frequency estimate of one collection's reports (an int array of items for
+    /// L-GRR, a users x k 0/1 array for the unary chains) with the chained probabilities;
+    /// `estimator` is unbiased, clip (multi-freq-ldpy's MI), norm-sub or simplex.
+    #[pyo3(signature = (reports, estimator="unbiased"))]
+    fn estimate<'py>(
+        &self,
+        py: Python<'py>,
+        reports: &Bound<'py, PyAny>,
+        estimator: &str,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let estimator = crate::aggregator::estimator(estimator)?;
+        let k = self.inner.domain_size().get();
+        let mut agg = self.inner.aggregator();
+        if self.inner.reports_items() {
+            for y in crate::items::items(reports, k, "reports")? {
+                agg.add(&LongitudinalReport::Grr(GrrReport { y }))
+                    .map_err(aggregate)?;
+            }
+        } else {
+            let bits: PyReadonlyArray2<'py, i64> = reports
+                .call_method1("astype", ("int64",))?
+                .extract()
+                .map_err(|_| report("reports: a users x k array of 0/1 bits"))?;
+            if bits.shape()[1] != k as usize {
+                return Err(report(format!(
+                    "reports: {} columns for k = {k}",
+                    bits.shape()[1]
+                )));
+            }
+            for row in bits.as_array().rows() {
+                let mut ones = Vec::new();
+                for (i, &b) in row.iter().enumerate() {
+                    match b {
+                        0 => {}
+                        1 => ones.push(i as u32),
+                        other => return Err(report(format!("reports: bit {other} is not 0 or 1"))),
+                    }
+                }
+                agg.add(&LongitudinalReport::Ones(OnesReport { ones }))
+                    .map_err(aggregate)?;
+            }
+        }
+        let estimate: Vec<f64> = agg.estimate(estimator).map_err(aggregate)?;
+        Ok(estimate.into_pyarray(py))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ldp.longitudinal({:?}, k={}, eps_perm={}, eps_1={})",
+            self.protocol(),
+            self.k(),
+            self.eps_perm(),
+            self.eps_1()
+        )
+    }
+}
+
+/// The exact ASR after each number of linked reports of one unchanged value, for a
+/// one-shot mechanism without memoization (None where no exact form exists: SS with
+/// omega > 1, SHE) or a memoized protocol.
+///
+/// >>> import ldp
+/// >>> round(ldp.asr_after(ldp.mechanism("grr", k=100, eps=1.0), [1, 365])[1], 4)
+/// 0.5514
+#[pyfunction]
+pub(crate) fn asr_after(
+    target: &Bound<'_, PyAny>,
+    collections: Vec<u32>,
+) -> PyResult<Vec<Option<f64>>> {
+    if collections.contains(&0) {
+        return Err(param("collections must be at least 1"));
+    }
+    if let Ok(m) = target.cast::<Mechanism>() {
+        let spec = m.get().spec;
+        Ok(collections
+            .iter()
+            .map(|&t| repeated::asr_after(&spec, t))
+            .collect())
+    } else if let Ok(l) = target.cast::<Longitudinal>() {
+        let l = &l.get().inner;
+        Ok(collections
+            .iter()
+            .map(|&t| Some(repeated::memoized(l, t)))
+            .collect())
+    } else {
+        Err(param(
+            "target: an ldp.Mechanism or an ldp.longitudinal protocol",
+        ))
+    }
+}
+
+/// The attack that links each user's reports of an unchanged value, measured on
+/// `dataset="adult-age"` or `items`: ASR (with its SE) after each number of collections,
+/// beside the exact closed form (None where there is none), as `ldp simulate
+/// --collections`. `users` attacks that many users spread evenly over the data.
+///
+/// >>> import ldp
+/// >>> l = ldp.longitudinal("l-grr", k=100, eps_perm=2.0, eps_1=1.0)
+/// >>> s = ldp.simulate_linked(l, [1, 50], dataset="adult-age", users=2000, seed=1)
+/// >>> s["collections"].tolist()
+/// [1, 50]
+#[pyfunction]
+#[pyo3(signature = (target, collections, items=None, *, dataset=None, users=None, runs=1, seed=0))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn simulate_linked<'py>(
+    py: Python<'py>,
+    target: &Bound<'py, PyAny>,
+    collections: Vec<u32>,
+    items: Option<&Bound<'py, PyAny>>,
+    dataset: Option<&str>,
+    users: Option<usize>,
+    runs: u64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (collection, k) = if let Ok(m) = target.cast::<Mechanism>() {
+        let spec = m.get().spec;
+        (Collection::OneShot(spec), spec.k())
+    } else if let Ok(l) = target.cast::<Longitudinal>() {
+        let l = l.get().inner.clone();
+        let k = l.domain_size();
+        (Collection::Memoized(l), k)
+    } else {
+        return Err(param(
+            "target: an ldp.Mechanism or an ldp.longitudinal protocol",
+        ));
+    };
+    let pop = match (items, dataset) {
+        (Some(items), None) => {
+            Population::from_items(k, crate::items::items(items, k.get(), "items")?)
+                .map_err(param)?
+        }
+        (None, Some("adult-age")) => {
+            let pop = Population::adult_age();
+            if pop.k() != k {
+                return Err(param(format!(
+                    "dataset \"adult-age\" has k = {}, but the target has k = {k}",
+                    pop.k()
+                )));
+            }
+            pop
+        }
+        (None, Some(other)) => {
+            return Err(param(format!(
+                "dataset {other:?}: the only dataset is \"adult-age\""
+            )));
+        }
+        (Some(_), Some(_)) => return Err(param("give items or dataset, not both")),
+        (None, None) => {
+            return Err(param(
+                "give items (an integer array) or dataset=\"adult-age\"",
+            ));
+        }
+    };
+    let mut sorted = collections.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let config = LinkedConfig {
+        runs,
+        seed,
+        users,
+        collections: sorted.clone(),
+    };
+    let m = py
+        .detach(|| measure_linked(&collection, &pop, &config))
+        .map_err(param)?;
+    let expected: Vec<f64> = sorted
+        .iter()
+        .map(|&t| match &collection {
+            Collection::OneShot(spec) => repeated::asr_after(spec, t).unwrap_or(f64::NAN),
+            Collection::Memoized(l) => repeated::memoized(l, t),
+        })
+        .collect();
+    let d = PyDict::new(py);
+    d.set_item("collections", sorted.into_pyarray(py))?;
+    d.set_item(
+        "asr",
+        m.asr
+            .iter()
+            .map(|e| e.mean)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "asr_se",
+        m.asr
+            .iter()
+            .map(|e| e.se)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("asr_expected", expected.into_pyarray(py))?;
+    d.set_item("users", m.users)?;
+    d.set_item("runs", m.runs)?;
+    Ok(d)
+}
