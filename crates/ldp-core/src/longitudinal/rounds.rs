@@ -12,6 +12,15 @@
 //! with p2, any other with q2). The second round is chosen so that one report is exactly
 //! eps_1-LDP: for L-GRR the chain is GRR over k items, so `p_s / q_s = e^eps_1`; for the
 //! unary chains the bits stay independent, so `p_s (1 - q_s) / ((1 - p_s) q_s) = e^eps_1`.
+//!
+//! # Deviation from the published L-GRR
+//! Arcolezi et al. (2021) and multi-freq-ldpy derive L-GRR's p2 from
+//! `(p1 p2 + q1 q2) / (p1 q2 + q1 p2) = e^eps_1`, the ratio of a two-valued chain. Over
+//! k items the chain keeps the value with `p_s = p1 p2 + (1 - p1) q2` against
+//! `q_s = q1 p2 + p1 q2 + (k - 2) q1 q2`, so for k > 2 their report spends less than
+//! eps_1 (0.166 of 1 at k = 100, eps_perm = 2): private, but noisier than it needs to be.
+//! We solve the chain's own ratio; both agree at k = 2. The unary chains' published
+//! closed forms equal ours (the Python package's tests compare estimates on the same reports).
 
 use crate::error::ParamError;
 use crate::families::{grr, unary};
