@@ -17,7 +17,7 @@
 //! - **multinomial counts** (GRR, SS with omega = 1, L-GRR's second round): given `s_x = c`
 //!   the other k - 1 counts share `n = t - c` reports uniformly. The expectation over them
 //!   is a coefficient of a generating function, computed exactly with Poisson-scaled
-//!   truncated polynomials ([`multinomial`]): O(t^2 log k) per value of c, summing positive
+//!   truncated polynomials: O(t^2 log k) per value of c, summing positive
 //!   terms only. Values of c whose probability is below 1e-18 are skipped.
 //!
 //! Every weight is evaluated in logs from `ln n!` of size up to `t ln t`, so results carry an
