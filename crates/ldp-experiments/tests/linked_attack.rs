@@ -1,5 +1,6 @@
-//! The combined-likelihood attack on t linked reports, measured on real reports, against
-//! the exact closed forms of `ldp_analytic::repeated`, within 3 standard errors.
+//! The combined-likelihood attack on t linked reports (ldp-attack), measured on real reports,
+//! against the exact closed forms of `ldp_analytic::repeated`, within 3 standard errors. It lives
+//! here because ldp-attack and ldp-analytic never depend on each other (DESIGN §2).
 
 use ldp_analytic::{asr, repeated};
 use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
