@@ -48,8 +48,8 @@ const NEGLIGIBLE: f64 = 1e-18;
 /// use ldp_analytic::repeated::asr_after;
 /// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 /// let oue = Spec::classic(Protocol::Oue, DomainSize::new(100)?, Epsilon::new(1.0)?)?;
-/// let (one, ten) = (asr_after(&oue, 1).unwrap(), asr_after(&oue, 10).unwrap());
-/// assert!(one < 0.05 && ten > 0.2);
+/// let (one, month) = (asr_after(&oue, 1).unwrap(), asr_after(&oue, 30).unwrap());
+/// assert!(one < 0.02 && month > 0.5); // a month of daily reports gives the value away
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn asr_after(spec: &Spec, t: u32) -> Option<f64> {

@@ -14,10 +14,10 @@
 //! use ldp_attack::Population;
 //! use ldp_core::{Epsilon, Protocol, Spec};
 //! let pop = Population::adult_age();
-//! let grr = Spec::classic(Protocol::Grr, pop.k(), Epsilon::new(1.0)?)?;
+//! let oue = Spec::classic(Protocol::Oue, pop.k(), Epsilon::new(1.0)?)?;
 //! let config = LinkedConfig { runs: 1, seed: 1, users: Some(500), collections: vec![1, 50] };
-//! let m = measure_linked(&Collection::OneShot(grr), &pop, &config)?;
-//! assert!(m.asr[1].mean > m.asr[0].mean + 0.2); // fifty linked reports give far more away
+//! let m = measure_linked(&Collection::OneShot(oue), &pop, &config)?;
+//! assert!(m.asr[0].mean < 0.1 && m.asr[1].mean > 0.8); // fifty linked reports give it away
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
