@@ -4,15 +4,14 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use common::{ALPHA, chi_square_p};
 use ldp_core::longitudinal::{
-    Longitudinal, LongitudinalClient, LongitudinalProtocol as L, LongitudinalReport, Memo,
-    MemoTable, Round,
+    Longitudinal, LongitudinalProtocol as L, LongitudinalReport, Memo, Round,
 };
 use ldp_core::simulation::{Role, stream_rng};
-use ldp_core::{DomainSize, Epsilon, Estimator};
+use ldp_core::{DomainSize, Epsilon};
 
 const CHAINS: [L; 5] = [L::LGrr, L::LSue, L::LOue, L::LOsue, L::LSoue];
 
@@ -269,63 +268,75 @@ fn the_chained_estimator_is_unbiased() {
     }
 }
 
-#[test]
-fn a_device_keeps_one_memo_per_value_across_restarts() {
-    let l = build(L::LOsue, 8, 2.0, 1.0);
-    let rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
-    let mut device = LongitudinalClient::with_rng(MemoTable::new(l.clone()), rng);
-    device.report(3).unwrap();
-    device.report(5).unwrap();
-    let memo3 = device.state().memo(3).cloned().unwrap();
-    let saved = serde_json::to_string(device.state()).unwrap();
-    let restored: MemoTable = serde_json::from_str(&saved).unwrap();
-    assert_eq!(restored.memo(3), Some(&memo3));
-    let rng = rand_chacha::ChaCha20Rng::seed_from_u64(4);
-    let mut device = LongitudinalClient::with_rng(restored, rng);
-    device.report(3).unwrap();
-    assert_eq!(device.state().memo(3), Some(&memo3));
-    assert!(device.report(8).is_err());
-    // A tampered state is rejected with the reason.
-    let bad = saved.replace("\"ones\":[", "\"ones\":[9,");
-    let err = serde_json::from_str::<MemoTable>(&bad)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("outside 0..8") || err.contains("sorted"),
-        "{err}"
-    );
-    let mut memos = BTreeMap::new();
-    memos.insert(1, Memo::Item(0));
-    assert!(MemoTable::restore(l, memos).is_err());
-}
+/// What a device persists, and what a server stores, round-trip and are checked on the way in.
+#[cfg(feature = "serde")]
+mod persisted {
+    use std::collections::BTreeMap;
 
-#[test]
-fn reports_and_counts_serialize_and_reject_the_wrong_shape() {
-    let grr = build(L::LGrr, 5, 2.0, 1.0);
-    let sue = build(L::LSue, 5, 2.0, 1.0);
-    let r: LongitudinalReport = serde_json::from_str(r#"{"y": 3}"#).unwrap();
-    assert!(grr.validate(&r).is_ok());
-    assert!(sue.validate(&r).is_err());
-    let r: LongitudinalReport = serde_json::from_str(r#"{"ones": [1, 4]}"#).unwrap();
-    assert!(sue.validate(&r).is_ok());
-    let mut agg = grr.aggregator();
-    assert!(agg.add(&r).is_err());
-    assert_eq!(agg.count(), 0);
-    agg.add(&LongitudinalReport::Grr(ldp_core::GrrReport { y: 1 }))
-        .unwrap();
-    let json = serde_json::to_string(&agg).unwrap();
-    let back: ldp_core::longitudinal::LongitudinalCounts = serde_json::from_str(&json).unwrap();
-    assert_eq!(back, agg);
-    let corrupt = json.replace("\"n\":1", "\"n\":2");
-    assert!(serde_json::from_str::<ldp_core::longitudinal::LongitudinalCounts>(&corrupt).is_err());
-    assert_eq!(agg.estimate(Estimator::Simplex).unwrap().len(), 5);
-    let params = serde_json::to_string(&sue).unwrap();
-    assert_eq!(serde_json::from_str::<Longitudinal>(&params).unwrap(), sue);
-    let too_much = params.replace("\"eps_1\":1.0", "\"eps_1\":2.0");
-    let err = serde_json::from_str::<Longitudinal>(&too_much)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("below 2"), "{err}");
-}
+    use ldp_core::Estimator;
+    use ldp_core::longitudinal::{LongitudinalClient, MemoTable};
 
-use rand::SeedableRng;
+    use super::*;
+
+    #[test]
+    fn a_device_keeps_one_memo_per_value_across_restarts() {
+        use rand::SeedableRng;
+        let l = build(L::LOsue, 8, 2.0, 1.0);
+        let rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+        let mut device = LongitudinalClient::with_rng(MemoTable::new(l.clone()), rng);
+        device.report(3).unwrap();
+        device.report(5).unwrap();
+        let memo3 = device.state().memo(3).cloned().unwrap();
+        let saved = serde_json::to_string(device.state()).unwrap();
+        let restored: MemoTable = serde_json::from_str(&saved).unwrap();
+        assert_eq!(restored.memo(3), Some(&memo3));
+        let rng = rand_chacha::ChaCha20Rng::seed_from_u64(4);
+        let mut device = LongitudinalClient::with_rng(restored, rng);
+        device.report(3).unwrap();
+        assert_eq!(device.state().memo(3), Some(&memo3));
+        assert!(device.report(8).is_err());
+        // A tampered state is rejected with the reason.
+        let bad = saved.replace("\"ones\":[", "\"ones\":[9,");
+        let err = serde_json::from_str::<MemoTable>(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("outside 0..8") || err.contains("sorted"),
+            "{err}"
+        );
+        let mut memos = BTreeMap::new();
+        memos.insert(1, Memo::Item(0));
+        assert!(MemoTable::restore(l, memos).is_err());
+    }
+
+    #[test]
+    fn reports_and_counts_serialize_and_reject_the_wrong_shape() {
+        let grr = build(L::LGrr, 5, 2.0, 1.0);
+        let sue = build(L::LSue, 5, 2.0, 1.0);
+        let r: LongitudinalReport = serde_json::from_str(r#"{"y": 3}"#).unwrap();
+        assert!(grr.validate(&r).is_ok());
+        assert!(sue.validate(&r).is_err());
+        let r: LongitudinalReport = serde_json::from_str(r#"{"ones": [1, 4]}"#).unwrap();
+        assert!(sue.validate(&r).is_ok());
+        let mut agg = grr.aggregator();
+        assert!(agg.add(&r).is_err());
+        assert_eq!(agg.count(), 0);
+        agg.add(&LongitudinalReport::Grr(ldp_core::GrrReport { y: 1 }))
+            .unwrap();
+        let json = serde_json::to_string(&agg).unwrap();
+        let back: ldp_core::longitudinal::LongitudinalCounts = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, agg);
+        let corrupt = json.replace("\"n\":1", "\"n\":2");
+        assert!(
+            serde_json::from_str::<ldp_core::longitudinal::LongitudinalCounts>(&corrupt).is_err()
+        );
+        assert_eq!(agg.estimate(Estimator::Simplex).unwrap().len(), 5);
+        let params = serde_json::to_string(&sue).unwrap();
+        assert_eq!(serde_json::from_str::<Longitudinal>(&params).unwrap(), sue);
+        let too_much = params.replace("\"eps_1\":1.0", "\"eps_1\":2.0");
+        let err = serde_json::from_str::<Longitudinal>(&too_much)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("below 2"), "{err}");
+    }
+}
