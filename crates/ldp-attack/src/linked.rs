@@ -27,11 +27,12 @@ use ldp_core::{
     Grr, LocalHashing, Mechanism, Spec, SubsetSelection, SummationHistogram, Support,
     ThresholdHistogram, UnaryEncoding, dispatch,
 };
-use rand::{Rng, RngExt};
+use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Population;
+use crate::map::argmax_uniform;
 use crate::measure::{Estimate, MeasureError, summarize};
 
 /// What each user sends at every collection.
@@ -272,7 +273,9 @@ fn one_run<P: Reporter>(
                 for t in 1..=t_max {
                     reporter.add_report(x, &fixed, &mut rng, &mut scores, &mut scratch);
                     if t == checkpoints[next] {
-                        hits[next] += u64::from(argmax(&scores, &mut attacker_rng) == x);
+                        hits[next] += u64::from(
+                            argmax_uniform(scores.iter().copied(), &mut attacker_rng) == x,
+                        );
                         next += 1;
                     }
                 }
@@ -290,21 +293,4 @@ fn one_run<P: Reporter>(
     hits.into_iter()
         .map(|h| h as f64 / items.len() as f64)
         .collect()
-}
-
-/// `argmax_x scores[x]`, ties broken uniformly at random (reservoir sampling).
-fn argmax<R: Rng + ?Sized>(scores: &[f64], rng: &mut R) -> u32 {
-    let mut best = f64::NEG_INFINITY;
-    let (mut chosen, mut ties) = (0u32, 0u32);
-    for (x, &s) in scores.iter().enumerate() {
-        if s > best {
-            (best, chosen, ties) = (s, x as u32, 1);
-        } else if s == best {
-            ties += 1;
-            if rng.random_range(0..ties) == 0 {
-                chosen = x as u32;
-            }
-        }
-    }
-    chosen
 }

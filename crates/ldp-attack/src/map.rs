@@ -137,18 +137,30 @@ pub fn map_guess<M: Mechanism, R: Rng + ?Sized>(
 ) -> u32 {
     debug_assert_eq!(prior.len(), mech.domain_size().as_usize());
     mech.log_likelihoods(report, scratch);
+    let scores = prior
+        .log
+        .iter()
+        .zip(scratch.iter())
+        .map(|(&lp, &ll)| lp + ll);
+    argmax_uniform(scores, rng)
+}
+
+/// The index of the largest score, ties broken uniformly at random (reservoir sampling:
+/// one draw per tie met). `-inf` scores never win; 0 when every score is `-inf`.
+pub(crate) fn argmax_uniform<R: Rng + ?Sized>(
+    scores: impl IntoIterator<Item = f64>,
+    rng: &mut R,
+) -> u32 {
     let mut best = f64::NEG_INFINITY;
     let mut chosen = 0u32;
     let mut ties = 0u32;
-    for (x, (&lp, &ll)) in prior.log.iter().zip(scratch.iter()).enumerate() {
-        if lp == f64::NEG_INFINITY {
+    for (x, score) in scores.into_iter().enumerate() {
+        if score == f64::NEG_INFINITY {
             continue;
         }
-        let score = lp + ll;
         if score > best {
             (best, chosen, ties) = (score, x as u32, 1);
         } else if score == best {
-            // Reservoir sampling over the maximizers.
             ties += 1;
             if rng.random_range(0..ties) == 0 {
                 chosen = x as u32;

@@ -59,6 +59,21 @@ pub(crate) fn checked_count(n: u64, more: u64) -> Result<u64, AggregateError> {
     n.checked_add(more).ok_or(AggregateError::CountOverflow)
 }
 
+/// Checks the counts of a restored state: one per item of the k, none above the `n`
+/// reports. Returns their total.
+pub(crate) fn check_counts(k: usize, n: u64, counts: &[u64]) -> Result<u128, AggregateError> {
+    let corrupt = |reason: String| Err(AggregateError::CorruptState { reason });
+    if counts.len() != k {
+        return corrupt(format!("{} counts for a domain of {k} items", counts.len()));
+    }
+    if let Some(i) = counts.iter().position(|&c| c > n) {
+        return corrupt(format!(
+            "count of item {i} exceeds the number of reports {n}"
+        ));
+    }
+    Ok(counts.iter().map(|&c| u128::from(c)).sum())
+}
+
 /// Support counts of a pure protocol: `counts[i]` is the number of reports supporting item
 /// `i`, `n` the number of reports.
 ///
@@ -133,16 +148,7 @@ impl<M: PureProtocol> SupportCounts<M> {
     /// ```
     pub fn restore(mechanism: M, n: u64, counts: Vec<u64>) -> Result<Self, AggregateError> {
         let corrupt = |reason: String| Err(AggregateError::CorruptState { reason });
-        let k = mechanism.domain_size().as_usize();
-        if counts.len() != k {
-            return corrupt(format!("{} counts for a domain of {k} items", counts.len()));
-        }
-        if let Some(i) = counts.iter().position(|&c| c > n) {
-            return corrupt(format!(
-                "count of item {i} exceeds the number of reports {n}"
-            ));
-        }
-        let total: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+        let total = check_counts(mechanism.domain_size().as_usize(), n, &counts)?;
         let (lo, hi) = mechanism.support_size_range();
         let (lo, hi) = (
             u128::from(lo) * u128::from(n),

@@ -434,6 +434,38 @@ pub(crate) fn attack<'py>(
     Ok(guesses.into_pyarray(py))
 }
 
+/// The users of a simulation: `items`, or the data set named by `dataset`, whose domain
+/// must be `k` (that of `what`).
+pub(crate) fn population(
+    items: Option<&Bound<'_, PyAny>>,
+    dataset: Option<&str>,
+    k: ldp_core::DomainSize,
+    what: &str,
+) -> PyResult<Population> {
+    match (items, dataset) {
+        (Some(items), None) => {
+            Population::from_items(k, crate::items::items(items, k.get(), "items")?).map_err(param)
+        }
+        (None, Some("adult-age")) => {
+            let pop = Population::adult_age();
+            if pop.k() != k {
+                return Err(param(format!(
+                    "dataset \"adult-age\" has k = {}, but {what} has k = {k}",
+                    pop.k()
+                )));
+            }
+            Ok(pop)
+        }
+        (None, Some(other)) => Err(param(format!(
+            "dataset {other:?}: the only dataset is \"adult-age\""
+        ))),
+        (Some(_), Some(_)) => Err(param("give items or dataset, not both")),
+        (None, None) => Err(param(
+            "give items (an integer array) or dataset=\"adult-age\"",
+        )),
+    }
+}
+
 /// The reconstruction attack (and optionally a poisoning attack: `poison` "mga", "ria"
 /// or "roa" with `beta` and `targets`) measured on real reports over `runs` independent
 /// runs, on `items` or `dataset="adult-age"`, as `ldp simulate`: ASR and MSE with their
@@ -464,33 +496,7 @@ pub(crate) fn simulate<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let spec = mechanism.spec;
     let k = spec.k();
-    let pop = match (items, dataset) {
-        (Some(items), None) => {
-            Population::from_items(k, crate::items::items(items, k.get(), "items")?)
-                .map_err(param)?
-        }
-        (None, Some("adult-age")) => {
-            let pop = Population::adult_age();
-            if pop.k() != k {
-                return Err(param(format!(
-                    "dataset \"adult-age\" has k = {}, but the mechanism has k = {k}",
-                    pop.k()
-                )));
-            }
-            pop
-        }
-        (None, Some(other)) => {
-            return Err(param(format!(
-                "dataset {other:?}: the only dataset is \"adult-age\""
-            )));
-        }
-        (Some(_), Some(_)) => return Err(param("give items or dataset, not both")),
-        (None, None) => {
-            return Err(param(
-                "give items (an integer array) or dataset=\"adult-age\"",
-            ));
-        }
-    };
+    let pop = population(items, dataset, k, "the mechanism")?;
     let prior = match (attack, prior) {
         ("paper", None) => None,
         ("paper", Some(_)) => {

@@ -2,7 +2,6 @@
 //! linked reports (`ldp.asr_after`), and its measurement (`ldp.simulate_linked`).
 
 use ldp_analytic::repeated;
-use ldp_attack::Population;
 use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{
     Longitudinal as Inner, LongitudinalProtocol, LongitudinalReport, Memo,
@@ -344,33 +343,7 @@ pub(crate) fn simulate_linked<'py>(
             "target: an ldp.Mechanism or an ldp.longitudinal protocol",
         ));
     };
-    let pop = match (items, dataset) {
-        (Some(items), None) => {
-            Population::from_items(k, crate::items::items(items, k.get(), "items")?)
-                .map_err(param)?
-        }
-        (None, Some("adult-age")) => {
-            let pop = Population::adult_age();
-            if pop.k() != k {
-                return Err(param(format!(
-                    "dataset \"adult-age\" has k = {}, but the target has k = {k}",
-                    pop.k()
-                )));
-            }
-            pop
-        }
-        (None, Some(other)) => {
-            return Err(param(format!(
-                "dataset {other:?}: the only dataset is \"adult-age\""
-            )));
-        }
-        (Some(_), Some(_)) => return Err(param("give items or dataset, not both")),
-        (None, None) => {
-            return Err(param(
-                "give items (an integer array) or dataset=\"adult-age\"",
-            ));
-        }
-    };
+    let pop = crate::analysis::population(items, dataset, k, "the target")?;
     let mut sorted = collections.clone();
     sorted.sort_unstable();
     sorted.dedup();

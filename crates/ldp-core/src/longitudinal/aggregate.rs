@@ -1,6 +1,6 @@
 //! The server side of a longitudinal protocol: support counts and the chained estimator.
 
-use crate::aggregate::checked_count;
+use crate::aggregate::{check_counts, checked_count};
 use crate::error::AggregateError;
 use crate::estimate::Estimator;
 
@@ -60,19 +60,11 @@ impl LongitudinalCounts {
         n: u64,
         counts: Vec<u64>,
     ) -> Result<Self, AggregateError> {
-        let corrupt = |reason: String| Err(AggregateError::CorruptState { reason });
-        let k = protocol.domain_size().as_usize();
-        if counts.len() != k {
-            return corrupt(format!("{} counts for a domain of {k} items", counts.len()));
-        }
-        if let Some(i) = counts.iter().position(|&c| c > n) {
-            return corrupt(format!(
-                "count of item {i} exceeds the number of reports {n}"
-            ));
-        }
-        let total: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+        let total = check_counts(protocol.domain_size().as_usize(), n, &counts)?;
         if protocol.reports_items() && total != u128::from(n) {
-            return corrupt(format!("{n} L-GRR reports support {n} items, not {total}"));
+            return Err(AggregateError::CorruptState {
+                reason: format!("{n} L-GRR reports support {n} items, not {total}"),
+            });
         }
         Ok(Self {
             protocol,
