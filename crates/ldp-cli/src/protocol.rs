@@ -173,6 +173,12 @@ impl TuneArgs {
         if collections == 0 {
             bail!("--asr-after 0: the attacker sees at least one report");
         }
+        if collections > ldp_analytic::repeated::MAX_COLLECTIONS {
+            bail!(
+                "--asr-after {collections}: at most {} collections",
+                ldp_analytic::repeated::MAX_COLLECTIONS
+            );
+        }
         Ok(TuneOptions {
             collections,
             weights,

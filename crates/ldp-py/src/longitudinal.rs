@@ -49,6 +49,20 @@ pub(crate) fn longitudinal(
     })
 }
 
+/// Each number of collections in `1..=MAX_COLLECTIONS`.
+pub(crate) fn check_collections(collections: &[u32]) -> PyResult<()> {
+    if collections.contains(&0) {
+        return Err(param("collections must be at least 1"));
+    }
+    if let Some(t) = collections.iter().find(|&&t| t > repeated::MAX_COLLECTIONS) {
+        return Err(param(format!(
+            "collections = {t}: at most {} (the exact forms grow as t^2.5 for GRR)",
+            repeated::MAX_COLLECTIONS
+        )));
+    }
+    Ok(())
+}
+
 /// The user's memo then `collections` reports, from one stream per batch of users.
 fn collect_user<R: rand::Rng>(
     l: &Inner,
@@ -118,9 +132,7 @@ impl Longitudinal {
 
     /// The exact ASR of the attack that links `collections` reports of one value.
     fn asr_after(&self, collections: u32) -> PyResult<f64> {
-        if collections == 0 {
-            return Err(param("collections must be at least 1"));
-        }
+        check_collections(&[collections])?;
         Ok(repeated::memoized(&self.inner, collections))
     }
 
@@ -151,9 +163,7 @@ impl Longitudinal {
     ) -> PyResult<Bound<'py, PyList>> {
         let k = self.inner.domain_size().get();
         let items = crate::items::items(items, k, "items")?;
-        if collections == 0 {
-            return Err(param("collections must be at least 1"));
-        }
+        check_collections(&[collections])?;
         let key = match seed {
             Some(_) => [0u8; 32],
             None => {
@@ -286,9 +296,7 @@ pub(crate) fn asr_after(
     target: &Bound<'_, PyAny>,
     collections: Vec<u32>,
 ) -> PyResult<Vec<Option<f64>>> {
-    if collections.contains(&0) {
-        return Err(param("collections must be at least 1"));
-    }
+    check_collections(&collections)?;
     if let Ok(m) = target.cast::<Mechanism>() {
         let spec = m.get().spec;
         Ok(collections
@@ -343,6 +351,7 @@ pub(crate) fn simulate_linked<'py>(
             "target: an ldp.Mechanism or an ldp.longitudinal protocol",
         ));
     };
+    check_collections(&collections)?;
     let pop = crate::analysis::population(items, dataset, k, "the target")?;
     let mut sorted = collections.clone();
     sorted.sort_unstable();

@@ -178,6 +178,12 @@ impl TuneArgs {
                 "asr_after = 0: the attacker sees at least one report",
             ));
         }
+        if collections > ldp_analytic::repeated::MAX_COLLECTIONS {
+            return Err(param(format!(
+                "asr_after = {collections}: at most {} collections",
+                ldp_analytic::repeated::MAX_COLLECTIONS
+            )));
+        }
         Ok(TuneOptions {
             collections,
             weights,

@@ -131,3 +131,7 @@ def test_bad_input_is_a_typed_error():
         l.collect([4])
     with pytest.raises(ldp.ParamError, match="collections"):
         ldp.asr_after(l, [0])
+    with pytest.raises(ldp.ParamError, match="at most 10000"):
+        ldp.asr_after(l, [10_001])
+    with pytest.raises(ldp.ParamError, match="at most 10000"):
+        ldp.tune("aue", 100, 0.5, asr_after=20_000)

@@ -85,7 +85,7 @@ const COLUMNS: [&str; 10] = [
 
 pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     if let Some(t) = a.collections {
-        repeated::check_collections(&[t])?;
+        repeated::check_collections("--collections", &[t])?;
     }
     if a.eps_perm.is_some() || a.protocol.iter().any(|p| repeated::is_memoized(p)) {
         return run_memoized(a);

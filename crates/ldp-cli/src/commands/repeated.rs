@@ -40,10 +40,16 @@ pub(crate) fn eps_perm(value: Option<f64>) -> Result<Epsilon> {
     Epsilon::new(v).with_context(|| format!("--eps-perm {}", number(v)))
 }
 
-/// `--collections T`, at least 1.
-pub(crate) fn check_collections(collections: &[u32]) -> Result<()> {
+/// `--collections T` (and `--asr-after T`): each in `1..=MAX_COLLECTIONS`.
+pub(crate) fn check_collections(flag: &str, collections: &[u32]) -> Result<()> {
     if collections.is_empty() || collections.contains(&0) {
-        bail!("--collections: each number of collections must be at least 1");
+        bail!("{flag}: each number of collections must be at least 1");
+    }
+    if let Some(t) = collections.iter().find(|&&t| t > repeated::MAX_COLLECTIONS) {
+        bail!(
+            "{flag} {t}: at most {} collections (the exact forms grow as T^2.5 for GRR)",
+            repeated::MAX_COLLECTIONS
+        );
     }
     Ok(())
 }
@@ -129,7 +135,7 @@ pub(crate) fn simulate_rows(
     seed: u64,
     collections: &[u32],
 ) -> Result<(Vec<&'static str>, Vec<Vec<Value>>)> {
-    check_collections(collections)?;
+    check_collections("--collections", collections)?;
     let mut sorted = collections.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
