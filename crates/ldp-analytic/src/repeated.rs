@@ -67,17 +67,13 @@ pub fn asr_after(spec: &Spec, t: u32) -> Option<f64> {
             Some(multinomial(k, t, pure::subset(k, spec.eps(), 1).0))
         }
         FamilyParams::SubsetSelection { .. } | FamilyParams::SummationHistogram => None,
-        FamilyParams::UnaryEncoding { .. } | FamilyParams::ThresholdHistogram { .. } => {
+        // Independent counts: UE's and THE's bits; LH's supports under an ideal hash,
+        // whose q* is 1/g, the chance that another item collides with the report.
+        FamilyParams::UnaryEncoding { .. }
+        | FamilyParams::ThresholdHistogram { .. }
+        | FamilyParams::LocalHashing { .. } => {
             let (p, q) = spec.pure_probabilities()?;
             Some(independent(k, &binomial(t, p), &binomial(t, q)))
-        }
-        FamilyParams::LocalHashing { g } => {
-            let (p, _) = pure::local_hash(spec.eps(), g);
-            Some(independent(
-                k,
-                &binomial(t, p),
-                &binomial(t, 1.0 / f64::from(g)),
-            ))
         }
     };
     asr.map(|a| a.clamp(0.0, 1.0))
@@ -139,14 +135,12 @@ pub fn error_exponent(spec: &Spec) -> Option<f64> {
             let w = f64::from(omega);
             (p * (1.0 - (w - 1.0) / (k - 1.0)), (1.0 - p) * w / (k - 1.0))
         }
-        FamilyParams::UnaryEncoding { .. } | FamilyParams::ThresholdHistogram { .. } => {
+        // Independent supports (LH: q* = 1/g under an ideal hash).
+        FamilyParams::UnaryEncoding { .. }
+        | FamilyParams::ThresholdHistogram { .. }
+        | FamilyParams::LocalHashing { .. } => {
             let (p, q) = spec.pure_probabilities()?;
             (p * (1.0 - q), (1.0 - p) * q)
-        }
-        FamilyParams::LocalHashing { g } => {
-            let (p, _) = pure::local_hash(spec.eps(), g);
-            let g = f64::from(g);
-            (p * (1.0 - 1.0 / g), (1.0 - p) / g)
         }
         FamilyParams::SummationHistogram => return None,
     };

@@ -16,7 +16,7 @@ use crate::error::ExperimentError;
 use crate::plot::{
     Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, memoized_look, protocol_look,
 };
-use crate::table::{Cell, Table};
+use crate::table::Table;
 
 const COLUMNS: [&str; 10] = [
     "row",
@@ -336,10 +336,8 @@ fn findings(table: &Table, computed: &[Computed]) -> Vec<String> {
     let zs: Vec<f64> = table
         .rows
         .iter()
-        .filter_map(|r| match r[table_index("asr_z")] {
-            Cell::Num(z) if z.is_finite() => Some(z),
-            _ => None,
-        })
+        .map(|r| table.num(r, "asr_z"))
+        .filter(|z| z.is_finite())
         .collect();
     let within = zs.iter().filter(|z| z.abs() <= 3.0).count();
     let worst = zs.iter().fold(0.0f64, |m, z| m.max(z.abs()));
@@ -384,11 +382,4 @@ fn findings(table: &Table, computed: &[Computed]) -> Vec<String> {
         out.push(text);
     }
     out
-}
-
-fn table_index(name: &str) -> usize {
-    COLUMNS
-        .iter()
-        .position(|c| *c == name)
-        .expect("a column of this table")
 }
