@@ -8,7 +8,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use ldp_analytic::LhAsr;
 use ldp_core::{AnyMechanism, DomainSize, Epsilon, FamilyParams, ParamError, Protocol, Spec};
-use ldp_optimize::{Bounds, Search, Strategy, TuneOptions, Weights, tune};
+use ldp_optimize::{Bounds, Knob, Search, Strategy, TuneOptions, TuneRequest, tune};
 
 use crate::output::number;
 
@@ -138,56 +138,30 @@ impl TuneArgs {
     /// The tuning options; `bounds` (from `--asr-max` and its kin, where the command has
     /// them) select the eps-constraint strategy unless another one is named.
     pub(crate) fn options(&self, bounds: &BoundArgs) -> Result<TuneOptions> {
-        let w_asr = self.w_asr.unwrap_or(0.5);
-        if !(0.0..=1.0).contains(&w_asr) {
-            bail!(
-                "--w-asr {}: the ASR weight must lie in [0, 1] (the MSE weight is 1 - W)",
-                number(w_asr)
-            );
-        }
-        let (w_epg, w_bits) = (self.w_epg.unwrap_or(0.0), self.w_bits.unwrap_or(0.0));
-        for (flag, w) in [("--w-epg", w_epg), ("--w-bits", w_bits)] {
-            if !(w.is_finite() && w >= 0.0) {
-                bail!("{flag} {}: a weight must be finite and >= 0", number(w));
-            }
-        }
-        let weights = Weights::all(w_asr, 1.0 - w_asr, w_epg, w_bits)
-            .context("--w-asr, --w-epg, --w-bits")?;
-        let given_bounds = bounds.bounds()?;
-        let strategy = match (self.strategy, given_bounds) {
-            (None, None) | (Some(StrategyArg::Weighted), None) => Strategy::Weighted,
-            (None, Some(b)) | (Some(StrategyArg::EpsConstraint), Some(b)) => {
-                Strategy::EpsConstraint(b)
-            }
-            (Some(s), Some(_)) => bail!(
-                "{}: the {} strategy takes no bound (only eps-constraint does)",
-                bounds.given().expect("a bound was given"),
-                Strategy::from_name(strategy_name(s)).expect("known").name()
-            ),
-            (Some(s), None) => Strategy::from_name(strategy_name(s)).expect("known strategy"),
+        let request = TuneRequest {
+            w_asr: self.w_asr,
+            w_epg: self.w_epg,
+            w_bits: self.w_bits,
+            search: self.search.map(|s| match s {
+                SearchArg::Paper => Search::Paper,
+                SearchArg::Refined => Search::Refined,
+            }),
+            strategy: self
+                .strategy
+                .map(|s| Strategy::from_name(strategy_name(s)).expect("a known strategy")),
+            bounds: bounds.bounds()?,
+            collections: self.asr_after,
         };
-        strategy
-            .check_dimensions(weights.active())
-            .context("--strategy")?;
-        let collections = self.asr_after.unwrap_or(1);
-        if collections == 0 {
-            bail!("--asr-after 0: the attacker sees at least one report");
-        }
-        if collections > ldp_analytic::repeated::MAX_COLLECTIONS {
-            bail!(
-                "--asr-after {collections}: at most {} collections",
-                ldp_analytic::repeated::MAX_COLLECTIONS
-            );
-        }
-        Ok(TuneOptions {
-            collections,
-            weights,
-            search: match self.search {
-                Some(SearchArg::Refined) => Search::Refined,
-                _ => Search::Paper,
-            },
-            strategy,
-            ..TuneOptions::default()
+        request.options().map_err(|e| {
+            let flag = match e.knob() {
+                Knob::AsrWeight => "--w-asr",
+                Knob::EpgWeight => "--w-epg",
+                Knob::BitsWeight => "--w-bits",
+                Knob::Strategy => "--strategy",
+                Knob::Bounds => bounds.given().unwrap_or("--asr-max"),
+                Knob::Collections => "--asr-after",
+            };
+            anyhow!("{flag}: {e}")
         })
     }
 }

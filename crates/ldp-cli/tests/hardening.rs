@@ -305,6 +305,30 @@ fn item09_flags_that_do_nothing_are_errors() {
             &["--asr-max", "takes no bound"],
         );
     }
+    // A tuning setting out of range is named by its flag (the checks live in
+    // ldp_optimize::TuneRequest, shared with the Python package).
+    for (flags, needles) in [
+        (
+            &["--w-asr", "1.5"][..],
+            &["--w-asr: the ASR weight", "got 1.5"][..],
+        ),
+        (&["--w-bits=-1"], &["--w-bits: a weight must be finite"]),
+        (
+            &["--w-epg", "1", "--strategy", "elbow"],
+            &["--strategy: the elbow"],
+        ),
+        (
+            &["--asr-max", "0.1", "--epg-max", "1", "--strategy", "utopia"],
+            &["--asr-max: the utopia"],
+        ),
+    ] {
+        fails(
+            ldp()
+                .args(["tune", "--protocol", "aue", "--k", "100", "--eps", "4"])
+                .args(flags),
+            needles,
+        );
+    }
     fails(
         ldp().args([
             "frontier",

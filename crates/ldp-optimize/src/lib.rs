@@ -37,6 +37,7 @@ mod choose;
 mod error;
 mod objective;
 mod pareto;
+mod request;
 mod search;
 mod space;
 mod strategy;
@@ -46,6 +47,7 @@ pub use choose::{Choice, choose_protocol};
 pub use error::OptimizeError;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
 pub use pareto::{Candidate, frontier, frontier_in};
+pub use request::{Knob, RequestError, TuneRequest};
 pub use space::{MAX_GRID_POINTS, ParameterSpace, Search, paper_space};
 pub use strategy::{Bounds, Reference, Rho, Selection, Strategy, select};
 pub use tune::{

@@ -175,7 +175,8 @@ pub(crate) fn analyze<'py>(
 /// arguments and defaults: weights `w_asr` (0.5; the MSE weight is 1 - w_asr), `w_epg`
 /// and `w_bits` (0), `search` ("paper" or "refined"), `strategy` (weighted, utopia,
 /// elbow, eps-constraint, hypervolume, tchebycheff), bounds `asr_max`, `epg_max`,
-/// `bits_max` (which select eps-constraint), `lh_asr`, and the poisoning setting of EPG
+/// `bits_max` (which select eps-constraint; without them eps-constraint is the paper's,
+/// ASR <= 0.1), `lh_asr`, and the poisoning setting of EPG
 /// (`beta`, `targets`, `target_mass`). With protocol "all" and a bound: the instance of
 /// the twelve protocols with the lowest MSE under the bounds.
 ///

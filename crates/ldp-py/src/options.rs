@@ -3,7 +3,7 @@
 
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
-use ldp_optimize::{Bounds, Search, Strategy, TuneOptions, Tuned, Weights, tune};
+use ldp_optimize::{Bounds, Knob, Search, Strategy, TuneOptions, TuneRequest, Tuned, tune};
 use pyo3::prelude::*;
 
 use crate::errors::{param, tuning};
@@ -84,6 +84,17 @@ impl TuneArgs {
         .find_map(|(name, on)| on.then_some(name))
     }
 
+    /// The first bound given, if any.
+    fn bound_given(&self) -> Option<&'static str> {
+        [
+            ("asr_max", self.asr_max.is_some()),
+            ("epg_max", self.epg_max.is_some()),
+            ("bits_max", self.bits_max.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(name, on)| on.then_some(name))
+    }
+
     fn bounds(&self) -> PyResult<Option<Bounds>> {
         let mut out: Option<Bounds> = None;
         for (name, value) in [
@@ -105,26 +116,10 @@ impl TuneArgs {
         Ok(out)
     }
 
-    /// The tuning options, with the `ldp tune` defaults: w_asr 0.5, the paper's grid,
-    /// the weighted strategy (eps-constraint when a bound is given).
+    /// The tuning options: the request resolves as the `ldp` tool's flags do (one
+    /// [`TuneRequest`]), then the LH ASR form and the poisoning setting are added.
     pub(crate) fn options(&self) -> PyResult<TuneOptions> {
-        let w_asr = self.w_asr.unwrap_or(0.5);
-        if !(0.0..=1.0).contains(&w_asr) {
-            return Err(param(format!(
-                "w_asr = {w_asr}: the ASR weight must lie in [0, 1] (the MSE weight is 1 - w_asr)"
-            )));
-        }
-        let (w_epg, w_bits) = (self.w_epg.unwrap_or(0.0), self.w_bits.unwrap_or(0.0));
-        for (name, w) in [("w_epg", w_epg), ("w_bits", w_bits)] {
-            if !(w.is_finite() && w >= 0.0) {
-                return Err(param(format!(
-                    "{name} = {w}: a weight must be finite and >= 0"
-                )));
-            }
-        }
-        let weights = Weights::all(w_asr, 1.0 - w_asr, w_epg, w_bits).map_err(param)?;
-        let bounds = self.bounds()?;
-        let named = match self.strategy.as_deref() {
+        let strategy = match self.strategy.as_deref() {
             None => None,
             Some(s) => Some(Strategy::from_name(s).ok_or_else(|| {
                 param(format!(
@@ -132,33 +127,37 @@ impl TuneArgs {
                 ))
             })?),
         };
-        let strategy = match (named, bounds) {
-            (None | Some(Strategy::Weighted), None) => Strategy::Weighted,
-            (None | Some(Strategy::EpsConstraint(_)), Some(b)) => Strategy::EpsConstraint(b),
-            (Some(Strategy::EpsConstraint(_)), None) => {
-                return Err(param(
-                    "strategy = \"eps-constraint\" needs a bound: asr_max, epg_max or bits_max",
-                ));
-            }
-            (Some(s), Some(_)) => {
-                return Err(param(format!(
-                    "the {} strategy takes no bound (only eps-constraint does)",
-                    s.name()
-                )));
-            }
-            (Some(s), None) => s,
-        };
-        strategy.check_dimensions(weights.active()).map_err(param)?;
         let search = match self.search.as_deref() {
-            None | Some("paper") => Search::Paper,
-            Some("refined") => Search::Refined,
+            None => None,
+            Some("paper") => Some(Search::Paper),
+            Some("refined") => Some(Search::Refined),
             Some(other) => {
                 return Err(param(format!(
                     "search = {other:?}: expected \"paper\" or \"refined\""
                 )));
             }
         };
-        let epg_used = w_epg > 0.0 || self.epg_max.is_some();
+        let request = TuneRequest {
+            w_asr: self.w_asr,
+            w_epg: self.w_epg,
+            w_bits: self.w_bits,
+            search,
+            strategy,
+            bounds: self.bounds()?,
+            collections: self.asr_after,
+        };
+        let options = request.options().map_err(|e| {
+            let name = match e.knob() {
+                Knob::AsrWeight => "w_asr",
+                Knob::EpgWeight => "w_epg",
+                Knob::BitsWeight => "w_bits",
+                Knob::Strategy => "strategy",
+                Knob::Bounds => self.bound_given().unwrap_or("asr_max"),
+                Knob::Collections => "asr_after",
+            };
+            param(format!("{name}: {e}"))
+        })?;
+        let epg_used = options.weights.epg() > 0.0 || self.epg_max.is_some();
         if !epg_used
             && let Some(name) = [
                 ("beta", self.beta.is_some()),
@@ -172,26 +171,10 @@ impl TuneArgs {
                 "{name}: the poisoning setting matters only when EPG is weighted (w_epg) or bounded (epg_max)"
             )));
         }
-        let collections = self.asr_after.unwrap_or(1);
-        if collections == 0 {
-            return Err(param(
-                "asr_after = 0: the attacker sees at least one report",
-            ));
-        }
-        if collections > ldp_analytic::repeated::MAX_COLLECTIONS {
-            return Err(param(format!(
-                "asr_after = {collections}: at most {} collections",
-                ldp_analytic::repeated::MAX_COLLECTIONS
-            )));
-        }
         Ok(TuneOptions {
-            collections,
-            weights,
-            search,
-            strategy,
             lh_asr: lh_asr(self.lh_asr.as_deref().unwrap_or("paper"))?,
             poisoning: poisoning(self.beta, self.targets, self.target_mass)?,
-            ..TuneOptions::default()
+            ..options
         })
     }
 }

@@ -88,6 +88,7 @@ def test_analyze_equals_the_tool(cli):
         ({}, []),
         ({"w_asr": 0.8, "search": "refined"}, ["--w-asr", 0.8, "--search", "refined"]),
         ({"strategy": "utopia"}, ["--strategy", "utopia"]),
+        ({"strategy": "eps-constraint"}, ["--strategy", "eps-constraint"]),
         ({"asr_max": 0.1}, ["--asr-max", 0.1]),
         ({"w_epg": 0.2, "beta": 0.1}, ["--w-epg", 0.2, "--beta", 0.1]),
     ],
