@@ -35,7 +35,9 @@ pub(crate) struct TuneArgs {
     pub(crate) strategy: Option<StrategyArg>,
     /// Tune against the ASR after T linked reports of an unchanged value (a device that
     /// reports daily for a year: 365) instead of one report (default 1). AUE, ALH and
-    /// ATHE only: ASS has no exact form after more than one report.
+    /// ATHE only: ASS has no exact form after more than one report. With `--protocol
+    /// all`, bounds the ASR after T reports (SS and ASS beyond omega = 1, and SHE, are
+    /// left out).
     #[arg(long = "asr-after", value_name = "T")]
     pub(crate) asr_after: Option<u32>,
 }

@@ -289,3 +289,44 @@ fn tune_can_target_the_asr_after_a_year_of_daily_reports() {
             "--asr-after: the attacker sees at least one report, not 0",
         ));
 }
+
+#[test]
+fn tune_all_bounds_the_asr_after_t_reports() {
+    let base = ["tune", "--protocol", "all", "--k", "100", "--eps", "1"];
+    let out = ldp()
+        .args(base)
+        .args(["--asr-max", "0.1", "--asr-after", "30"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("left out"));
+    let daily = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let protocol = daily.lines().nth(1).unwrap().split(',').next().unwrap();
+    let param = column(&daily, protocol, "param");
+    let asr: f64 = column(&daily, protocol, "asr").parse().unwrap();
+    assert!(asr <= 0.1, "{daily}");
+    // The reported ASR is the chosen instance's ASR after 30 reports, as analyze gives it.
+    let analyzed = stdout(ldp().args([
+        "analyze",
+        "--protocol",
+        protocol,
+        "--param",
+        &param,
+        "--k",
+        "100",
+        "--eps",
+        "1",
+        "--collections",
+        "30",
+    ]));
+    let after: f64 = column(&analyzed, protocol, "asr_after").parse().unwrap();
+    assert!((after - asr).abs() < 1e-12, "{daily}\n{analyzed}");
+    // One collection is the one-shot choice.
+    let once = stdout(ldp().args(base).args(["--asr-max", "0.1"]));
+    let one = stdout(
+        ldp()
+            .args(base)
+            .args(["--asr-max", "0.1", "--asr-after", "1"]),
+    );
+    assert_eq!(once, one);
+    assert_ne!(once, daily);
+}

@@ -17,7 +17,8 @@
 //!   spaces are searched exactly without a full scan where the strategy allows
 //!   (branch and bound on the objectives' shape);
 //! - the practitioner's question over all twelve protocols at once: the lowest MSE under
-//!   bounds on ASR, EPG and report size ([`choose_protocol`]).
+//!   bounds on ASR, EPG and report size ([`choose_protocol`]), or on the ASR after many
+//!   linked reports ([`choose_protocol_after`]).
 //!
 //! ```
 //! use ldp_core::{DomainSize, Epsilon, Mechanism, Protocol, AnyMechanism};
@@ -43,7 +44,7 @@ mod space;
 mod strategy;
 mod tune;
 
-pub use choose::{Choice, choose_protocol};
+pub use choose::{Choice, choose_protocol, choose_protocol_after};
 pub use error::OptimizeError;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
 pub use pareto::{Candidate, frontier, frontier_in};

@@ -1,11 +1,11 @@
-//! The practitioner's question over all twelve protocols, against a brute-force scan; and
-//! extra objectives of zero weight change nothing.
+//! The practitioner's question over all twelve protocols, once or after many linked
+//! reports, against a brute-force scan; and extra objectives of zero weight change nothing.
 
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 use ldp_optimize::{
-    Bounds, OptimizeError, Strategy, TuneOptions, Weights, candidates, choose_protocol, objectives,
-    tune,
+    Bounds, OptimizeError, Strategy, TuneOptions, Weights, candidates, choose_protocol,
+    choose_protocol_after, objectives, tune,
 };
 use proptest::prelude::*;
 
@@ -100,5 +100,87 @@ fn a_bits_weight_moves_the_choice_to_smaller_reports() {
     assert!(
         with_bits.objectives.bits < two.objectives.bits,
         "{with_bits:?} vs {two:?}"
+    );
+}
+
+/// Every instance with an exact ASR after `t` linked reports (the classic presets, every
+/// grid point of the adaptive protocols), that ASR computed here from the analytic crate:
+/// the first of smallest MSE among those meeting the bounds.
+fn brute_force_after(
+    k: DomainSize,
+    eps: Epsilon,
+    bounds: &Bounds,
+    t: u32,
+) -> Option<(Protocol, Spec, ldp_optimize::Objectives)> {
+    let poisoning = Poisoning::default();
+    let mut best: Option<(Protocol, Spec, ldp_optimize::Objectives)> = None;
+    for p in Protocol::ALL {
+        let specs: Vec<Spec> = if p.is_adaptive() {
+            candidates(p, k, eps, &TuneOptions::default())
+                .unwrap()
+                .into_iter()
+                .map(|c| Spec::new(k, eps, c.params).unwrap())
+                .collect()
+        } else {
+            vec![Spec::classic(p, k, eps).unwrap()]
+        };
+        for spec in specs {
+            let Some(asr) = ldp_analytic::repeated::asr_after(&spec, t) else {
+                continue;
+            };
+            let o = ldp_optimize::Objectives {
+                asr,
+                ..objectives(&spec, LhAsr::Paper, &poisoning).unwrap()
+            };
+            if bounds.admit(&o) && best.is_none_or(|(_, _, b)| o.mse < b.mse) {
+                best = Some((p, spec, o));
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn the_choice_after_t_reports_is_the_brute_force_answer() {
+    let (k, eps) = (DomainSize::new(100).unwrap(), Epsilon::new(1.0).unwrap());
+    for (t, asr_max, bits_max) in [
+        (2, 0.05, None),
+        (30, 0.1, None),
+        (365, 0.1, None),
+        (365, 0.3, Some(64.0)),
+        (365, 0.02, None),
+    ] {
+        let mut bounds = Bounds::asr(asr_max).unwrap();
+        if let Some(b) = bits_max {
+            bounds = bounds.with_bits(b).unwrap();
+        }
+        let got = choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &Poisoning::default(), t);
+        match brute_force_after(k, eps, &bounds, t) {
+            None => assert_eq!(got, Err(OptimizeError::Infeasible), "t = {t}"),
+            Some((protocol, spec, o)) => {
+                let got = got.unwrap();
+                assert_eq!((got.protocol, got.spec), (protocol, spec), "t = {t}");
+                assert_eq!(got.objectives, o, "t = {t}");
+                assert!(got.objectives.asr <= asr_max);
+            }
+        }
+    }
+}
+
+#[test]
+fn one_collection_is_the_one_shot_choice_and_zero_is_refused() {
+    let poisoning = Poisoning::default();
+    for (kv, e, asr_max) in [(100, 1.0, 0.05), (1000, 4.0, 0.1), (20, 0.5, 0.2)] {
+        let (k, eps) = (DomainSize::new(kv).unwrap(), Epsilon::new(e).unwrap());
+        let bounds = Bounds::asr(asr_max).unwrap();
+        let once = choose_protocol(k, eps, &bounds, LhAsr::Paper, &poisoning).unwrap();
+        let after = choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &poisoning, 1).unwrap();
+        assert_eq!(once, after);
+    }
+    let (k, eps) = (DomainSize::new(100).unwrap(), Epsilon::new(1.0).unwrap());
+    let bounds = Bounds::asr(0.1).unwrap();
+    assert_eq!(
+        choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &poisoning, 0),
+        Err(OptimizeError::NoCollections)
     );
 }

@@ -13,7 +13,7 @@ use ldp_attack::{
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 use ldp_core::{Protocol, dispatch};
 use ldp_optimize::{
-    Objective, ObjectiveSet, candidates, choose_protocol, frontier_in, tune as tune_protocol,
+    Objective, ObjectiveSet, candidates, choose_protocol_after, frontier_in, tune as tune_protocol,
 };
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
@@ -177,8 +177,10 @@ pub(crate) fn analyze<'py>(
 /// elbow, eps-constraint, hypervolume, tchebycheff), bounds `asr_max`, `epg_max`,
 /// `bits_max` (which select eps-constraint; without them eps-constraint is the paper's,
 /// ASR <= 0.1), `lh_asr`, and the poisoning setting of EPG
-/// (`beta`, `targets`, `target_mass`). With protocol "all" and a bound: the instance of
-/// the twelve protocols with the lowest MSE under the bounds.
+/// (`beta`, `targets`, `target_mass`), and `asr_after` (the ASR after that many linked
+/// reports as the objective). With protocol "all" and a bound: the instance of the twelve
+/// protocols with the lowest MSE under the bounds (with `asr_after`, among the instances
+/// with an exact form: SS and ASS beyond omega = 1, and SHE, are left out).
 ///
 /// >>> import ldp
 /// >>> t = ldp.tune("aue", 100, 4.0, w_asr=0.5)
@@ -232,7 +234,6 @@ pub(crate) fn tune<'py>(
             ("w_bits", args.w_bits.is_some()),
             ("search", args.search.is_some()),
             ("strategy", args.strategy.is_some()),
-            ("asr_after", args.asr_after.is_some()),
         ]
         .into_iter()
         .find_map(|(n, on)| on.then_some(n))
@@ -248,7 +249,16 @@ pub(crate) fn tune<'py>(
             ));
         };
         let choice = py
-            .detach(|| choose_protocol(k, eps, &bounds, options.lh_asr, &options.poisoning))
+            .detach(|| {
+                choose_protocol_after(
+                    k,
+                    eps,
+                    &bounds,
+                    options.lh_asr,
+                    &options.poisoning,
+                    options.collections,
+                )
+            })
             .map_err(tuning)?;
         d.set_item("protocol", choice.protocol.name())?;
         d.set_item("strategy", "eps-constraint")?;

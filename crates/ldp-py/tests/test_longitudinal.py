@@ -117,6 +117,20 @@ def test_tuning_for_a_year_of_daily_reports():
         ldp.tune("ass", 100, 0.5, asr_after=30)
 
 
+def test_choosing_among_the_twelve_for_daily_reports_matches_the_tool(cli):
+    mine = ldp.tune("all", 100, 1.0, asr_max=0.1, asr_after=30)
+    out = cli("tune", "--protocol", "all", "--k", "100", "--eps", "1", "--asr-max", "0.1", "--asr-after", "30")
+    header, row = (line.split(",") for line in out.decode().splitlines())
+    theirs = dict(zip(header, row))
+    assert mine["protocol"] == theirs["protocol"]
+    for column in ["param", "asr", "mse", "bits"]:
+        assert mine[column] == pytest.approx(float(theirs[column]), rel=1e-12)
+    assert mine["asr"] <= 0.1 and mine["asr"] == pytest.approx(
+        ldp.asr_after(ldp.mechanism(mine["protocol"], k=100, eps=1.0, param=mine["param"]), [30])[0], abs=1e-12
+    )
+    assert mine != ldp.tune("all", 100, 1.0, asr_max=0.1)
+
+
 def test_bad_input_is_a_typed_error():
     with pytest.raises(ldp.ParamError, match="below"):
         ldp.longitudinal("l-oue", k=10, eps_perm=2.0, eps_1=1.9)

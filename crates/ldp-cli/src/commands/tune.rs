@@ -3,7 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use ldp_analytic::Poisoning;
-use ldp_optimize::{Objective, ObjectiveSet, candidates, choose_protocol, frontier_in, tune};
+use ldp_optimize::{Objective, ObjectiveSet, candidates, choose_protocol_after, frontier_in, tune};
 
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{BoundArgs, LhAsrArg, TuneArgs, budget, domain, parse_protocol};
@@ -90,7 +90,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
     let epg_used = a.tuning.w_epg.is_some_and(|w| w > 0.0) || a.bounds.epg_max.is_some();
     let poisoning = a.poisoning.poisoning(epg_used)?;
     if a.protocol.trim().eq_ignore_ascii_case("all") {
-        if let Some(flag) = a.tuning.given() {
+        if let Some(flag) = a.tuning.given().filter(|&f| f != "--asr-after") {
             bail!(
                 "{flag}: --protocol all picks the lowest MSE under the bounds; it takes no weights, strategy or search"
             );
@@ -98,8 +98,14 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
         let bounds = a.bounds.bounds()?.context(
             "--protocol all picks the lowest MSE under bounds: give --asr-max, --epg-max or --bits-max",
         )?;
-        let choice = choose_protocol(k, eps, &bounds, a.lh_asr.into(), &poisoning)
-            .context("no protocol instance meets the bounds")?;
+        let collections = a.tuning.options(&a.bounds)?.collections;
+        if collections > 1 {
+            eprintln!(
+                "ldp: asr is the ASR after {collections} linked reports; ss and ass beyond omega = 1, and she, have no exact form for it and are left out"
+            );
+        }
+        let choice =
+            choose_protocol_after(k, eps, &bounds, a.lh_asr.into(), &poisoning, collections)?;
         let o = choice.objectives;
         let row = vec![
             Value::from(choice.protocol.name()),
