@@ -261,21 +261,28 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
 
     /// Paper Eq. "estimator": `f_i = (C_i - n q*) / (n (p* - q*))`.
     fn raw_estimate(&self) -> Result<Vec<f64>, AggregateError> {
-        if self.n == 0 {
-            return Err(AggregateError::Empty);
-        }
-        let n = self.n as f64;
         let (p, q) = (self.mechanism.p_star(), self.mechanism.q_star());
-        if p <= q {
-            // eps so small that p* and q* coincide in floating point: reports carry no
-            // usable signal, and the estimator would divide by zero.
-            return Err(AggregateError::Uninformative { p, q });
-        }
-        let scale = 1.0 / (n * (p - q));
-        Ok(self
-            .counts
-            .iter()
-            .map(|&c| (c as f64 - n * q) * scale)
-            .collect())
+        support_estimate(&self.counts, self.n, p, q)
     }
+}
+
+/// The unbiased estimate from support counts of `n` reports, each supporting its true
+/// item w.p. `p` and any other w.p. `q`: `(c_v - n q) / (n (p - q))`.
+pub(crate) fn support_estimate(
+    counts: &[u64],
+    n: u64,
+    p: f64,
+    q: f64,
+) -> Result<Vec<f64>, AggregateError> {
+    if n == 0 {
+        return Err(AggregateError::Empty);
+    }
+    if p <= q {
+        // eps so small that p and q coincide in floating point: reports carry no usable
+        // signal, and the estimator would divide by zero.
+        return Err(AggregateError::Uninformative { p, q });
+    }
+    let n = n as f64;
+    let scale = 1.0 / (n * (p - q));
+    Ok(counts.iter().map(|&c| (c as f64 - n * q) * scale).collect())
 }

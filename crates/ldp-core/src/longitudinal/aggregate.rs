@@ -1,6 +1,6 @@
 //! The server side of a longitudinal protocol: support counts and the chained estimator.
 
-use crate::aggregate::{check_counts, checked_count};
+use crate::aggregate::{check_counts, checked_count, support_estimate};
 use crate::error::AggregateError;
 use crate::estimate::Estimator;
 
@@ -116,20 +116,8 @@ impl LongitudinalCounts {
 
     /// The unbiased estimate with the chained probabilities.
     pub fn raw_estimate(&self) -> Result<Vec<f64>, AggregateError> {
-        if self.n == 0 {
-            return Err(AggregateError::Empty);
-        }
         let Round { p, q } = self.protocol.chained();
-        if p <= q {
-            return Err(AggregateError::Uninformative { p, q });
-        }
-        let n = self.n as f64;
-        let scale = 1.0 / (n * (p - q));
-        Ok(self
-            .counts
-            .iter()
-            .map(|&c| (c as f64 - n * q) * scale)
-            .collect())
+        support_estimate(&self.counts, self.n, p, q)
     }
 
     /// The estimate after `estimator`'s post-processing.
