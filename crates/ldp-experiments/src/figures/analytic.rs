@@ -360,11 +360,13 @@ fn scatter_by_family(
                     label: x_label.into(),
                     scale: x_scale,
                     range: None,
+                    ticks: None,
                 },
                 y: Axis {
                     label: y_label.into(),
                     scale: y_scale,
                     range: None,
+                    ticks: None,
                 },
                 series: group
                     .iter()

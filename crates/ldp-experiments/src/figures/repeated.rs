@@ -177,8 +177,11 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             let last = collections.last().copied().unwrap_or(1).max(2);
             panels.push(Panel {
                 title,
-                // Up to a 1-2-5 tick past the last t, so that the axis labels its end.
-                x: Axis::log("collections t").over(1.0, f64::from(last) * 1.1),
+                // The last t (365: a year of daily reports) is labelled, beside the 1-2-5
+                // values well below it.
+                x: Axis::log("collections t")
+                    .over(1.0, f64::from(last) * 1.1)
+                    .ticks_at(&end_ticks(last)),
                 y: if memo { y } else { y.over(0.0, 1.0) },
                 series: here.iter().flat_map(|c| curve_series(c)).collect(),
                 vlines: vec![],
@@ -382,4 +385,29 @@ fn findings(table: &Table, computed: &[Computed]) -> Vec<String> {
         out.push(text);
     }
     out
+}
+
+/// Ticks of a log axis from 1 to `last`: 1, 2, 5, 10, 20, ... up to half of `last`, then
+/// `last` itself.
+fn end_ticks(last: u32) -> Vec<f64> {
+    let last = f64::from(last);
+    let round = (0..10)
+        .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+        .take_while(|&v| v <= last / 2.0);
+    round.chain([last]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::end_ticks;
+
+    #[test]
+    fn the_axis_labels_its_last_collection() {
+        assert_eq!(
+            end_ticks(365),
+            [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 365.0]
+        );
+        assert_eq!(end_ticks(100), [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
+        assert_eq!(end_ticks(2), [1.0, 2.0]);
+    }
 }

@@ -95,6 +95,9 @@ pub struct Axis {
     pub scale: Scale,
     /// A fixed range; `None` fits the data.
     pub range: Option<(f64, f64)>,
+    /// Tick positions the figure asks for (those inside the range, thinned to fit like
+    /// any others); `None` places round values.
+    pub ticks: Option<Vec<f64>>,
 }
 
 impl Axis {
@@ -104,6 +107,7 @@ impl Axis {
             label: label.into(),
             scale: Scale::Linear,
             range: None,
+            ticks: None,
         }
     }
 
@@ -113,6 +117,7 @@ impl Axis {
             label: label.into(),
             scale: Scale::Log,
             range: None,
+            ticks: None,
         }
     }
 
@@ -120,6 +125,14 @@ impl Axis {
     pub fn over(self, lo: f64, hi: f64) -> Self {
         Axis {
             range: Some((lo, hi)),
+            ..self
+        }
+    }
+
+    /// This axis with ticks at `ticks` (values a reader looks for, such as 365 days).
+    pub fn ticks_at(self, ticks: &[f64]) -> Self {
+        Axis {
+            ticks: Some(ticks.to_vec()),
             ..self
         }
     }

@@ -13,7 +13,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::style::{Dash, Look, Marker, Rgb};
 use super::ticks::{self, tick};
-use super::{ColorBar, Figure, Panel, Scale};
+use super::{Axis, ColorBar, Figure, Panel, Scale};
 use crate::error::ExperimentError;
 
 /// Canvas units per point.
@@ -173,8 +173,8 @@ fn draw_panel(
         .unwrap_or_else(|| fit(y_values(p), p.y.scale == Scale::Log));
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (f64::from(w) / UNITS_PER_PT, f64::from(h) / UNITS_PER_PT);
-    let x = Coord::new(p.x.scale, x0, x1);
-    let y = Coord::new(p.y.scale, y0, y1);
+    let x = Coord::new(&p.x, x0, x1);
+    let y = Coord::new(&p.y, y0, y1);
     // Label widths: about 0.6 em per character; heights one line.
     let y_area = y
         .ticks
@@ -200,12 +200,18 @@ struct Coord {
 }
 
 impl Coord {
-    fn new(scale: Scale, lo: f64, hi: f64) -> Self {
+    fn new(axis: &Axis, lo: f64, hi: f64) -> Self {
+        let asked: Option<Vec<f64>> = axis.ticks.as_ref().map(|t| {
+            let inside = |v: &&f64| (lo.min(hi)..=lo.max(hi)).contains(*v);
+            t.iter().filter(inside).copied().collect()
+        });
         Coord {
             lo,
             hi,
-            log: scale == Scale::Log,
-            ticks: axis_ticks(scale, lo, hi),
+            log: axis.scale == Scale::Log,
+            ticks: asked
+                .filter(|t| t.len() >= 2)
+                .unwrap_or_else(|| axis_ticks(axis.scale, lo, hi)),
         }
     }
 
