@@ -54,10 +54,10 @@ pub fn choose_protocol(
 /// [`choose_protocol`] with the ASR after `collections` linked reports of one unchanged
 /// value ([`ldp_analytic::repeated::asr_after`], LH under an ideal hash) as the bounded and
 /// reported ASR: the question of a deployment that collects daily. Instances without an
-/// exact form after more than one report (SS beyond omega = 1, SHE) are left out; every
-/// other instance is evaluated (the classic presets and the whole paper grid of each
-/// adaptive protocol), so `collections = 1` gives [`choose_protocol`]'s answer by a slower
-/// road. GRR's exact form costs about t^2.5 (0.03 s at t = 365 for k = 100).
+/// exact form after more than one report (SS and ASS beyond omega = 1, SHE) are left out.
+/// For `collections` > 1 every other instance is evaluated (the classic presets and the
+/// whole paper grid of each adaptive protocol); 1 is [`choose_protocol`]. GRR's exact form
+/// costs about t^2.5 (0.03 s at t = 365 for k = 100).
 ///
 /// ```
 /// use ldp_analytic::{LhAsr, Poisoning};
@@ -78,6 +78,9 @@ pub fn choose_protocol_after(
     poisoning: &Poisoning,
     collections: u32,
 ) -> Result<Choice, OptimizeError> {
+    if collections == 0 {
+        return Err(OptimizeError::NoCollections);
+    }
     let options = TuneOptions {
         strategy: Strategy::EpsConstraint(*bounds),
         // Every bounded objective, and MSE, must be computed.
@@ -94,9 +97,6 @@ pub fn choose_protocol_after(
             .chain([Objective::Mse])
             .collect::<Vec<_>>(),
     );
-    if collections == 0 {
-        return Err(OptimizeError::NoCollections);
-    }
     let mut best: Option<Choice> = None;
     let mut evaluations = 0;
     for protocol in Protocol::ALL {
