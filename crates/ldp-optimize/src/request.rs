@@ -11,7 +11,7 @@ use crate::space::Search;
 use crate::strategy::{Bounds, Strategy};
 use crate::tune::TuneOptions;
 
-/// A tuning request; `None` takes the default that [`TuneRequest::options`] documents.
+/// A tuning request; a `None` field takes the default its documentation names.
 ///
 /// ```
 /// use ldp_optimize::{Bounds, Knob, Strategy, TuneRequest};
