@@ -44,6 +44,38 @@ const NEGLIGIBLE: f64 = 1e-18;
 /// forms are O(t).
 pub const MAX_COLLECTIONS: u32 = 10_000;
 
+/// A number of collections outside `1..=`[`MAX_COLLECTIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CollectionsError {
+    /// No report at all.
+    #[error("the number of collections must be at least 1, got 0")]
+    Zero,
+    /// More than [`MAX_COLLECTIONS`].
+    #[error(
+        "at most {MAX_COLLECTIONS} collections (the exact forms grow as t^2.5 for GRR), got {0}"
+    )]
+    TooMany(u32),
+}
+
+/// Checks that every number of collections lies in `1..=`[`MAX_COLLECTIONS`], the range
+/// the `ldp` tool, the Python package and `ldp_optimize::TuneRequest` accept.
+///
+/// ```
+/// use ldp_analytic::repeated::{check_collections, CollectionsError, MAX_COLLECTIONS};
+/// assert_eq!(check_collections(&[1, 365, MAX_COLLECTIONS]), Ok(()));
+/// assert_eq!(check_collections(&[30, 0]), Err(CollectionsError::Zero));
+/// assert_eq!(check_collections(&[20_000]), Err(CollectionsError::TooMany(20_000)));
+/// ```
+pub fn check_collections(collections: &[u32]) -> Result<(), CollectionsError> {
+    if collections.contains(&0) {
+        return Err(CollectionsError::Zero);
+    }
+    match collections.iter().find(|&&t| t > MAX_COLLECTIONS) {
+        Some(&t) => Err(CollectionsError::TooMany(t)),
+        None => Ok(()),
+    }
+}
+
 /// Exact expected ASR after `t >= 1` linked reports of one value, one-shot protocol (no
 /// memoization), uniform prior; `None` where no exact form is implemented (SS with
 /// omega > 1, SHE). Local hashing is evaluated under an ideal hash, so `t = 1` gives

@@ -286,7 +286,7 @@ fn tune_can_target_the_asr_after_a_year_of_daily_reports() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "--asr-after: the attacker sees at least one report, not 0",
+            "--asr-after: the number of collections must be at least 1, got 0",
         ));
 }
 

@@ -2,7 +2,7 @@
 //! setting optional: one place for the defaults and the cross-checks, so every front end
 //! resolves the same request to the same [`TuneOptions`] and refuses the same mistakes.
 
-use ldp_analytic::repeated::MAX_COLLECTIONS;
+use ldp_analytic::repeated::{CollectionsError, check_collections};
 use thiserror::Error;
 
 use crate::error::OptimizeError;
@@ -40,8 +40,9 @@ pub struct TuneRequest {
     pub strategy: Option<Strategy>,
     /// Bounds of the eps-constraint strategy; no other strategy takes them.
     pub bounds: Option<Bounds>,
-    /// Tune against the ASR after this many linked reports, 1 to [`MAX_COLLECTIONS`]
-    /// (default 1, the paper's one-shot ASR).
+    /// Tune against the ASR after this many linked reports, 1 to
+    /// [`MAX_COLLECTIONS`](ldp_analytic::repeated::MAX_COLLECTIONS) (default 1, the
+    /// paper's one-shot ASR).
     pub collections: Option<u32>,
 }
 
@@ -83,12 +84,10 @@ pub enum RequestError {
     /// The strategy has no meaning for the weighted objectives.
     #[error(transparent)]
     Strategy(OptimizeError),
-    /// Zero collections.
-    #[error("the attacker sees at least one report, not 0")]
-    NoCollections,
-    /// More collections than the exact forms are offered for.
-    #[error("at most {MAX_COLLECTIONS} collections, got {0}")]
-    TooManyCollections(u32),
+    /// The number of collections lies outside 1 to
+    /// [`MAX_COLLECTIONS`](ldp_analytic::repeated::MAX_COLLECTIONS).
+    #[error(transparent)]
+    Collections(#[from] CollectionsError),
 }
 
 impl RequestError {
@@ -99,7 +98,7 @@ impl RequestError {
             RequestError::Weight { knob, .. } => *knob,
             RequestError::BoundNotTaken(_) => Knob::Bounds,
             RequestError::Strategy(_) => Knob::Strategy,
-            RequestError::NoCollections | RequestError::TooManyCollections(_) => Knob::Collections,
+            RequestError::Collections(_) => Knob::Collections,
         }
     }
 }
@@ -129,11 +128,8 @@ impl TuneRequest {
         strategy
             .check_dimensions(weights.active())
             .map_err(RequestError::Strategy)?;
-        let collections = match self.collections.unwrap_or(1) {
-            0 => return Err(RequestError::NoCollections),
-            t if t > MAX_COLLECTIONS => return Err(RequestError::TooManyCollections(t)),
-            t => t,
-        };
+        let collections = self.collections.unwrap_or(1);
+        check_collections(&[collections])?;
         Ok(TuneOptions {
             weights,
             search: self.search.unwrap_or_default(),
@@ -148,6 +144,7 @@ impl TuneRequest {
 mod tests {
     use super::*;
     use crate::objective::ObjectiveSet;
+    use ldp_analytic::repeated::MAX_COLLECTIONS;
 
     #[test]
     fn the_empty_request_is_the_default_options() {

@@ -51,16 +51,7 @@ pub(crate) fn longitudinal(
 
 /// Each number of collections in `1..=MAX_COLLECTIONS`.
 pub(crate) fn check_collections(collections: &[u32]) -> PyResult<()> {
-    if collections.contains(&0) {
-        return Err(param("collections must be at least 1"));
-    }
-    if let Some(t) = collections.iter().find(|&&t| t > repeated::MAX_COLLECTIONS) {
-        return Err(param(format!(
-            "collections = {t}: at most {} (the exact forms grow as t^2.5 for GRR)",
-            repeated::MAX_COLLECTIONS
-        )));
-    }
-    Ok(())
+    repeated::check_collections(collections).map_err(|e| param(format!("collections: {e}")))
 }
 
 /// The user's memo then `collections` reports, from one stream per batch of users.

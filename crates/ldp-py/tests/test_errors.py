@@ -23,7 +23,7 @@ import ldp
         (lambda: ldp.mechanism("oue", k=10, eps=1.0, w_asr=0.3), ldp.ParamError, "w_asr: oue is not tuned"),
         (lambda: ldp.mechanism("aue", k=10, eps=1.0, w_asr=1.5), ldp.ParamError, r"w_asr: the ASR weight must lie in \[0, 1\].*got 1.5"),
         (lambda: ldp.mechanism("aue", k=10, eps=1.0, w_epg=0.5, strategy="elbow"), ldp.ParamError, "strategy: the elbow"),
-        (lambda: ldp.tune("aue", 10, 1.0, asr_after=0), ldp.ParamError, "asr_after: the attacker sees at least one report"),
+        (lambda: ldp.tune("aue", 10, 1.0, asr_after=0), ldp.ParamError, "asr_after: the number of collections must be at least 1"),
         (lambda: ldp.mechanism("aue", k=10, eps=1.0, strategy="best"), ldp.ParamError, "strategy"),
         (lambda: ldp.mechanism("aue", k=10, eps=1.0, strategy="utopia", asr_max=0.1), ldp.ParamError, "takes no bound"),
         (lambda: ldp.mechanism("aue", k=10, eps=1.0, beta=0.1), ldp.ParamError, "poisoning setting"),

@@ -40,18 +40,12 @@ pub(crate) fn eps_perm(value: Option<f64>) -> Result<Epsilon> {
     Epsilon::new(v).with_context(|| format!("--eps-perm {}", number(v)))
 }
 
-/// `--collections T` (and `--asr-after T`): each in `1..=MAX_COLLECTIONS`.
+/// `--collections T1,T2,...`: at least one, each in `1..=MAX_COLLECTIONS`.
 pub(crate) fn check_collections(flag: &str, collections: &[u32]) -> Result<()> {
-    if collections.is_empty() || collections.contains(&0) {
-        bail!("{flag}: each number of collections must be at least 1");
+    if collections.is_empty() {
+        bail!("{flag}: give at least one number of collections");
     }
-    if let Some(t) = collections.iter().find(|&&t| t > repeated::MAX_COLLECTIONS) {
-        bail!(
-            "{flag} {t}: at most {} collections (the exact forms grow as T^2.5 for GRR)",
-            repeated::MAX_COLLECTIONS
-        );
-    }
-    Ok(())
+    repeated::check_collections(collections).with_context(|| flag.to_owned())
 }
 
 /// The memoized instance, its errors naming the flags at fault.
