@@ -98,7 +98,8 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
         let bounds = a.bounds.bounds()?.context(
             "--protocol all picks the lowest MSE under bounds: give --asr-max, --epg-max or --bits-max",
         )?;
-        let collections = a.tuning.options(&a.bounds)?.collections;
+        let collections = a.tuning.asr_after.unwrap_or(1);
+        super::repeated::check_collections("--asr-after", &[collections])?;
         if collections > 1 {
             eprintln!(
                 "ldp: asr is the ASR after {collections} linked reports; ss and ass beyond omega = 1, and she, have no exact form for it and are left out"
