@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use ldp_analytic::{Options, asr, evaluate};
+use ldp_analytic::{Options, evaluate, summation};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
 fn all_classic(c: &mut Criterion) {
@@ -38,7 +38,7 @@ fn she_asr(c: &mut Criterion) {
     for (k, e) in [(100u32, 4.0), (10_000, 1.0), (1_000_000_000, 50.0)] {
         let (kk, ee) = (DomainSize::new(k).unwrap(), Epsilon::new(e).unwrap());
         group.bench_function(format!("k={k},eps={e}"), |b| {
-            b.iter(|| black_box(asr::summation(black_box(kk), ee)))
+            b.iter(|| black_box(summation::asr(black_box(kk), ee)))
         });
     }
     group.finish();

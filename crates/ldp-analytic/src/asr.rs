@@ -1,22 +1,11 @@
 //! Expected success rate of the data reconstruction attack under a uniform prior
-//! (paper Eq. "ASR" with the attack of Section "ldp_protocols").
+//! (paper Eq. "ASR" with the attack of Section "ldp_protocols"). Each family's form is in
+//! its module ([`crate::grr::asr`], [`crate::local_hash::asr_paper`], ...).
 
-use ldp_core::{DomainSize, Epsilon, FamilyParams, Spec};
+use ldp_core::{DomainSize, Spec, dispatch_family};
 use serde::{Deserialize, Serialize};
 
-use crate::pure::{self, t};
-use crate::quad;
-
-/// GRR, Eq. "exp_asr_grr": the attacker guesses the report, `e^eps / (e^eps + k - 1)`.
-pub fn grr(k: DomainSize, eps: Epsilon) -> f64 {
-    pure::grr(k, eps).0
-}
-
-/// SS, Eq. "exp_asr_ss": a uniform guess in the subset, `e^eps / (w e^eps + k - w)`.
-pub fn subset(k: DomainSize, eps: Epsilon, omega: u32) -> f64 {
-    let w = f64::from(omega);
-    1.0 / (w + (k.as_f64() - w) * t(eps))
-}
+use crate::family::ClosedForms;
 
 /// UE and THE, Eq. "exp_asr_ue" / "exp_asr_the": a uniform guess among the one-bits
 /// (uniform over the domain when there are none),
@@ -24,7 +13,8 @@ pub fn subset(k: DomainSize, eps: Epsilon, omega: u32) -> f64 {
 ///
 /// Evaluated with `ln_1p` and `exp_m1`: O(1) and accurate for k up to 1e9 and q -> 0
 /// (where it tends to p). Summing the appendix's binomial series term by term instead
-/// underflows to zero for k above about 1000.
+/// underflows to zero for k above about 1000. The same form gives LH's exact ASR under an
+/// ideal hash, with q = 1/g.
 pub fn ones(k: DomainSize, p: f64, q: f64) -> f64 {
     let k = k.as_f64();
     let ln_clear = (-q).ln_1p();
@@ -50,57 +40,20 @@ pub enum LhAsr {
     Exact,
 }
 
-/// LH, the paper's Eq. "exp_asr_lh": `e^eps / ((e^eps + g - 1) max(k/g, 1))`.
-///
-/// # Erratum
-/// This treats the support as exactly `max(k/g, 1)` items and ignores that the true item
-/// may be missing from it. It overestimates the real attack, e.g. 0.279 against 0.234
-/// (exact, and measured) for OLH at k = 100, eps = 4. See [`local_hash_exact`].
-pub fn local_hash_paper(k: DomainSize, eps: Epsilon, g: u32) -> f64 {
-    let g_f = f64::from(g);
-    pure::local_hash(eps, g).0 / (k.as_f64() / g_f).max(1.0)
+impl LhAsr {
+    /// Both forms.
+    pub const ALL: [LhAsr; 2] = [LhAsr::Paper, LhAsr::Exact];
+
+    /// The name front ends use (`paper`, `exact`).
+    pub fn name(self) -> &'static str {
+        match self {
+            LhAsr::Paper => "paper",
+            LhAsr::Exact => "exact",
+        }
+    }
 }
 
-/// LH, exact expectation with an ideal (uniform, independent) hash:
-/// `p g (1 - (1 - 1/g)^k) / k + (1 - p)(1 - 1/g)^(k-1) / k`.
-///
-/// When the hash value is kept (probability p) the support is the true item plus
-/// Bin(k-1, 1/g) colliding items; otherwise the true item is not in the support, and the
-/// attack succeeds only by the uniform guess when the support is empty.
-pub fn local_hash_exact(k: DomainSize, eps: Epsilon, g: u32) -> f64 {
-    let (p, _) = pure::local_hash(eps, g);
-    let (k, g) = (k.as_f64(), f64::from(g));
-    let ln_miss = (-1.0 / g).ln_1p();
-    let kept = p * g * -(k * ln_miss).exp_m1() / k;
-    let lost = (1.0 - p) * ((k - 1.0) * ln_miss).exp() / k;
-    kept + lost
-}
-
-/// SHE, Eq. "full_exp_asr_she": the attacker guesses the largest coordinate,
-/// `P[1 + Z_x > max_{i != x} Z_i] = integral f(z) F(z + 1)^(k-1) dz` with Laplace noise of
-/// scale `b = 2 / eps`.
-///
-/// # Evaluation
-/// With `c = e^(-1/b) / 2`, the integral splits at the kinks z = -1 and z = 0 into
-/// `c 2^(1-k) / k` (z < -1) + `(1 - (1 - c)^k) / (2 c k)` (z > 0), both exact, plus the
-/// middle piece, which the substitution `u = c / s`, `u = e^(-(z+1)/b) / 2` turns into
-/// `(1/2) integral_{2c}^{1} (1 - c/s)^(k-1) ds`, a smooth integrand in [0, 1]; it is
-/// integrated by adaptive tanh-sinh quadrature in `ln s` to an absolute error of 1e-12.
-/// For large k the ASR tends to `e^(eps/2) / k`.
-pub fn summation(k: DomainSize, eps: Epsilon) -> f64 {
-    let k = k.as_f64();
-    let b = 2.0 / eps.get();
-    let c = 0.5 * (-1.0 / b).exp();
-    let ln_keep = (-c).ln_1p();
-    let below = 2.0 * c * (-(k * std::f64::consts::LN_2)).exp() / k;
-    let above = -(k * ln_keep).exp_m1() / (2.0 * c * k);
-    let integrand = |ln_s: f64| {
-        let s = ln_s.exp();
-        0.5 * s * ((k - 1.0) * (-c / s).ln_1p()).exp()
-    };
-    let middle = quad::adaptive(integrand, (2.0 * c).ln(), 0.0, 1e-12);
-    below + middle + above
-}
+ldp_core::named_knob!(LhAsr, "LH ASR form");
 
 /// Expected ASR of the paper's reconstruction attack for any protocol instance.
 ///
@@ -114,21 +67,5 @@ pub fn summation(k: DomainSize, eps: Epsilon) -> f64 {
 /// ```
 pub fn expected(spec: &Spec, lh: LhAsr) -> f64 {
     let (k, eps) = (spec.k(), spec.eps());
-    match spec.family() {
-        FamilyParams::Grr => grr(k, eps),
-        FamilyParams::SubsetSelection { omega } => subset(k, eps, omega),
-        FamilyParams::UnaryEncoding { p } => {
-            let (p, q) = pure::unary(eps, p);
-            ones(k, p, q)
-        }
-        FamilyParams::ThresholdHistogram { theta } => {
-            let (p, q) = pure::threshold(eps, theta);
-            ones(k, p, q)
-        }
-        FamilyParams::LocalHashing { g } => match lh {
-            LhAsr::Paper => local_hash_paper(k, eps, g),
-            LhAsr::Exact => local_hash_exact(k, eps, g),
-        },
-        FamilyParams::SummationHistogram => summation(k, eps),
-    }
+    dispatch_family!(spec.family(), F, param => F::asr(k, eps, param, lh))
 }

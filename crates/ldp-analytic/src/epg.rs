@@ -6,11 +6,14 @@
 //! `E[f~_T] - f_T = beta ((s - r q*) / (p* - q*) - f_T)`.
 //! UE, THE and LH can support every target (`s = r`, the paper's Eq. "epg_pq"); a GRR
 //! report supports one item (`s = 1`); an SS report at most omega (`s = min(r, omega)`).
+//! Each family's `(s - r q*) / (p* - q*)` is its [`ClosedForms::fake_report_gain`].
 
-use ldp_core::{ClipBound, DomainSize, FakeFraction, Family, FamilyParams, ParamError, Spec};
+use ldp_core::{
+    Clip, ClipBound, DomainSize, FakeFraction, Family, ParamError, Spec, dispatch_family,
+};
 use serde::{Deserialize, Serialize};
 
-use crate::pure::{self, one_minus_t, t};
+use crate::family::ClosedForms;
 
 /// The attacker's budget and goal.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -154,7 +157,9 @@ impl Gain {
     }
 }
 
-/// EPG of the maximal gain attack for any protocol instance.
+/// EPG of the maximal gain attack for any protocol instance: `beta (g - f_T)` with `g`
+/// the expected estimate one fake report adds to the targets (each family's
+/// [`ClosedForms::fake_report_gain`]).
 ///
 /// ```
 /// use ldp_analytic::epg::{expected, Gain, Poisoning};
@@ -171,31 +176,13 @@ impl Gain {
 /// ```
 pub fn expected(spec: &Spec, attack: &Poisoning) -> Result<Gain, PoisoningError> {
     attack.check(spec.k())?;
-    let (r, eps) = (f64::from(attack.targets), spec.eps());
-    // (s - r q*) / (p* - q*): the expected estimate a fake report adds to the targets.
-    let per_fake = match spec.family() {
-        FamilyParams::Grr => {
-            // (1 - r q) / (p - q) with p - q = (1 - t) / (1 + (k-1) t).
-            (1.0 + (spec.k().as_f64() - 1.0 - r) * t(eps)) / one_minus_t(eps)
-        }
-        FamilyParams::SubsetSelection { omega } => {
-            let (p, q) = pure::subset(spec.k(), eps, omega);
-            let s = r.min(f64::from(omega));
-            (s - r * q) / (p - q)
-        }
-        FamilyParams::UnaryEncoding { p } => r / (p * one_minus_t(eps)),
-        FamilyParams::LocalHashing { g } => {
-            r * (1.0 + (f64::from(g) - 1.0) * t(eps)) / one_minus_t(eps)
-        }
-        FamilyParams::ThresholdHistogram { theta } => {
-            let (p, q) = pure::threshold(eps, theta);
-            r * (1.0 - q) / (p - q)
-        }
-        FamilyParams::SummationHistogram => return Ok(Gain::Unbounded),
-    };
-    Ok(Gain::Finite(
-        attack.beta() * (per_fake - attack.target_mass),
-    ))
+    let (k, eps, r) = (spec.k(), spec.eps(), attack.targets);
+    let per_fake =
+        dispatch_family!(spec.family(), F, param => F::fake_report_gain(k, eps, param, r));
+    Ok(match per_fake {
+        Some(g) => Gain::Finite(attack.beta() * (g - attack.target_mass)),
+        None => Gain::Unbounded,
+    })
 }
 
 /// EPG when each fake report supports only `supported` of the r targets, as an LH
@@ -228,18 +215,67 @@ pub fn expected_with_support(
     let Some((p, q)) = spec.pure_probabilities() else {
         return expected(spec, attack);
     };
-    // The family's own count of supported targets, and the gain at that count.
-    let full = match spec.family() {
-        FamilyParams::Grr => 1,
-        FamilyParams::SubsetSelection { omega } => attack.targets.min(omega),
-        _ => attack.targets,
-    };
+    // The targets one report of the family can support (GRR one, SS omega), and the
+    // gain at that count.
+    let full = supportable_targets(spec, attack.targets);
     let gain = expected(spec, attack)?
         .finite()
         .expect("pure protocols have a finite gain");
     // Each target a fake report does not support lowers its estimate by 1 / (p* - q*).
     let missing = f64::from(full) - f64::from(supported);
     Ok(Gain::Finite(gain - attack.beta() * missing / (p - q)))
+}
+
+/// EPG of the maximal gain attack against a server that clips as `clip` says: for a
+/// family whose servers clip (SHE), [`expected_she_clipped`] at the clipping bound, or
+/// [`Gain::Unbounded`] without clipping; for the others, whose reports have bounded
+/// influence by construction, [`expected`].
+///
+/// ```
+/// use ldp_analytic::epg::{expected, expected_against, Gain, Poisoning};
+/// use ldp_core::{Clip, DomainSize, Epsilon, Protocol, Spec};
+/// let (k, eps) = (DomainSize::new(100)?, Epsilon::new(1.0)?);
+/// let she = Spec::classic(Protocol::She, k, eps)?;
+/// let attack = Poisoning::default();
+/// assert_eq!(expected_against(&she, &attack, Clip::Off)?, Gain::Unbounded);
+/// let clipped = expected_against(&she, &attack, Clip::Recommended)?.finite().unwrap();
+/// assert!((clipped - 0.05 * (41.0 - 0.01)).abs() < 1e-12); // c = 1 + 40/eps
+/// let oue = Spec::classic(Protocol::Oue, k, eps)?;
+/// assert_eq!(expected_against(&oue, &attack, Clip::Off)?, expected(&oue, &attack)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn expected_against(
+    spec: &Spec,
+    attack: &Poisoning,
+    clip: Clip,
+) -> Result<Gain, PoisoningError> {
+    if !spec.family().family().clips() {
+        return expected(spec, attack);
+    }
+    match clip.bound(spec.eps()) {
+        Some(bound) => Ok(Gain::Finite(expected_she_clipped(spec, attack, bound)?)),
+        None => {
+            attack.check(spec.k())?;
+            Ok(Gain::Unbounded)
+        }
+    }
+}
+
+/// The number of the `targets` that one report of `spec`'s family can support: all of
+/// them, except for GRR (one item per report) and SS (omega items per report).
+///
+/// ```
+/// use ldp_analytic::epg::supportable_targets;
+/// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+/// let (k, eps) = (DomainSize::new(100)?, Epsilon::new(4.0)?);
+/// assert_eq!(supportable_targets(&Spec::classic(Protocol::Grr, k, eps)?, 3), 1);
+/// assert_eq!(supportable_targets(&Spec::classic(Protocol::Ss, k, eps)?, 3), 2); // omega = 2
+/// assert_eq!(supportable_targets(&Spec::classic(Protocol::Olh, k, eps)?, 3), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn supportable_targets(spec: &Spec, targets: u32) -> u32 {
+    let most = spec.support_size_range().map_or(targets, |(_, hi)| hi);
+    targets.min(most)
 }
 
 /// EPG against SHE when the server clips every report coordinate to `[-bound, bound]`:

@@ -1,14 +1,20 @@
 //! # ldp-analytic
 //!
 //! Closed forms for the twelve protocols of "Revisiting Locally Differentially Private
-//! Protocols" (Arcolezi and Gambs): the pure-protocol probabilities ([`pure`]), the
-//! estimation variance the paper calls MSE ([`variance`]), the expected success rate of
-//! the data reconstruction attack ([`asr`]), the expected gain of the maximal gain
-//! poisoning attack ([`epg`]), and, beyond the paper, the communication and computation
-//! cost of a report ([`cost`]), and what repeated collection of one value gives an attacker,
-//! with and without memoization ([`repeated`]). Everything is a pure function of a [`ldp_core::Spec`]
-//! (k, eps, family parameter): no randomness, no allocation. An adaptive protocol is its
-//! family evaluated at its tuned parameter (tuning lives in `ldp-optimize`).
+//! Protocols" (Arcolezi and Gambs) and the families added since: the estimation variance
+//! the paper calls MSE ([`variance`]), the expected success rate of the data
+//! reconstruction attack ([`asr`]) and of the MAP attack with a prior ([`map`]), the
+//! expected gain of the maximal gain poisoning attack ([`epg`]), and, beyond the paper, the
+//! communication and computation cost of a report ([`cost`]), and what repeated collection
+//! of one value gives an attacker, with and without memoization ([`repeated`]). Everything
+//! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
+//! no allocation. An adaptive protocol is its family evaluated at its tuned parameter
+//! (tuning lives in `ldp-optimize`).
+//!
+//! Each family's formulas sit side by side in its own module ([`grr`], [`subset`],
+//! [`unary`], [`local_hash`], [`summation`], [`threshold`]), behind the [`ClosedForms`]
+//! trait; the modules named for a quantity hold its entry point, which dispatches on the
+//! spec's family, and the mathematics the families share ([`support`]).
 //!
 //! ```
 //! use ldp_analytic::{evaluate, Options};
@@ -27,34 +33,51 @@
 //! - **SS variance.** The printed Eq. "var_ss" does not reduce to GRR's variance at
 //!   omega = 1. We compute `q*(1-q*)/(p*-q*)^2` from the paper's own p* and q*, which
 //!   simplifies to `(w e^eps - e^eps + k - w)(w e^eps + k - w - 1) / (w (e^eps-1)^2 (k-w))`
-//!   ([`variance::subset`]).
+//!   ([`subset::variance`]).
 //! - **LH ASR.** Eq. "exp_asr_lh" ignores hash collisions and the event that the true
 //!   item is not supported; it overestimates the attack (0.279 against an exact and
 //!   measured 0.234 for OLH at k = 100, eps = 4, about 19 %). Both forms are provided
-//!   ([`asr::LhAsr`]); figures use the paper's by default, as the paper does.
+//!   ([`asr::LhAsr`], [`local_hash::asr_paper`], [`local_hash::asr_exact`]); figures use
+//!   the paper's by default, as the paper does.
 //! - **UE/THE ASR.** The appendix's event sum underflows to zero above k of about 1000 when
 //!   summed term by term; we evaluate its closed form with `ln_1p`/`exp_m1` ([`asr::ones`]).
 //! - **SHE ASR.** The paper estimates its integral by Monte Carlo; we evaluate it to about
 //!   1e-12 by splitting it at its kinks, two pieces in closed form and one by adaptive
-//!   quadrature ([`asr::summation`]).
+//!   quadrature ([`summation::asr`]).
 //! - **EPG for GRR and SS.** Eq. "epg_pq" assumes a fake report can support all r targets;
 //!   a GRR report supports one item and an SS report at most omega, which [`epg`] accounts for.
 //! - **SHE EPG** is unbounded without server-side clipping ([`epg::Gain::Unbounded`]);
 //!   [`epg::expected_she_clipped`] gives the clipped variant.
 
+// What a family provides, and the entry points that dispatch to it, by quantity.
 pub mod asr;
+pub mod bounds;
 pub mod cost;
 pub mod epg;
+mod family;
+pub mod map;
 pub mod pure;
 mod quad;
 pub mod repeated;
+pub mod support;
 pub mod variance;
+
+// The families' closed forms: one module each, the registry of `ldp_core::families` names
+// them all.
+pub mod grr;
+pub mod local_hash;
+mod ones;
+pub mod subset;
+pub mod summation;
+pub mod threshold;
+pub mod unary;
 
 use ldp_core::Spec;
 use serde::{Deserialize, Serialize};
 
 pub use asr::LhAsr;
 pub use epg::{Gain, Poisoning, PoisoningError};
+pub use family::ClosedForms;
 
 /// What to evaluate, beyond the protocol instance.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

@@ -30,10 +30,10 @@
 //! the first round's one-shot ASR at eps_perm ([`memoized_limit`]).
 
 use ldp_core::longitudinal::{Longitudinal, Round};
-use ldp_core::{DomainSize, FamilyParams, Spec};
+use ldp_core::{DomainSize, Spec, dispatch_family};
 
 use crate::asr;
-use crate::pure;
+use crate::family::ClosedForms;
 
 /// Terms of the outer sum below this probability are skipped (see the module docs).
 const NEGLIGIBLE: f64 = 1e-18;
@@ -79,7 +79,7 @@ pub fn check_collections(collections: &[u32]) -> Result<(), CollectionsError> {
 /// Exact expected ASR after `t >= 1` linked reports of one value, one-shot protocol (no
 /// memoization), uniform prior; `None` where no exact form is implemented (SS with
 /// omega > 1, SHE). Local hashing is evaluated under an ideal hash, so `t = 1` gives
-/// [`asr::local_hash_exact`], not the paper's approximation; every other family's `t = 1`
+/// [`crate::local_hash::asr_exact`], not the paper's approximation; every other family's `t = 1`
 /// value is its one-shot [`asr::expected`].
 ///
 /// ```
@@ -91,23 +91,9 @@ pub fn check_collections(collections: &[u32]) -> Result<(), CollectionsError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn asr_after(spec: &Spec, t: u32) -> Option<f64> {
-    let k = spec.k();
+    let (k, eps) = (spec.k(), spec.eps());
+    let asr = dispatch_family!(spec.family(), F, param => F::asr_after(k, eps, param, t));
     // Rounding (about 1e-16 t ln t) must not print a probability above 1.
-    let asr = match spec.family() {
-        FamilyParams::Grr => Some(multinomial(k, t, pure::grr(k, spec.eps()).0)),
-        FamilyParams::SubsetSelection { omega: 1 } => {
-            Some(multinomial(k, t, pure::subset(k, spec.eps(), 1).0))
-        }
-        FamilyParams::SubsetSelection { .. } | FamilyParams::SummationHistogram => None,
-        // Independent counts: UE's and THE's bits; LH's supports under an ideal hash,
-        // whose q* is 1/g, the chance that another item collides with the report.
-        FamilyParams::UnaryEncoding { .. }
-        | FamilyParams::ThresholdHistogram { .. }
-        | FamilyParams::LocalHashing { .. } => {
-            let (p, q) = spec.pure_probabilities()?;
-            Some(independent(k, &binomial(t, p), &binomial(t, q)))
-        }
-    };
     asr.map(|a| a.clamp(0.0, 1.0))
 }
 
@@ -159,23 +145,9 @@ pub fn memoized_limit(l: &Longitudinal) -> f64 {
 /// bound is tight and `C = -ln(1 - (sqrt(P10) - sqrt(P01))^2)`; the k - 2 further
 /// competitors change only the polynomial factor. `None` for SHE.
 pub fn error_exponent(spec: &Spec) -> Option<f64> {
-    let k = spec.k().as_f64();
-    let (p10, p01) = match spec.family() {
-        FamilyParams::Grr => pure::grr(spec.k(), spec.eps()),
-        FamilyParams::SubsetSelection { omega } => {
-            let (p, _) = pure::subset(spec.k(), spec.eps(), omega);
-            let w = f64::from(omega);
-            (p * (1.0 - (w - 1.0) / (k - 1.0)), (1.0 - p) * w / (k - 1.0))
-        }
-        // Independent supports (LH: q* = 1/g under an ideal hash).
-        FamilyParams::UnaryEncoding { .. }
-        | FamilyParams::ThresholdHistogram { .. }
-        | FamilyParams::LocalHashing { .. } => {
-            let (p, q) = spec.pure_probabilities()?;
-            (p * (1.0 - q), (1.0 - p) * q)
-        }
-        FamilyParams::SummationHistogram => return None,
-    };
+    let (k, eps) = (spec.k(), spec.eps());
+    let (p10, p01) =
+        dispatch_family!(spec.family(), F, param => F::pairwise_support(k, eps, param))?;
     Some(-(-(p10.sqrt() - p01.sqrt()).powi(2)).ln_1p())
 }
 
@@ -237,6 +209,12 @@ fn ln_factorials(max: usize) -> Vec<f64> {
     (0..=max).map(|n| libm::lgamma(n as f64 + 1.0)).collect()
 }
 
+/// Independent supports (the true item w.p. p, each other w.p. q, per report): the exact
+/// ASR of "guess the most supported item, ties uniform" after t reports.
+pub(crate) fn independent_counts(k: DomainSize, t: u32, p: f64, q: f64) -> f64 {
+    independent(k, &binomial(t, p), &binomial(t, q))
+}
+
 /// ASR of "guess the most supported item, ties uniform" when the true item's count has pmf
 /// `own` and each of the k - 1 others, independently, pmf `other` (both on `0..=t`).
 fn independent(k: DomainSize, own: &[f64], other: &[f64]) -> f64 {
@@ -293,7 +271,7 @@ fn ln_exp_m1(x: f64) -> f64 {
 /// `P[...] = n! e^n / n^n [w^n] (pi_c w^c)^J A(w)^(m - J)`, with `pi_j` the Poisson pmf and
 /// `A(w) = sum_{j < c} pi_j w^j`. Every coefficient is a probability, so nothing overflows
 /// and nothing cancels.
-fn multinomial(k: DomainSize, t: u32, p: f64) -> f64 {
+pub(crate) fn multinomial(k: DomainSize, t: u32, p: f64) -> f64 {
     let own = binomial(t, p);
     let m = k.get() as usize - 1;
     let ln_fact = ln_factorials((t as usize).max(m));

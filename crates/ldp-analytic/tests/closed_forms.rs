@@ -2,7 +2,7 @@
 //! a series summed in log space, a special case, a limit, or ldp-core's mechanisms.
 
 use approx::assert_relative_eq;
-use ldp_analytic::{asr, epg, pure, variance};
+use ldp_analytic::{asr, epg, grr, local_hash, map, subset, summation, threshold, unary};
 use ldp_core::{
     DomainSize, Epsilon, FamilyParams, LocalHashing, Mechanism, PureProtocol, Spec,
     SubsetSelection, ThresholdHistogram, UnaryEncoding,
@@ -39,7 +39,7 @@ fn ue_and_the_closed_form_equals_the_appendix_event_sum() {
     for kv in [2, 3, 10, 100, 1000, 10_000] {
         for e in EPSILONS {
             for p in [0.5, 0.7, 0.95] {
-                let (p, q) = pure::unary(eps(e), p);
+                let (p, q) = unary::probabilities(eps(e), p);
                 assert_relative_eq!(
                     asr::ones(k(kv), p, q),
                     event_sum(kv, p, q),
@@ -47,7 +47,7 @@ fn ue_and_the_closed_form_equals_the_appendix_event_sum() {
                 );
             }
             for theta in [0.5, 0.8, 1.0] {
-                let (p, q) = pure::threshold(eps(e), theta);
+                let (p, q) = threshold::probabilities(eps(e), theta);
                 assert_relative_eq!(
                     asr::ones(k(kv), p, q),
                     event_sum(kv, p, q),
@@ -79,18 +79,18 @@ fn subset_selection_with_one_item_is_grr() {
     for kv in [2, 5, 100, 10_000] {
         for e in EPSILONS {
             let (kk, ee) = (k(kv), eps(e));
-            let (pg, qg) = pure::grr(kk, ee);
-            let (ps, qs) = pure::subset(kk, ee, 1);
+            let (pg, qg) = grr::probabilities(kk, ee);
+            let (ps, qs) = subset::probabilities(kk, ee, 1);
             assert_relative_eq!(pg, ps, max_relative = 1e-12);
             assert_relative_eq!(qg, qs, max_relative = 1e-12);
             assert_relative_eq!(
-                variance::subset(kk, ee, 1),
-                variance::grr(kk, ee),
+                subset::variance(kk, ee, 1),
+                grr::variance(kk, ee),
                 max_relative = 1e-12
             );
             assert_relative_eq!(
-                asr::subset(kk, ee, 1),
-                asr::grr(kk, ee),
+                subset::asr(kk, ee, 1),
+                grr::asr(kk, ee),
                 max_relative = 1e-12
             );
             for r in [1, 2] {
@@ -118,7 +118,7 @@ fn printed_var_ss(k: f64, w: f64, e: f64) -> f64 {
 #[test]
 fn printed_ss_variance_is_an_erratum() {
     let (kv, e) = (100u32, 2f64);
-    let grr = variance::grr(k(kv), eps(e));
+    let grr = grr::variance(k(kv), eps(e));
     let printed = printed_var_ss(f64::from(kv), 1.0, e.exp());
     assert!(
         (printed - grr).abs() / grr > 0.5,
@@ -137,14 +137,14 @@ fn every_variance_matches_the_pure_formula_and_the_printed_equation() {
             let (kk, ee, ex) = (k(kv), eps(e), e.exp());
             let kf = f64::from(kv);
             // GRR, Eq. "var_grr".
-            let (p, q) = pure::grr(kk, ee);
+            let (p, q) = grr::probabilities(kk, ee);
             assert_relative_eq!(
-                variance::grr(kk, ee),
+                grr::variance(kk, ee),
                 pure_variance(p, q),
                 max_relative = 1e-8
             );
             assert_relative_eq!(
-                variance::grr(kk, ee),
+                grr::variance(kk, ee),
                 (ex + kf - 2.0) / (ex - 1.0).powi(2),
                 max_relative = 1e-9
             );
@@ -153,36 +153,36 @@ fn every_variance_matches_the_pure_formula_and_the_printed_equation() {
                 .into_iter()
                 .filter(|&w| w >= 1 && w < kv)
             {
-                let (p, q) = pure::subset(kk, ee, omega);
+                let (p, q) = subset::probabilities(kk, ee, omega);
                 let w = f64::from(omega);
                 let design = (w * ex - ex + kf - w) * (w * ex + kf - w - 1.0)
                     / (w * (ex - 1.0).powi(2) * (kf - w));
                 assert_relative_eq!(
-                    variance::subset(kk, ee, omega),
+                    subset::variance(kk, ee, omega),
                     pure_variance(p, q),
                     max_relative = 1e-7
                 );
-                assert_relative_eq!(variance::subset(kk, ee, omega), design, max_relative = 1e-9);
+                assert_relative_eq!(subset::variance(kk, ee, omega), design, max_relative = 1e-9);
             }
             // UE, Eq. "var_ue", for SUE, OUE and any p.
             for p in [0.5, ex.sqrt() / (ex.sqrt() + 1.0), 0.818, 0.99] {
-                let (p, q) = pure::unary(ee, p);
+                let (p, q) = unary::probabilities(ee, p);
                 let printed = ((ex - 1.0) * q + 1.0).powi(2) / ((ex - 1.0).powi(2) * (1.0 - q) * q);
-                assert_relative_eq!(variance::unary(ee, p), printed, max_relative = 1e-8);
+                assert_relative_eq!(unary::variance(ee, p), printed, max_relative = 1e-8);
                 assert_relative_eq!(
-                    variance::unary(ee, p),
+                    unary::variance(ee, p),
                     pure_variance(p, q),
                     max_relative = 1e-8
                 );
             }
             // LH, Eq. "var_lh".
             for g in [2, 3, 13, 56, 1000] {
-                let (p, q) = pure::local_hash(ee, g);
+                let (p, q) = local_hash::probabilities(ee, g);
                 let gf = f64::from(g);
                 let printed = (ex - 1.0 + gf).powi(2) / ((ex - 1.0).powi(2) * (gf - 1.0));
-                assert_relative_eq!(variance::local_hash(ee, g), printed, max_relative = 1e-8);
+                assert_relative_eq!(local_hash::variance(ee, g), printed, max_relative = 1e-8);
                 assert_relative_eq!(
-                    variance::local_hash(ee, g),
+                    local_hash::variance(ee, g),
                     pure_variance(p, q),
                     max_relative = 1e-8
                 );
@@ -191,11 +191,11 @@ fn every_variance_matches_the_pure_formula_and_the_printed_equation() {
             for theta in [0.5, 0.783, 0.9, 1.0] {
                 let printed = (2.0 * (e * theta / 2.0).exp() - 1.0)
                     / (1.0 + (e * (theta - 0.5)).exp() - 2.0 * (e * theta / 2.0).exp()).powi(2);
-                assert_relative_eq!(variance::threshold(ee, theta), printed, max_relative = 1e-8);
+                assert_relative_eq!(threshold::variance(ee, theta), printed, max_relative = 1e-8);
             }
             // SHE: Laplace(2/eps) has variance 2 (2/eps)^2.
             assert_relative_eq!(
-                variance::summation(ee),
+                summation::variance(ee),
                 2.0 * (2.0 / e).powi(2),
                 max_relative = 1e-12
             );
@@ -216,7 +216,7 @@ fn probabilities_match_the_papers_expressions() {
             };
             // Eq. "grr".
             close(
-                pure::grr(kk, ee),
+                grr::probabilities(kk, ee),
                 (ex / (ex + kf - 1.0), 1.0 / (ex + kf - 1.0)),
             );
             // Section "SS".
@@ -224,7 +224,7 @@ fn probabilities_match_the_papers_expressions() {
                 let w = f64::from(omega);
                 let d = w * ex + kf - w;
                 close(
-                    pure::subset(kk, ee, omega),
+                    subset::probabilities(kk, ee, omega),
                     (
                         w * ex / d,
                         (w * ex * (w - 1.0) + (kf - w) * w) / ((kf - 1.0) * d),
@@ -235,16 +235,19 @@ fn probabilities_match_the_papers_expressions() {
             // constraint of Eq. "optimization_aue".
             let h = (e / 2.0).exp();
             close(
-                pure::unary(ee, h / (h + 1.0)),
+                unary::probabilities(ee, h / (h + 1.0)),
                 (h / (h + 1.0), 1.0 / (h + 1.0)),
             );
-            close(pure::unary(ee, 0.5), (0.5, 1.0 / (ex + 1.0)));
-            close(pure::unary(ee, 0.75), (0.75, 0.75 / (ex * 0.25 + 0.75)));
+            close(unary::probabilities(ee, 0.5), (0.5, 1.0 / (ex + 1.0)));
+            close(
+                unary::probabilities(ee, 0.75),
+                (0.75, 0.75 / (ex * 0.25 + 0.75)),
+            );
             // Section "LH".
-            close(pure::local_hash(ee, 5), (ex / (ex + 4.0), 0.2));
+            close(local_hash::probabilities(ee, 5), (ex / (ex + 4.0), 0.2));
             // Eq. "the_parameters".
             close(
-                pure::threshold(ee, 0.7),
+                threshold::probabilities(ee, 0.7),
                 (
                     1.0 - 0.5 * (e / 2.0 * (0.7 - 1.0)).exp(),
                     0.5 * (-e / 2.0 * 0.7).exp(),
@@ -297,7 +300,7 @@ fn she_asr_direct(kv: u32, e: f64) -> f64 {
 fn she_asr_matches_direct_integration_of_the_appendix_integral() {
     for kv in [2, 3, 10, 100, 1000] {
         for e in [0.1, 1.0, 4.0, 10.0] {
-            let ours = asr::summation(k(kv), eps(e));
+            let ours = summation::asr(k(kv), eps(e));
             let direct = she_asr_direct(kv, e);
             assert!(
                 (ours - direct).abs() < 1e-9,
@@ -310,10 +313,10 @@ fn she_asr_matches_direct_integration_of_the_appendix_integral() {
 #[test]
 fn she_asr_reaches_its_limits() {
     // k = 2 at eps -> 0: a coin flip. Large k: k ASR -> e^(eps/2).
-    assert_relative_eq!(asr::summation(k(2), eps(1e-6)), 0.5, max_relative = 1e-5);
+    assert_relative_eq!(summation::asr(k(2), eps(1e-6)), 0.5, max_relative = 1e-5);
     for e in [0.5, 1.0, 4.0] {
         let big = 1_000_000_000u32;
-        let scaled = f64::from(big) * asr::summation(k(big), eps(e));
+        let scaled = f64::from(big) * summation::asr(k(big), eps(e));
         assert_relative_eq!(scaled, (e / 2.0).exp(), max_relative = 1e-6);
     }
 }
@@ -333,7 +336,7 @@ fn she_asr_matches_a_seeded_monte_carlo() {
             .count();
         let est = hits as f64 / draws as f64;
         let se = (est * (1.0 - est) / draws as f64).sqrt();
-        let exact = asr::summation(k(kv), eps(e));
+        let exact = summation::asr(k(kv), eps(e));
         assert!(
             (est - exact).abs() < 4.0 * se,
             "k={kv} eps={e}: MC {est} vs {exact} (se {se})"
@@ -379,14 +382,14 @@ fn exact_lh_asr_matches_real_xxh32_hashing_and_the_paper_form_does_not() {
         (1000, 2.0, 8),
     ] {
         let (mean, se) = lh_attack_monte_carlo(kv, e, g, 200_000);
-        let exact = asr::local_hash_exact(k(kv), eps(e), g);
+        let exact = local_hash::asr_exact(k(kv), eps(e), g);
         assert!(
             (mean - exact).abs() < 4.0 * se,
             "k={kv} eps={e} g={g}: MC {mean} vs exact {exact} (se {se})"
         );
     }
     let (mean, se) = lh_attack_monte_carlo(100, 4.0, 56, 200_000);
-    let paper = asr::local_hash_paper(k(100), eps(4.0), 56);
+    let paper = local_hash::asr_paper(k(100), eps(4.0), 56);
     assert!(
         (paper - mean) > 20.0 * se,
         "paper {paper} should overestimate {mean}"
@@ -489,4 +492,21 @@ fn poisoning_parameters_are_validated() {
         epg::expected(&spec, &too_many),
         Err(PoisoningError::TooManyTargets { targets: 6, k: 5 })
     );
+}
+
+#[test]
+fn exact_map_with_a_uniform_prior_is_the_papers_asr() {
+    // With a uniform prior every supported item is a maximizer: the paper's attack.
+    let (k, e) = (DomainSize::new(50).unwrap(), eps(2.0));
+    let uniform = vec![1.0 / 50.0; 50];
+    let exact = |spec: &Spec| map::asr_exact(spec, &uniform).unwrap().unwrap();
+    let ex = 2f64.exp();
+    let grr = Spec::new(k, e, FamilyParams::Grr).unwrap();
+    assert!((exact(&grr) - ex / (ex + 49.0)).abs() < 1e-12);
+    let ss = Spec::new(k, e, FamilyParams::SubsetSelection { omega: 5 }).unwrap();
+    assert!((exact(&ss) - ex / (5.0 * ex + 45.0)).abs() < 1e-12);
+    let (p, q) = (0.5, 1.0 / (ex + 1.0));
+    let ue_closed = ((1.0 - p) * (1.0 - q).powi(49) + p / q * (1.0 - (1.0 - q).powi(50))) / 50.0;
+    let oue = Spec::new(k, e, FamilyParams::UnaryEncoding { p }).unwrap();
+    assert!((exact(&oue) - ue_closed).abs() < 1e-12);
 }

@@ -2,7 +2,7 @@
 //! (and every memo), take the MAP guess by the true joint likelihood with exact ties, and
 //! average. Independent of the closed forms' counting arguments.
 
-use ldp_analytic::{asr, repeated};
+use ldp_analytic::{asr, grr, local_hash, repeated};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol as L, Round};
 use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
 
@@ -158,7 +158,7 @@ fn one_report_is_the_one_shot_asr() {
                 let spec = Spec::classic(protocol, k(kv), e(eps)).unwrap();
                 let one = repeated::asr_after(&spec, 1).unwrap();
                 let want = match spec.family() {
-                    FamilyParams::LocalHashing { g } => asr::local_hash_exact(k(kv), e(eps), g),
+                    FamilyParams::LocalHashing { g } => local_hash::asr_exact(k(kv), e(eps), g),
                     _ => asr::expected(&spec, Default::default()),
                 };
                 assert!(
@@ -250,7 +250,7 @@ fn the_collections_to_exceed_a_level_are_the_first_t_above_it() {
 #[test]
 fn memoized_variance_of_l_grr_is_grr_at_eps_1() {
     let l = Longitudinal::new(L::LGrr, k(50), e(3.0), e(1.0)).unwrap();
-    let grr = ldp_analytic::variance::grr(k(50), e(1.0));
+    let grr = grr::variance(k(50), e(1.0));
     assert!((repeated::memoized_variance(&l) / grr - 1.0).abs() < 1e-10);
 }
 
@@ -281,7 +281,7 @@ fn extreme_parameters_stay_finite_probabilities() {
                     if t == 1 {
                         let want = match spec.family() {
                             FamilyParams::LocalHashing { g } => {
-                                asr::local_hash_exact(k(kv), e(eps), g)
+                                local_hash::asr_exact(k(kv), e(eps), g)
                             }
                             _ => asr::expected(&spec, Default::default()),
                         };

@@ -9,9 +9,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ldp_attack::{Adversary, Population};
+use ldp_attack::Population;
 use ldp_core::simulation::{Role, stream_rng};
-use ldp_core::{DomainSize, Epsilon, Mechanism, SummationHistogram};
+use ldp_core::{
+    AttackSurface, Clip, DomainSize, Epsilon, FamilyMechanism, Mechanism, SummationHistogram,
+};
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
 
@@ -57,7 +59,7 @@ fn she(c: &mut Criterion) {
         bench.iter(|| {
             let mut rng = stream_rng(1, 0, Role::Genuine, 0);
             let mut attacker = stream_rng(1, 0, Role::Attacker, 0);
-            let mut server = m.server(None);
+            let mut server = m.server(Clip::Off);
             let mut scratch = Vec::new();
             let mut hits = 0u32;
             for &x in items {
@@ -73,7 +75,7 @@ fn she(c: &mut Criterion) {
         bench.iter(|| {
             let mut rng = stream_rng(1, 0, Role::Genuine, 0);
             let mut attacker = stream_rng(1, 0, Role::Attacker, 0);
-            let mut server = m.server(None);
+            let mut server = m.server(Clip::Off);
             let mut scratch = Vec::new();
             let mut hits = 0u32;
             for &x in items {

@@ -5,11 +5,12 @@
 //! measurement:
 //!
 //! - data reconstruction: the paper's attack for every family and a MAP attack with an
-//!   informative [`Prior`] ([`Adversary::guess`], [`map::map_guess`]), with the MAP
-//!   attack's exact expected success rate where it is tractable ([`map::map_asr_exact`]);
+//!   informative [`Prior`] ([`AttackSurface::guess`], [`map::map_guess`]); the MAP
+//!   attack's exact expected success rate is `ldp_analytic::map::asr_exact`;
 //! - poisoning (Cao et al. 2021): the maximal gain, random item and random output attacks
 //!   ([`PoisonKind`]); fake reports pass the same validation as genuine ones, and the
-//!   local-hashing attack's seed search is bounded and documented ([`lh_search`]);
+//!   local-hashing attack's seed search is bounded and documented
+//!   ([`ldp_core::attack_surface::best_seed`]);
 //! - repeated collection ([`linked`]): the combined-likelihood attack on t linked reports
 //!   of one value, with and without memoization;
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
@@ -36,16 +37,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod adversary;
 pub mod data;
-pub mod lh_search;
 pub mod linked;
 pub mod map;
 mod measure;
 mod poison;
 
-pub use adversary::{Adversary, MaxGain};
 pub use data::{DataError, Population};
+pub use ldp_core::{AttackSurface, MaxGain};
 pub use map::{Prior, PriorError};
 pub use measure::{
     BYTES_PER_RUN, Estimate, MeasureConfig, MeasureError, Measurement, ReconstructionAttack,

@@ -23,10 +23,7 @@
 
 use ldp_core::longitudinal::{Longitudinal, Memo};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
-use ldp_core::{
-    Grr, LocalHashing, Mechanism, Spec, SubsetSelection, SummationHistogram, Support,
-    ThresholdHistogram, UnaryEncoding, dispatch,
-};
+use ldp_core::{AttackSurface, Spec, dispatch};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -159,7 +156,7 @@ trait Reporter: Sync {
 /// A one-shot mechanism reporting afresh at every collection.
 struct OneShot<'a, M>(&'a M);
 
-impl<M: Evidence> Reporter for OneShot<'_, M> {
+impl<M: AttackSurface> Reporter for OneShot<'_, M> {
     type Fixed = ();
     fn fix<R: Rng + ?Sized>(&self, _: u32, _: &mut R) {}
     fn add_report<R: Rng + ?Sized>(
@@ -199,39 +196,6 @@ impl Reporter for Memoized<'_> {
         let report = self.0.report(memo, rng).expect("the protocol's own memo");
         self.0
             .for_each_supported(&report, |i| scores[i as usize] += 1.0);
-    }
-}
-
-/// How one report moves the attacker's per-item scores: +1 on each supported item for the
-/// pure families (the joint likelihood is increasing in the counts), the log-likelihood
-/// for SHE.
-trait Evidence: Mechanism {
-    fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], scratch: &mut Vec<f64>);
-}
-
-macro_rules! count_support {
-    ($($ty:ty),*) => {$(
-        impl Evidence for $ty {
-            fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], _: &mut Vec<f64>) {
-                self.for_each_supported(report, |i| scores[i as usize] += 1.0);
-            }
-        }
-    )*};
-}
-count_support!(
-    Grr,
-    SubsetSelection,
-    UnaryEncoding,
-    ThresholdHistogram,
-    LocalHashing
-);
-
-impl Evidence for SummationHistogram {
-    fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], scratch: &mut Vec<f64>) {
-        self.log_likelihoods(report, scratch);
-        for (s, l) in scores.iter_mut().zip(scratch.iter()) {
-            *s += l;
-        }
     }
 }
 

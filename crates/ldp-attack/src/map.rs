@@ -5,7 +5,7 @@
 //! distribution guesses `argmax_x P[report | x] prior(x)` (paper Eq.
 //! "bayes_attack_general_prior"), which can only do better.
 
-use ldp_core::{FamilyParams, Mechanism, Spec};
+use ldp_core::Mechanism;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
@@ -168,79 +168,4 @@ pub(crate) fn argmax_uniform<R: Rng + ?Sized>(
         }
     }
     chosen
-}
-
-/// The exact expected success rate of the MAP attack, `sum_y max_x prior(x) P[y | x]`
-/// (ties do not matter: every maximizer has the same posterior), for the families whose
-/// likelihood takes two values per report, `c_y rho` on the supported items and `c_y`
-/// elsewhere: GRR, SS, UE and THE exactly, LH under an ideal (uniform, independent) hash.
-/// `Ok(None)` for SHE; an error when the prior does not cover the spec's k items.
-///
-/// With the prior sorted decreasingly, `pi_(1) >= pi_(2) >= ...`, only two items can win:
-/// the most probable supported item and the most probable unsupported one; grouping the
-/// reports by the rank of those two gives an O(k) sum.
-pub fn map_asr_exact(spec: &Spec, prior: &Prior) -> Result<Option<f64>, PriorError> {
-    prior.check_len(spec.k().as_usize())?;
-    let mut pi = prior.probs.clone();
-    pi.sort_unstable_by(|a, b| b.total_cmp(a));
-    let Some((p, q)) = spec.pure_probabilities() else {
-        return Ok(None);
-    };
-    Ok(Some(match spec.family() {
-        FamilyParams::Grr => subset_sum(&pi, 1, p),
-        FamilyParams::SubsetSelection { omega } => subset_sum(&pi, omega as usize, p),
-        FamilyParams::UnaryEncoding { .. } | FamilyParams::ThresholdHistogram { .. } => {
-            let rho = p * (1.0 - q) / ((1.0 - p) * q);
-            (1.0 - p) / (1.0 - q) * product_sum(&pi, q, rho)
-        }
-        FamilyParams::LocalHashing { g } => {
-            let g = f64::from(g);
-            let q_other = (1.0 - p) / (g - 1.0);
-            // Each of the g values' buckets holds every item independently w.p. 1/g.
-            q_other * g * product_sum(&pi, 1.0 / g, p / q_other)
-        }
-        FamilyParams::SummationHistogram => unreachable!("SHE is not pure"),
-    }))
-}
-
-/// `E_S[max(rho pi_a(S), pi_b(S))]` for S holding each rank independently w.p. `incl`,
-/// where a is the best-ranked member and b the best-ranked non-member.
-fn product_sum(pi: &[f64], incl: f64, rho: f64) -> f64 {
-    let top = pi[0];
-    // Rank 1 in S: the value is rho pi_(1) whatever else S holds.
-    let mut sum = incl * rho * top;
-    // Rank 1 not in S, first member at rank i (or S empty).
-    let mut none_before = 1.0 - incl;
-    for &pi_i in &pi[1..] {
-        sum += none_before * incl * (rho * pi_i).max(top);
-        none_before *= 1.0 - incl;
-    }
-    sum + none_before * top
-}
-
-/// `sum_S P[S | x not in S] max(rho pi_a(S), pi_b(S))` over omega-subsets S, for SS
-/// (GRR at omega = 1), with `rho = p (k - omega) / ((1 - p) omega)`.
-fn subset_sum(pi: &[f64], omega: usize, p: f64) -> f64 {
-    let k = pi.len();
-    let ln_fact: Vec<f64> = std::iter::once(0.0)
-        .chain((1..=k).scan(0.0, |acc, i| {
-            *acc += (i as f64).ln();
-            Some(*acc)
-        }))
-        .collect();
-    let ln_choose = |n: usize, r: usize| ln_fact[n] - ln_fact[r] - ln_fact[n - r];
-    let rho = p * (k - omega) as f64 / ((1.0 - p) * omega as f64);
-    // P[S | x] for a subset S without x.
-    let ln_c = (1.0 - p).ln() - ln_choose(k - 1, omega);
-    let top = pi[0];
-    let mut sum = 0.0;
-    // Rank 1 in S; first non-member at rank j: ranks 1..j-1 in S, the rest among k - j.
-    for j in 2..=omega + 1 {
-        sum += (ln_c + ln_choose(k - j, omega + 1 - j)).exp() * rho * top;
-    }
-    // Rank 1 not in S; first member at rank i.
-    for i in 2..=k - omega + 1 {
-        sum += (ln_c + ln_choose(k - i, omega - 1)).exp() * (rho * pi[i - 1]).max(top);
-    }
-    sum
 }

@@ -8,12 +8,11 @@
 //! the poisoning gain is measured as a paired difference.
 
 use ldp_core::simulation::{Role, Streams, for_each_batch};
-use ldp_core::{Aggregator, ClipBound, Spec, dispatch};
+use ldp_core::{Aggregator, AttackSurface, Clip, FamilyMechanism, MaxGain, Spec, dispatch};
 use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::adversary::{Adversary, MaxGain};
 use crate::data::Population;
 use crate::map::{Prior, PriorError, map_guess};
 use crate::poison::{PoisonConfig, PoisonKind};
@@ -66,7 +65,8 @@ pub struct Measurement {
     /// caused by the fake reports.
     pub gain: Option<Estimate>,
     /// Targets each fake report of the maximal gain attack supports. Below the number of
-    /// targets only for local hashing, when the seed search of [`crate::lh_search`] found
+    /// targets only for local hashing, when the seed search of
+    /// [`ldp_core::attack_surface::best_seed`] found
     /// no seed hashing them all together: the attack is then weaker than the closed form
     /// assumes.
     pub targets_supported: Option<u32>,
@@ -176,11 +176,7 @@ pub fn measure_until(
                 return Err(MeasureError::TargetOutsideDomain { target, k });
             }
             // Under attack, an SHE server clips (at the recommended bound unless told).
-            Some((
-                p,
-                p.she_clip()
-                    .unwrap_or_else(|| ClipBound::recommended(spec.eps())),
-            ))
+            Some((p, p.clip()))
         }
     };
     dispatch!(spec.build()?, m => run_all(&m, population, config, poisoning, stop))
@@ -194,11 +190,11 @@ struct RunResult {
     gain: Option<f64>,
 }
 
-fn run_all<M: Adversary>(
+fn run_all<M: FamilyMechanism + AttackSurface>(
     m: &M,
     pop: &Population,
     config: &MeasureConfig,
-    poisoning: Option<(&PoisonConfig, ClipBound)>,
+    poisoning: Option<(&PoisonConfig, Clip)>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Measurement, MeasureError> {
     let truth = pop.frequencies();
@@ -206,7 +202,7 @@ fn run_all<M: Adversary>(
     let attack = poisoning.map(|(p, clip)| Attack {
         config: p,
         clip,
-        plan: (p.kind() == PoisonKind::Mga).then(|| m.plan_max_gain(p.targets(), clip)),
+        plan: (p.kind() == PoisonKind::Mga).then(|| m.plan_max_gain(p.targets().items(), clip)),
         fakes: p.beta().fake_users(pop.len() as u64) as usize,
     });
     let runs = usize::try_from(config.runs)
@@ -250,7 +246,7 @@ fn run_all<M: Adversary>(
 /// A poisoning attack ready to run.
 struct Attack<'a, R> {
     config: &'a PoisonConfig,
-    clip: ClipBound,
+    clip: Clip,
     plan: Option<MaxGain<R>>,
     fakes: usize,
 }
@@ -268,7 +264,7 @@ pub(crate) fn summarize(values: impl Iterator<Item = f64>) -> Estimate {
     Estimate { mean, se }
 }
 
-fn one_run<M: Adversary>(
+fn one_run<M: FamilyMechanism + AttackSurface>(
     m: &M,
     pop: &Population,
     truth: &[f64],
@@ -278,7 +274,8 @@ fn one_run<M: Adversary>(
 ) -> RunResult {
     let genuine = Streams::new(config.seed, run, Role::Genuine);
     let attacker = Streams::new(config.seed, run, Role::Attacker);
-    let clip = attack.map(|a| a.clip);
+    // Without an attack, the paper's server: SHE sums reports unclipped.
+    let clip = attack.map_or(Clip::Off, |a| a.clip);
     let items = pop.items();
     let mut server = m.server(clip);
     let mut hits = 0u64;
@@ -340,7 +337,7 @@ fn one_run<M: Adversary>(
 
 /// The raw estimate after adding the attack's fake reports to a copy of `clean`. Fake
 /// users follow the same batch contract, on the `Fake` streams.
-fn poison<M: Adversary>(
+fn poison<M: FamilyMechanism + AttackSurface>(
     m: &M,
     clean: &M::Aggregator,
     attack: &Attack<'_, M::Report>,
@@ -354,10 +351,10 @@ fn poison<M: Adversary>(
         attack.fakes,
         |b, users| {
             let mut rng = fake.batch(b);
-            let mut partial = m.server(Some(attack.clip));
+            let mut partial = m.server(attack.clip);
             for _ in users {
                 let report = match (&attack.plan, attack.config.kind()) {
-                    (Some(plan), _) => m.max_gain_report(plan, targets, &mut rng),
+                    (Some(plan), _) => m.max_gain_report(plan, targets.items(), &mut rng),
                     (None, PoisonKind::Ria) => {
                         let t = targets.items()[rng.random_range(0..targets.len())];
                         m.perturb(t, &mut rng).expect("targets are in the domain")

@@ -1,7 +1,7 @@
 //! Poisoning attacks (Cao, Jia and Gong 2021): fake users inject crafted reports to raise
 //! the estimated frequency of target items.
 
-use ldp_core::{ClipBound, FakeFraction, ParamError};
+use ldp_core::{Clip, FakeFraction, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// Which fake reports the attacker sends.
@@ -116,28 +116,26 @@ pub struct PoisonConfig {
     kind: PoisonKind,
     beta: FakeFraction,
     targets: Targets,
-    she_clip: Option<ClipBound>,
+    #[serde(default)]
+    clip: Clip,
 }
 
 impl PoisonConfig {
-    /// `kind` with a fraction `beta` of fake users against `targets`. An SHE server
-    /// clips at [`ClipBound::recommended`] unless [`PoisonConfig::with_she_clip`] says
-    /// otherwise.
+    /// `kind` with a fraction `beta` of fake users against `targets`. A server of a
+    /// clipping family (SHE) clips at the recommended bound unless
+    /// [`PoisonConfig::with_clip`] says otherwise.
     pub fn new(kind: PoisonKind, beta: f64, targets: Vec<u32>) -> Result<Self, PoisonError> {
         Ok(Self {
             kind,
             beta: FakeFraction::new(beta)?,
             targets: Targets::new(targets)?,
-            she_clip: None,
+            clip: Clip::Recommended,
         })
     }
 
-    /// The SHE server's clipping bound.
-    pub fn with_she_clip(self, bound: ClipBound) -> Self {
-        Self {
-            she_clip: Some(bound),
-            ..self
-        }
+    /// How the attacked server clips (SHE; the other families ignore it).
+    pub fn with_clip(self, clip: Clip) -> Self {
+        Self { clip, ..self }
     }
 
     /// The attack.
@@ -155,8 +153,8 @@ impl PoisonConfig {
         &self.targets
     }
 
-    /// The SHE clipping bound, if set; `None` means [`ClipBound::recommended`].
-    pub fn she_clip(&self) -> Option<ClipBound> {
-        self.she_clip
+    /// How the attacked server clips.
+    pub fn clip(&self) -> Clip {
+        self.clip
     }
 }

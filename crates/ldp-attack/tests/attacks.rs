@@ -2,12 +2,11 @@
 
 use std::io::Write;
 
-use ldp_attack::map::map_asr_exact;
 use ldp_attack::{
     MeasureConfig, MeasureError, PoisonConfig, PoisonError, PoisonKind, Population, Prior,
     PriorError, ReconstructionAttack, measure,
 };
-use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
+use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
 fn eps(v: f64) -> Epsilon {
     Epsilon::new(v).unwrap()
@@ -69,55 +68,6 @@ fn derive_adult_age(files: &[&str]) -> Vec<u64> {
         }
     }
     counts
-}
-
-#[test]
-fn map_attack_matches_its_exact_expectation() {
-    let pop = Population::adult_age();
-    let prior = Prior::from_population(&pop);
-    let k = pop.k();
-    for e in [1.0, 4.0] {
-        for family in [
-            FamilyParams::Grr,
-            FamilyParams::SubsetSelection { omega: 1 },
-            FamilyParams::SubsetSelection { omega: 7 },
-            FamilyParams::UnaryEncoding { p: 0.5 },
-            FamilyParams::ThresholdHistogram { theta: 0.8 },
-            FamilyParams::LocalHashing { g: 13 },
-        ] {
-            let spec = Spec::new(k, eps(e), family).unwrap();
-            let m = measure(
-                &spec,
-                &pop,
-                &config(20, ReconstructionAttack::Map(prior.clone())),
-            )
-            .unwrap();
-            let exact = map_asr_exact(&spec, &prior).unwrap().unwrap();
-            assert!(
-                (m.asr.mean - exact).abs() < 3.5 * m.asr.se,
-                "{family:?} eps={e}: {} vs {exact} (se {})",
-                m.asr.mean,
-                m.asr.se
-            );
-        }
-    }
-}
-
-#[test]
-fn exact_map_with_a_uniform_prior_is_the_papers_asr() {
-    // With a uniform prior every supported item is a maximizer: the paper's attack.
-    let (k, e) = (DomainSize::new(50).unwrap(), eps(2.0));
-    let uniform = Prior::new(vec![1.0; 50]).unwrap();
-    let exact = |spec: &Spec| map_asr_exact(spec, &uniform).unwrap().unwrap();
-    let ex = 2f64.exp();
-    let grr = Spec::new(k, e, FamilyParams::Grr).unwrap();
-    assert!((exact(&grr) - ex / (ex + 49.0)).abs() < 1e-12);
-    let ss = Spec::new(k, e, FamilyParams::SubsetSelection { omega: 5 }).unwrap();
-    assert!((exact(&ss) - ex / (5.0 * ex + 45.0)).abs() < 1e-12);
-    let (p, q) = (0.5, 1.0 / (ex + 1.0));
-    let ue_closed = ((1.0 - p) * (1.0 - q).powi(49) + p / q * (1.0 - (1.0 - q).powi(50))) / 50.0;
-    let oue = Spec::new(k, e, FamilyParams::UnaryEncoding { p }).unwrap();
-    assert!((exact(&oue) - ue_closed).abs() < 1e-12);
 }
 
 #[test]

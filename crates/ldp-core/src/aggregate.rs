@@ -103,6 +103,10 @@ pub struct SupportCounts<M> {
     mechanism: M,
     n: u64,
     counts: Vec<u64>,
+    /// The mechanism's [`crate::Support::support_size_range`], kept for the per-report
+    /// check of [`SupportCounts::add_support`].
+    #[cfg_attr(feature = "serde", serde(skip_serializing))]
+    support_range: (u32, u32),
 }
 
 /// The serialized form of [`SupportCounts`], checked on the way in.
@@ -127,10 +131,12 @@ impl<M: PureProtocol> SupportCounts<M> {
     /// An empty aggregator for `mechanism`.
     pub fn new(mechanism: M) -> Self {
         let k = mechanism.domain_size().as_usize();
+        let support_range = mechanism.support_size_range();
         Self {
             mechanism,
             n: 0,
             counts: vec![0; k],
+            support_range,
         }
     }
 
@@ -160,6 +166,7 @@ impl<M: PureProtocol> SupportCounts<M> {
             ));
         }
         Ok(Self {
+            support_range: mechanism.support_size_range(),
             mechanism,
             n,
             counts,
@@ -209,12 +216,8 @@ impl<M: crate::mechanism::SetValued> SupportCounts<M> {
     /// # Ok::<(), ldp_core::Error>(())
     /// ```
     pub fn add_support(&mut self, items: &[u32]) -> Result<(), AggregateError> {
-        let field = match self.mechanism.spec().family() {
-            crate::FamilyParams::Grr => "y",
-            crate::FamilyParams::SubsetSelection { .. } => "subset",
-            _ => "ones",
-        };
-        let (lo, hi) = self.mechanism.support_size_range();
+        let field = M::FIELD;
+        let (lo, hi) = self.support_range;
         if !(lo as usize..=hi as usize).contains(&items.len()) {
             return Err(ReportError::Length {
                 field,

@@ -57,35 +57,29 @@ pub enum ParamError {
         /// The rejected value.
         value: f64,
     },
-    /// Subset selection needs 1 <= omega <= k - 1.
-    #[error("subset size omega must lie in [1, {max}] (k - 1), got {value}")]
-    SubsetSize {
-        /// The rejected value.
-        value: u64,
-        /// The largest admissible value, k - 1.
-        max: u32,
-    },
-    /// Unary encoding needs p in [0.5, 1).
-    #[error("unary-encoding probability p must lie in [0.5, 1), got {}", num(*.value))]
-    UnaryP {
+    /// A family parameter lies outside the range where the mechanism is defined.
+    #[error("{description} must {requirement}, got {}", num(*.value))]
+    Parameter {
+        /// The parameter's name, as [`crate::FamilyParams`] spells it (`omega`, `p`, ...).
+        name: &'static str,
+        /// How messages describe it (`subset size omega`).
+        description: &'static str,
+        /// What is required of it (`lie in [1, 9] (k - 1)`).
+        requirement: String,
         /// The rejected value.
         value: f64,
     },
-    /// Local hashing needs a hash range of at least 2.
-    #[error("hash range g must be at least 2, got {value}")]
-    HashRange {
-        /// The rejected value.
-        value: u64,
+    /// A parameter space holds no value.
+    #[error("the parameter range [{}, {}] is empty", num(*.lo), num(*.hi))]
+    EmptyRange {
+        /// Lower end.
+        lo: f64,
+        /// Upper end.
+        hi: f64,
     },
     /// A SHE server's clipping bound must lie in `[1, SHE_REPORT_BOUND]`.
     #[error("SHE clipping bound must lie in [1, 1e150], got {}", num(*.value))]
     ClipBound {
-        /// The rejected value.
-        value: f64,
-    },
-    /// Thresholding needs theta in [0.5, 1].
-    #[error("threshold theta must lie in [0.5, 1], got {}", num(*.value))]
-    Threshold {
         /// The rejected value.
         value: f64,
     },

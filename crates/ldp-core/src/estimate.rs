@@ -4,7 +4,12 @@
 //! sum to one. Post-processing trades the bias it introduces for a valid distribution;
 //! it is always an explicit choice.
 
+crate::named_knob!(Estimator, "estimator");
+
 /// How to turn raw unbiased estimates into the reported frequencies.
+///
+/// Names parse case-insensitively (`"norm-sub".parse()`), and serialize the same way
+/// (`clip`; the older `clip-renormalize` is still read).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "serde",
@@ -17,6 +22,7 @@ pub enum Estimator {
     Unbiased,
     /// Clip negatives to zero and renormalize to sum one (what the paper's code does).
     /// When every estimate is non-positive the result is uniform.
+    #[cfg_attr(feature = "serde", serde(rename = "clip", alias = "clip-renormalize"))]
     ClipRenormalize,
     /// Norm-Sub (Wang et al. 2020): repeatedly zero the negatives and shift the positives
     /// by a common amount until the estimate is non-negative and sums to one.
@@ -28,6 +34,24 @@ pub enum Estimator {
 }
 
 impl Estimator {
+    /// Every estimator, in the order front ends list them.
+    pub const ALL: [Estimator; 4] = [
+        Estimator::Unbiased,
+        Estimator::ClipRenormalize,
+        Estimator::NormSub,
+        Estimator::Simplex,
+    ];
+
+    /// The name front ends use: `unbiased`, `clip`, `norm-sub`, `simplex`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Estimator::Unbiased => "unbiased",
+            Estimator::ClipRenormalize => "clip",
+            Estimator::NormSub => "norm-sub",
+            Estimator::Simplex => "simplex",
+        }
+    }
+
     /// Applies the post-processing to `raw`. Finite inputs give finite outputs, however
     /// large: inputs beyond 2^600 in magnitude are first scaled by a power of two (exactly),
     /// so that no sum overflows.

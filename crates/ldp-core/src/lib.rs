@@ -43,19 +43,24 @@
 //! A device that only perturbs needs neither: `default-features = false`.
 
 pub mod aggregate;
+pub mod attack_surface;
 mod client;
 pub mod error;
 pub mod estimate;
 pub mod families;
 pub mod longitudinal;
 pub mod mechanism;
+pub mod names;
 pub mod report;
 mod sampling;
+pub mod server;
 pub mod simulation;
+pub mod space;
 pub mod spec;
 pub mod vocab;
 
 pub use aggregate::{Aggregator, SupportCounts};
+pub use attack_surface::{AttackSurface, MaxGain};
 pub use client::Client;
 pub use error::{AggregateError, Error, ItemOutOfRange, ParamError, ReportError};
 pub use estimate::Estimator;
@@ -65,7 +70,14 @@ pub use families::subset::SubsetSelection;
 pub use families::summation::{ClipBound, SheSums, SummationHistogram};
 pub use families::threshold::ThresholdHistogram;
 pub use families::unary::UnaryEncoding;
+pub use families::{
+    AnyMechanism, Family, FamilyMechanism, FamilyParams, NotClassic, ParamValue, Protocol,
+    Registered, UnknownProtocol, WrongFamily,
+};
 pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, SetValued, Support, Wire};
+pub use names::UnknownName;
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
-pub use spec::{AnyMechanism, FamilyParams, NotClassic, Spec};
-pub use vocab::{DomainSize, Epsilon, FakeFraction, Family, Protocol};
+pub use server::{Clip, ClipError};
+pub use space::ParameterSpace;
+pub use spec::Spec;
+pub use vocab::{DomainSize, Epsilon, FakeFraction};

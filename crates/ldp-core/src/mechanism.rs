@@ -112,10 +112,12 @@ pub trait Support: Mechanism {
     }
 
     /// The fewest and the most items one valid report can support (GRR: exactly one, SS:
-    /// exactly omega, the others: between 0 and k). Restored aggregator states are checked
-    /// against it.
+    /// exactly omega, the others: between 0 and k), as the family's registry entry states
+    /// it ([`crate::FamilyMechanism::support_size_range`]). Restored aggregator states are
+    /// checked against it.
     fn support_size_range(&self) -> (u32, u32) {
-        (0, self.domain_size().get())
+        let spec = self.spec();
+        spec.support_size_range().unwrap_or((0, spec.k().get()))
     }
 }
 
@@ -132,12 +134,23 @@ pub trait PureProtocol: Support {
 /// Families whose report is its support set, written out: GRR's one item, SS's subset,
 /// UE's and THE's one-bits. A server can then aggregate a support set read from any
 /// columnar form without building the report ([`crate::SupportCounts::add_support`]).
-pub trait SetValued: PureProtocol {}
+pub trait SetValued: PureProtocol {
+    /// The report's field that holds the set, as error messages name it.
+    const FIELD: &'static str;
+}
 
-impl SetValued for crate::Grr {}
-impl SetValued for crate::SubsetSelection {}
-impl SetValued for crate::UnaryEncoding {}
-impl SetValued for crate::ThresholdHistogram {}
+impl SetValued for crate::Grr {
+    const FIELD: &'static str = "y";
+}
+impl SetValued for crate::SubsetSelection {
+    const FIELD: &'static str = "subset";
+}
+impl SetValued for crate::UnaryEncoding {
+    const FIELD: &'static str = "ones";
+}
+impl SetValued for crate::ThresholdHistogram {
+    const FIELD: &'static str = "ones";
+}
 
 /// `PartialEq` by [`Mechanism::spec`], the mechanism's identity.
 macro_rules! eq_by_spec {

@@ -22,23 +22,33 @@ fn parameters_are_validated() {
     assert_eq!(DomainSize::new(0), Err(ParamError::DomainSize { value: 0 }));
     assert_eq!(
         SubsetSelection::new(k(10), eps(1.0), 0).unwrap_err(),
-        ParamError::SubsetSize { value: 0, max: 9 }
+        ParamError::Parameter {
+            name: "omega",
+            description: "subset size omega",
+            requirement: "lie in [1, 9] (k - 1)".into(),
+            value: 0.0
+        }
     );
     assert!(SubsetSelection::new(k(10), eps(1.0), 10).is_err());
     for p in [0.49, 1.0, f64::NAN] {
         assert!(matches!(
             UnaryEncoding::new(k(10), eps(1.0), p),
-            Err(ParamError::UnaryP { .. })
+            Err(ParamError::Parameter { name: "p", .. })
         ));
     }
     assert_eq!(
         LocalHashing::new(k(10), eps(1.0), 1).unwrap_err(),
-        ParamError::HashRange { value: 1 }
+        ParamError::Parameter {
+            name: "g",
+            description: "hash range g",
+            requirement: "be at least 2".into(),
+            value: 1.0
+        }
     );
     for t in [0.49, 1.01, f64::NAN] {
         assert!(matches!(
             ThresholdHistogram::new(k(10), eps(1.0), t),
-            Err(ParamError::Threshold { .. })
+            Err(ParamError::Parameter { name: "theta", .. })
         ));
     }
 }
@@ -221,10 +231,20 @@ fn wire_format_rejects_bad_seeds_and_unknown_fields() {
     }
     assert!(serde_json::from_str::<GrrReport>(r#"{"y": 1, "z": 2}"#).is_err());
     assert!(serde_json::from_str::<OnesReport>(r#"{"ones": [1, -2]}"#).is_err());
-    assert!(serde_json::from_str::<Grr>(r#"{"k": 1, "eps": 1.0}"#).is_err());
-    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "eps": -1.0}"#).is_err());
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 1, "eps": 1.0, "family": "grr"}"#).is_err());
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "eps": -1.0, "family": "grr"}"#).is_err());
     // One wire name for the budget, as in `Spec`.
-    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "epsilon": 1.0}"#).is_err());
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "epsilon": 1.0, "family": "grr"}"#).is_err());
+    // A mechanism is its spec: a spec of another family is not a GRR.
+    assert!(serde_json::from_str::<Grr>(r#"{"k": 4, "eps": 1.0, "family": "grr"}"#).is_ok());
+    let msg =
+        serde_json::from_str::<Grr>(r#"{"k": 4, "eps": 1.0, "family": "summation_histogram"}"#)
+            .unwrap_err()
+            .to_string();
+    assert!(
+        msg.contains("expected a mechanism of the Grr family"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -250,16 +270,16 @@ fn aggregation_errors_are_typed() {
     ));
 
     // Serialized state is checked when it comes back.
-    let json = r#"{"mechanism":{"k":3,"eps":1.0},"n":1,"counts":[0,1]}"#;
+    let json = r#"{"mechanism":{"k":3,"eps":1.0,"family":"grr"},"n":1,"counts":[0,1]}"#;
     assert!(
         serde_json::from_str::<SupportCounts<Grr>>(json)
             .unwrap_err()
             .to_string()
             .contains("corrupt")
     );
-    let json = r#"{"mechanism":{"k":2,"eps":1.0},"n":1,"counts":[0,2]}"#;
+    let json = r#"{"mechanism":{"k":2,"eps":1.0,"family":"grr"},"n":1,"counts":[0,2]}"#;
     assert!(serde_json::from_str::<SupportCounts<Grr>>(json).is_err());
-    let json = r#"{"mechanism":{"k":2,"eps":1.0},"n":2,"counts":[1,1]}"#;
+    let json = r#"{"mechanism":{"k":2,"eps":1.0,"family":"grr"},"n":2,"counts":[1,1]}"#;
     let agg: SupportCounts<Grr> = serde_json::from_str(json).unwrap();
     assert_eq!(agg.count(), 2);
 }
@@ -269,22 +289,22 @@ fn aggregation_errors_are_typed() {
 #[test]
 fn restored_states_are_consistent() {
     // Each GRR report supports exactly one item, each SS report exactly omega.
-    let grr = r#"{"mechanism":{"k":2,"eps":1.0},"n":1,"counts":[1,1]}"#;
+    let grr = r#"{"mechanism":{"k":2,"eps":1.0,"family":"grr"},"n":1,"counts":[1,1]}"#;
     let msg = serde_json::from_str::<SupportCounts<Grr>>(grr)
         .unwrap_err()
         .to_string();
     assert!(msg.contains("add up to 2"), "{msg}");
-    let ss = r#"{"mechanism":{"k":4,"eps":1.0,"omega":2},"n":2,"counts":[1,1,1,0]}"#;
+    let ss = r#"{"mechanism":{"k":4,"eps":1.0,"family":{"subset_selection":{"omega":2}}},"n":2,"counts":[1,1,1,0]}"#;
     assert!(serde_json::from_str::<SupportCounts<SubsetSelection>>(ss).is_err());
-    let ss = r#"{"mechanism":{"k":4,"eps":1.0,"omega":2},"n":2,"counts":[1,1,1,1]}"#;
+    let ss = r#"{"mechanism":{"k":4,"eps":1.0,"family":{"subset_selection":{"omega":2}}},"n":2,"counts":[1,1,1,1]}"#;
     assert!(serde_json::from_str::<SupportCounts<SubsetSelection>>(ss).is_ok());
 
     // SHE: the clipping bound of a restored state obeys the constructor's rule.
-    let she = r#"{"mechanism":{"k":2,"eps":1.0},"clip":0.5,"n":0,"sums":[0.0,0.0]}"#;
+    let she = r#"{"mechanism":{"k":2,"eps":1.0,"family":"summation_histogram"},"clip":0.5,"n":0,"sums":[0.0,0.0]}"#;
     assert!(serde_json::from_str::<ldp_core::SheSums>(she).is_err());
-    let she = r#"{"mechanism":{"k":2,"eps":1.0},"clip":2.0,"n":1,"sums":[3.0,0.0]}"#;
+    let she = r#"{"mechanism":{"k":2,"eps":1.0,"family":"summation_histogram"},"clip":2.0,"n":1,"sums":[3.0,0.0]}"#;
     assert!(serde_json::from_str::<ldp_core::SheSums>(she).is_err());
-    let she = r#"{"mechanism":{"k":2,"eps":1.0},"clip":2.0,"n":1,"sums":[2.0,-1.5]}"#;
+    let she = r#"{"mechanism":{"k":2,"eps":1.0,"family":"summation_histogram"},"clip":2.0,"n":1,"sums":[2.0,-1.5]}"#;
     assert!(serde_json::from_str::<ldp_core::SheSums>(she).is_ok());
 }
 

@@ -12,9 +12,8 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::Accumulator;
 use ldp_arrow::{ArrowLdpError, ArrowReports};
 use ldp_core::{
-    AggregateError, Aggregator, ClipBound, Estimator, Grr, LocalHashing, Mechanism, PureProtocol,
-    SheSums, Spec, SubsetSelection, SummationHistogram, SupportCounts, ThresholdHistogram,
-    UnaryEncoding, dispatch,
+    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, Mechanism, PureProtocol,
+    SheSums, Spec, SupportCounts, dispatch,
 };
 
 use crate::udaf::{Output, execution_error};
@@ -24,7 +23,7 @@ pub(crate) fn accumulator_for(
     spec: &Spec,
     output: Output,
     estimator: Estimator,
-    clip: Option<ClipBound>,
+    clip: Clip,
     name: &'static str,
 ) -> Result<Box<dyn Accumulator>> {
     let mechanism = spec.build().map_err(|e| {
@@ -37,36 +36,11 @@ pub(crate) fn accumulator_for(
     }))
 }
 
-/// A mechanism's empty server: SHE's clipped at `clip`, the others' plain support counts.
-trait Server: ArrowReports<Aggregator: State> + 'static {
-    fn server(&self, clip: Option<ClipBound>) -> Self::Aggregator;
-}
+/// A mechanism the accumulator runs: its reports come from Arrow, its server (from
+/// ldp-core, clipping as the options say) ships its state as `(n, values)`.
+trait Server: FamilyMechanism + ArrowReports<Aggregator: State> + 'static {}
 
-macro_rules! support_counting {
-    ($($ty:ty),*) => {$(
-        impl Server for $ty {
-            fn server(&self, _: Option<ClipBound>) -> SupportCounts<$ty> {
-                self.aggregator()
-            }
-        }
-    )*};
-}
-support_counting!(
-    Grr,
-    SubsetSelection,
-    UnaryEncoding,
-    LocalHashing,
-    ThresholdHistogram
-);
-
-impl Server for SummationHistogram {
-    fn server(&self, clip: Option<ClipBound>) -> SheSums {
-        match clip {
-            Some(bound) => self.clipped_aggregator(bound),
-            None => self.unclipped_aggregator(),
-        }
-    }
-}
+impl<M: FamilyMechanism + ArrowReports<Aggregator: State> + 'static> Server for M {}
 
 /// An aggregator's state as `(n, values)`, and back.
 trait State: Aggregator {

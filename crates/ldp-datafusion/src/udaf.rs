@@ -11,7 +11,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, TypeSignature, Volatility,
 };
 use datafusion::physical_expr::expressions::Literal;
-use ldp_core::{ClipBound, Estimator, Family, Spec};
+use ldp_core::{Clip, ClipBound, Estimator, Spec};
 
 use crate::accumulator::accumulator_for;
 
@@ -45,8 +45,9 @@ impl Output {
 /// - `report`: the report column as `ldp-arrow` writes it.
 /// - `spec`: the mechanism's spec as a JSON string literal, as stored under `ldp.spec` in
 ///   the files ([`crate::spec_literal`] quotes it for SQL).
-/// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "clip-renormalize"
-///   | "norm-sub" | "simplex", "she_clip": <number> | "none"}`. SHE reports are clipped at
+/// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "clip" |
+///   "norm-sub" | "simplex", "she_clip": <number> | "none" | "recommended"}` (the older
+///   `"clip-renormalize"` is still read). SHE reports are clipped at
 ///   the server to `[-C, C]` with `C = 1 + 40/eps` unless `she_clip` says otherwise, as
 ///   the `ldp` tool does.
 ///
@@ -172,12 +173,11 @@ impl AggregateUDFImpl for LdpAggregate {
             Some(text) => Options::parse(&text, name)?,
             None => Options::default(),
         };
-        if options.she_clip.is_some() && spec.family().family() != Family::SummationHistogram {
-            return plan_err!("{name}: she_clip applies to SHE reports only");
-        }
         let clip = match options.she_clip {
-            None => Some(ClipBound::recommended(spec.eps())),
-            Some(c) => c,
+            None => Clip::Recommended,
+            Some(clip) => clip
+                .check_for(spec.family().family())
+                .map_err(|e| plan_error(format!("{name}: she_clip: {e}")))?,
         };
         accumulator_for(&spec, self.output, options.estimator, clip, name)
     }
@@ -214,8 +214,8 @@ fn literal_text(
 #[derive(Debug, Default)]
 struct Options {
     estimator: Estimator,
-    /// `Some(None)`: `"none"`, no clipping.
-    she_clip: Option<Option<ClipBound>>,
+    /// `None`: not given (the recommended bound).
+    she_clip: Option<Clip>,
 }
 
 impl Options {
@@ -230,20 +230,25 @@ impl Options {
         }
         let raw: Raw = serde_json::from_str(text).map_err(|e| {
             plan_error(format!(
-                "{name}: options {text}: {e} (expected {{\"estimator\": \"unbiased\" | \"clip-renormalize\" | \"norm-sub\" | \"simplex\", \"she_clip\": <number> | \"none\"}})"
+                "{name}: options {text}: {e} (expected {{\"estimator\": \"unbiased\" | \"clip\" | \"norm-sub\" | \"simplex\", \"she_clip\": <number> | \"none\" | \"recommended\"}})"
             ))
         })?;
         let she_clip = match raw.she_clip {
             None => None,
-            Some(serde_json::Value::String(s)) if s == "none" => Some(None),
+            Some(serde_json::Value::String(s)) => Some(
+                s.parse::<Clip>()
+                    .map_err(|e| plan_error(format!("{name}: she_clip {s:?}: {e}")))?,
+            ),
             Some(serde_json::Value::Number(n)) => {
                 let bound = n.as_f64().unwrap_or(f64::NAN);
-                Some(Some(ClipBound::new(bound).map_err(|e| {
+                Some(Clip::At(ClipBound::new(bound).map_err(|e| {
                     plan_error(format!("{name}: she_clip {bound}: {e}"))
                 })?))
             }
             Some(other) => {
-                return plan_err!("{name}: she_clip must be a number or \"none\", not {other}");
+                return plan_err!(
+                    "{name}: she_clip must be a number, \"none\" or \"recommended\", not {other}"
+                );
             }
         };
         Ok(Self {

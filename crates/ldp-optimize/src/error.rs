@@ -18,14 +18,6 @@ pub enum OptimizeError {
     /// Every weight is zero.
     #[error("at least one weight must be positive")]
     AllWeightsZero,
-    /// A parameter range holds no value.
-    #[error("the parameter range [{lo}, {hi}] is empty")]
-    EmptyRange {
-        /// Lower end.
-        lo: f64,
-        /// Upper end.
-        hi: f64,
-    },
     /// The parameter space is too large to scan, and the strategy needs every point
     /// (only the weighted and Tchebycheff scalarizations on raw objectives, and the
     /// epsilon-constraint, are searched without a full scan).

@@ -46,10 +46,11 @@ mod tune;
 
 pub use choose::{Choice, choose_protocol, choose_protocol_after};
 pub use error::OptimizeError;
+pub use ldp_core::ParameterSpace;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
 pub use pareto::{Candidate, frontier, frontier_in};
 pub use request::{Knob, RequestError, TuneRequest};
-pub use space::{MAX_GRID_POINTS, ParameterSpace, Search, paper_space};
+pub use space::{MAX_GRID_POINTS, Search, paper_space};
 pub use strategy::{Bounds, Reference, Rho, Selection, Strategy, select};
 pub use tune::{
     TuneOptions, Tuned, candidates, candidates_in, objectives, objectives_for, protocol_spec, tune,

@@ -9,8 +9,9 @@ use crate::error::OptimizeError;
 use crate::objective::{ObjectiveSet, Objectives, Scale, Scaler, Weights};
 use crate::pareto::{Candidate, frontier_in};
 use crate::search::{Best, Problem, golden_section};
-use crate::space::{MAX_GRID_POINTS, ParameterSpace, Search, paper_space, params_at};
+use crate::space::{MAX_GRID_POINTS, Search, paper_space, params_at};
 use crate::strategy::{Bounds, Strategy, select};
+use ldp_core::ParameterSpace;
 
 /// Everything that shapes a tuning, with the paper's defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -389,10 +390,14 @@ fn minimize(
         needed_objectives(&spec, options, needed).expect("checked at the ends")
     };
     match space.integer_bounds() {
-        Some((lo, hi)) if bounds::supported(protocol, needed) => {
+        Some((lo, hi))
+            if bounds::lower_bounds(protocol, k, eps, options, needed, lo, hi).is_some() =>
+        {
             let eval = |x: u32| eval(f64::from(x));
-            let lower =
-                |a: u32, b: u32| bounds::lower_bounds(protocol, k, eps, options, needed, a, b);
+            let lower = |a: u32, b: u32| {
+                bounds::lower_bounds(protocol, k, eps, options, needed, a, b)
+                    .expect("a family's bounds exist on every interval when they do on one")
+            };
             let problem = Problem {
                 eval: &eval,
                 score,

@@ -238,11 +238,11 @@ fn bad_input_gives_typed_errors() {
     ));
     assert!(matches!(
         ParameterSpace::integers(9, 3),
-        Err(OptimizeError::EmptyRange { .. })
+        Err(ldp_core::ParamError::EmptyRange { .. })
     ));
     assert!(matches!(
         ParameterSpace::interval(0.9, 0.6, 10),
-        Err(OptimizeError::EmptyRange { .. })
+        Err(ldp_core::ParamError::EmptyRange { .. })
     ));
     let outside = ParameterSpace::integers(1, 100).unwrap();
     assert!(matches!(

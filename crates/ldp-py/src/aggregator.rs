@@ -1,8 +1,7 @@
 //! `ldp.Aggregator`: a mergeable, picklable server.
 
-use ldp_attack::Adversary;
 use ldp_core::{
-    Aggregator as _, ClipBound, Estimator, Family, Grr, LocalHashing, SheSums, Spec,
+    Aggregator as _, Clip, ClipBound, Estimator, Family, FamilyMechanism, Grr, LocalHashing, SheSums, Spec,
     SubsetSelection, SupportCounts, ThresholdHistogram, UnaryEncoding,
 };
 use numpy::{IntoPyArray, PyArray1};
@@ -68,6 +67,11 @@ pub(crate) fn she_clip(spec: &Spec, arg: Option<&Bound<'_, PyAny>>) -> PyResult<
         .map_err(|e| param(format!("she_clip = {bound}: {e}")))
 }
 
+/// A resolved clipping bound as the server option (no bound: no clipping).
+pub(crate) fn as_clip(bound: Option<ClipBound>) -> Clip {
+    bound.map_or(Clip::Off, Clip::At)
+}
+
 pub(crate) fn estimator(name: &str) -> PyResult<Estimator> {
     match name {
         "unbiased" => Ok(Estimator::Unbiased),
@@ -107,7 +111,7 @@ pub struct Aggregator {
 
 impl Aggregator {
     pub(crate) fn new(mechanism: &Mechanism, clip: Option<ClipBound>) -> Self {
-        let state = ldp_core::dispatch!(&mechanism.any, m => AnyAggregator::from(m.server(clip)));
+        let state = ldp_core::dispatch!(&mechanism.any, m => AnyAggregator::from(m.server(as_clip(clip))));
         Self {
             mechanism: mechanism.clone(),
             clip,
@@ -172,7 +176,7 @@ impl Aggregator {
                 (0..n.div_ceil(PIECE))
                     .into_par_iter()
                     .map(|piece| {
-                        let mut partial = m.server(clip);
+                        let mut partial = m.server(as_clip(clip));
                         for i in piece * PIECE..n.min((piece + 1) * PIECE) {
                             m.add_one(&mut partial, data, i)
                                 .map_err(|e| report(format!("report {i}: {e}")))?;

@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ldp_analytic::{asr, cost, epg, variance};
-use ldp_attack::map::{map_asr_exact, map_guess};
+use ldp_attack::map::map_guess;
 use ldp_attack::{
-    Adversary, MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior,
+    MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior,
     ReconstructionAttack, measure_until,
 };
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
-use ldp_core::{Protocol, dispatch};
+use ldp_core::{AttackSurface, Protocol, dispatch};
 use ldp_optimize::{
     Objective, ObjectiveSet, candidates, choose_protocol_after, frontier_in, tune as tune_protocol,
 };
@@ -560,10 +560,9 @@ pub(crate) fn simulate<'py>(
             let config = PoisonConfig::new(kind, beta, targets).map_err(param)?;
             Some(match she_clip {
                 None => config,
-                Some(arg) => match crate::aggregator::she_clip(&spec, Some(arg))? {
-                    Some(c) => config.with_she_clip(c),
-                    None => config,
-                },
+                Some(arg) => config.with_clip(crate::aggregator::as_clip(
+                    crate::aggregator::she_clip(&spec, Some(arg))?,
+                )),
             })
         }
     };
@@ -578,7 +577,7 @@ pub(crate) fn simulate<'py>(
     let m = run_interruptibly(py, |stop| measure_until(&spec, &pop, &config, stop))?;
     let asr_expected = match &prior {
         None => Some(asr::expected(&spec, ldp_analytic::LhAsr::Exact)),
-        Some(p) => map_asr_exact(&spec, p).map_err(param)?,
+        Some(p) => ldp_analytic::map::asr_exact(&spec, p.probabilities()).map_err(param)?,
     };
     let truth = pop.frequencies();
     let d = PyDict::new(py);

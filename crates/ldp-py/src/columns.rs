@@ -1,8 +1,8 @@
 //! Reports as columns: what a `Reports` object holds, per family, and the typed
 //! conversions both ways.
 
-use ldp_attack::Adversary;
 use ldp_core::{
+    AttackSurface, FamilyMechanism,
     AggregateError, Aggregator, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport,
     SheReport, SheSums, SubsetReport, SubsetSelection, SummationHistogram, SupportCounts,
     ThresholdHistogram, UnaryEncoding,
@@ -169,7 +169,9 @@ fn join<T: Copy + Default + Send + Sync>(
 }
 
 /// A mechanism whose reports live in [`Data`].
-pub(crate) trait Columns: Adversary<Report: JsonReport + Send + Sync> + Sync {
+pub(crate) trait Columns:
+    FamilyMechanism<Report: JsonReport + Send + Sync> + AttackSurface + Sync
+{
     /// No reports.
     fn empty(&self) -> Data;
     /// Appends one report.

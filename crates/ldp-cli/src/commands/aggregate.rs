@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use ldp_arrow::{ArrowReports, ParquetReports};
-use ldp_attack::Adversary;
 use ldp_core::simulation::USERS_PER_STREAM;
-use ldp_core::{Aggregator, ClipBound, Estimator, dispatch};
+use ldp_core::{Aggregator, Clip, Estimator, FamilyMechanism, dispatch};
 use ldp_jsonl::JsonReport;
 use rayon::prelude::*;
 
@@ -48,28 +47,22 @@ pub(crate) struct AggregateArgs {
     input: Option<PathBuf>,
 }
 
-/// The SHE server's clipping bound from `--she-clip`, for a spec at budget `eps`.
-pub(crate) fn she_clip(arg: Option<&str>, eps: ldp_core::Epsilon) -> Result<Option<ClipBound>> {
-    match arg.map(str::trim) {
-        None => Ok(Some(ClipBound::recommended(eps))),
-        Some("none") => Ok(None),
-        Some(text) => {
-            let v: f64 = text
-                .parse()
-                .map_err(|_| anyhow!("--she-clip {text}: expected a number or `none`"))?;
-            Ok(Some(
-                ClipBound::new(v).with_context(|| format!("--she-clip {}", number(v)))?,
-            ))
-        }
-    }
+/// The server's clipping from `--she-clip` (default: the recommended bound), refused for
+/// a family whose servers do not clip.
+pub(crate) fn server_clip(arg: Option<&str>, spec: &ldp_core::Spec) -> Result<Clip> {
+    let Some(text) = arg else {
+        return Ok(Clip::Recommended);
+    };
+    let clip: Clip = text
+        .parse()
+        .with_context(|| format!("--she-clip {}", text.trim()))?;
+    clip.check_for(spec.family().family())
+        .map_err(|e| anyhow!("--she-clip: {e}"))
 }
 
 pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
     let spec = a.protocol.resolve()?.spec;
-    if a.she_clip.is_some() && spec.family().family() != ldp_core::Family::SummationHistogram {
-        bail!("--she-clip: only SHE servers clip reports");
-    }
-    let clip = she_clip(a.she_clip.as_deref(), spec.eps())?;
+    let clip = server_clip(a.she_clip.as_deref(), &spec)?;
     let estimator = match a.estimator {
         EstimatorArg::Unbiased => Estimator::Unbiased,
         EstimatorArg::Clip => Estimator::ClipRenormalize,
@@ -91,12 +84,12 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
 /// merges them in file order, so SHE's float sums do not depend on the thread count.
 fn aggregate_parquet<M>(
     m: &M,
-    clip: Option<ClipBound>,
+    clip: Clip,
     path: &Path,
     spec: &ldp_core::Spec,
 ) -> Result<M::Aggregator>
 where
-    M: Adversary + ArrowReports,
+    M: FamilyMechanism + ArrowReports,
 {
     let reject = "reports rejected, nothing aggregated";
     let files = ParquetReports::open(path, spec).context(reject)?;
@@ -130,9 +123,9 @@ where
 /// partial aggregator (a block cut by a batch boundary continues in the next batch) and
 /// the partials merged in block order. So the first bad line is the one named, and SHE's
 /// float sums depend neither on the number of threads nor on how the input was read.
-fn aggregate_stream<M>(m: &M, clip: Option<ClipBound>, cap: usize) -> Result<M::Aggregator>
+fn aggregate_stream<M>(m: &M, clip: Clip, cap: usize) -> Result<M::Aggregator>
 where
-    M: Adversary,
+    M: FamilyMechanism,
     M::Report: JsonReport,
 {
     let reject = "report stream rejected, nothing aggregated";

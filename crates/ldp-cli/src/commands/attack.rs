@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
+use ldp_attack::Prior;
 use ldp_attack::map::map_guess;
-use ldp_attack::{Adversary, Prior};
-use ldp_core::dispatch;
 use ldp_core::simulation::Role;
+use ldp_core::{AttackSurface, dispatch};
 use ldp_jsonl::JsonReport;
 use rand::Rng;
 
@@ -71,7 +71,7 @@ fn attack_stream<M, R>(
     prior: Option<&Prior>,
 ) -> Result<()>
 where
-    M: Adversary,
+    M: AttackSurface,
     M::Report: JsonReport + Sync,
     R: Rng + Send,
 {

@@ -5,16 +5,15 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use ldp_analytic::{LhAsr, Poisoning, asr, epg, variance};
-use ldp_attack::map::map_asr_exact;
 use ldp_attack::{
     BYTES_PER_RUN, MeasureConfig, MeasureError, PoisonConfig, PoisonError, PoisonKind, Population,
     Prior, ReconstructionAttack, measure,
 };
-use ldp_core::{Family, simulation};
+use ldp_core::simulation;
 use rand::RngExt;
 
 use super::ProtocolArgs;
-use super::aggregate::she_clip;
+use super::aggregate::server_clip;
 use super::attack::read_prior;
 use super::repeated;
 use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
@@ -258,13 +257,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
                 };
                 anyhow::Error::new(e).context(flag)
             })?;
-            if a.she_clip.is_some() && spec.family().family() != Family::SummationHistogram {
-                bail!("--she-clip: only SHE servers clip reports");
-            }
-            Some(match she_clip(a.she_clip.as_deref(), spec.eps())? {
-                Some(c) => config.with_she_clip(c),
-                None => config,
-            })
+            Some(config.with_clip(server_clip(a.she_clip.as_deref(), &spec)?))
         }
     };
     let config = MeasureConfig {
@@ -288,7 +281,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
     let n = pop.len() as f64;
     let asr_expected = match &prior {
         None => Some(asr::expected(&spec, LhAsr::Exact)),
-        Some(p) => map_asr_exact(&spec, p)?,
+        Some(p) => ldp_analytic::map::asr_exact(&spec, p.probabilities())?,
     };
     let protocol = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
     let mut columns = vec![
@@ -324,17 +317,10 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         let targets = p.targets();
         let f_t: f64 = targets.items().iter().map(|&t| truth[t as usize]).sum();
         let attack = Poisoning::new(beta, targets.len() as u32, f_t.min(1.0))?;
-        let expected = match (p.kind(), spec.family().family()) {
-            (PoisonKind::Mga, Family::SummationHistogram) => match p
-                .she_clip()
-                .or_else(|| she_clip(None, spec.eps()).ok().flatten())
-            {
-                Some(c) => Some(epg::expected_she_clipped(&spec, &attack, c)?),
-                None => None,
-            },
-            (PoisonKind::Mga, _) => epg::expected(&spec, &attack)?.finite(),
+        let expected = match p.kind() {
+            PoisonKind::Mga => epg::expected_against(&spec, &attack, p.clip())?.finite(),
             // No closed form for the random item and random output attacks.
-            _ => None,
+            PoisonKind::Ria | PoisonKind::Roa => None,
         };
         columns.extend(["gain", "gain_se", "epg"]);
         row.extend([
@@ -345,9 +331,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         if let Some(s) = m.targets_supported {
             columns.push("targets_supported");
             row.push(Value::Int(u64::from(s)));
-            let full = spec.family().family() != Family::Grr
-                && !matches!(spec.family(), ldp_core::FamilyParams::SubsetSelection { omega } if omega < targets.len() as u32);
-            if full && (s as usize) < targets.len() {
+            if s < epg::supportable_targets(&spec, targets.len() as u32) {
                 eprintln!(
                     "ldp: warning: each fake report supports {s} of the {} targets (no seed hashing them all together was found in the bounded search); the attack is weaker than the epg column assumes",
                     targets.len()

@@ -92,7 +92,7 @@ impl IndependentBits {
     }
 }
 
-/// Implements `Mechanism`, `Support`, `PureProtocol` and `PartialEq` for a family whose
+/// Implements `Mechanism`, `Support`, `AttackSurface`, `PureProtocol` and `PartialEq` for a family whose
 /// randomizer is the `bits: IndependentBits` field and whose `family_params()` method names
 /// its parameter.
 macro_rules! independent_bits_mechanism {
@@ -137,6 +137,38 @@ macro_rules! independent_bits_mechanism {
 
             fn supports(&self, report: &Self::Report, item: u32) -> bool {
                 report.ones.binary_search(&item).is_ok()
+            }
+        }
+
+        impl $crate::attack_surface::AttackSurface for $ty {
+            $crate::attack_surface::support_attack_surface!();
+
+            /// Exactly the target bits set.
+            fn plan_max_gain(
+                &self,
+                targets: &[u32],
+                _: $crate::server::Clip,
+            ) -> $crate::attack_surface::MaxGain<Self::Report> {
+                $crate::attack_surface::MaxGain {
+                    fixed: Some($crate::report::OnesReport {
+                        ones: targets.to_vec(),
+                    }),
+                    supported: targets.len() as u32,
+                }
+            }
+
+            /// Every bit set with probability 1/2.
+            fn random_output<R: rand::Rng + ?Sized>(
+                &self,
+                _: $crate::server::Clip,
+                rng: &mut R,
+            ) -> Self::Report {
+                use rand::RngExt;
+                $crate::report::OnesReport {
+                    ones: (0..self.bits.k.get())
+                        .filter(|_| rng.random_bool(0.5))
+                        .collect(),
+                }
             }
         }
 

@@ -1,14 +1,17 @@
 //! Generalized randomized response (Kairouz et al. 2016), paper Eq. "grr".
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
 use crate::aggregate::SupportCounts;
+use crate::attack_surface::{AttackSurface, MaxGain, support_attack_surface};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::GrrReport;
 use crate::sampling::uniform_other;
-use crate::spec::{FamilyParams, Spec};
+use crate::server::Clip;
+use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// GRR's `(p, q) = (e^eps / (e^eps + k - 1), 1 / (e^eps + k - 1))`, which are also its
@@ -33,31 +36,12 @@ pub fn probabilities(k: DomainSize, eps: Epsilon) -> (f64, f64) {
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "GrrParams", into = "GrrParams")
-)]
 pub struct Grr {
     k: DomainSize,
     eps: Epsilon,
     p: f64,
     q: f64,
     keep: Bernoulli,
-}
-
-/// Serialized parameters of [`Grr`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct GrrParams {
-    /// Domain size.
-    pub k: DomainSize,
-    /// Privacy budget.
-    pub eps: Epsilon,
 }
 
 impl Grr {
@@ -80,16 +64,21 @@ impl Grr {
 
 eq_by_spec!(Grr);
 
-impl TryFrom<GrrParams> for Grr {
-    type Error = ParamError;
-    fn try_from(p: GrrParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.eps)
+impl FamilyMechanism for Grr {
+    fn check(_: DomainSize, _: Epsilon, (): ()) -> Result<(), ParamError> {
+        Ok(())
     }
-}
 
-impl From<Grr> for GrrParams {
-    fn from(m: Grr) -> Self {
-        Self { k: m.k, eps: m.eps }
+    fn build(k: DomainSize, eps: Epsilon, (): ()) -> Result<Self, ParamError> {
+        Self::new(k, eps)
+    }
+
+    fn probabilities(k: DomainSize, eps: Epsilon, (): ()) -> Option<(f64, f64)> {
+        Some(probabilities(k, eps))
+    }
+
+    fn support_size_range(_: DomainSize, (): ()) -> Option<(u32, u32)> {
+        Some((1, 1))
     }
 }
 
@@ -150,10 +139,6 @@ impl Support for Grr {
     fn supports(&self, report: &GrrReport, item: u32) -> bool {
         report.y == item
     }
-
-    fn support_size_range(&self) -> (u32, u32) {
-        (1, 1)
-    }
 }
 
 impl PureProtocol for Grr {
@@ -162,5 +147,34 @@ impl PureProtocol for Grr {
     }
     fn q_star(&self) -> f64 {
         self.q
+    }
+}
+
+impl AttackSurface for Grr {
+    support_attack_surface!();
+
+    /// GRR's report supports one item: each fake user reports a uniformly chosen target.
+    fn plan_max_gain(&self, _: &[u32], _: Clip) -> MaxGain<GrrReport> {
+        MaxGain {
+            fixed: None,
+            supported: 1,
+        }
+    }
+
+    fn max_gain_report<R: Rng + ?Sized>(
+        &self,
+        _: &MaxGain<GrrReport>,
+        targets: &[u32],
+        rng: &mut R,
+    ) -> GrrReport {
+        GrrReport {
+            y: targets[rng.random_range(0..targets.len())],
+        }
+    }
+
+    fn random_output<R: Rng + ?Sized>(&self, _: Clip, rng: &mut R) -> GrrReport {
+        GrrReport {
+            y: rng.random_range(0..self.k.get()),
+        }
     }
 }

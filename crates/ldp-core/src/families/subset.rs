@@ -4,11 +4,15 @@ use rand::Rng;
 use rand_distr::{Bernoulli, Distribution};
 
 use crate::aggregate::SupportCounts;
+use crate::attack_surface::{AttackSurface, MaxGain, distinct_outside, support_attack_surface};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::{SubsetReport, check_sorted_distinct};
 use crate::sampling::{floyd_sorted, lift_around};
-use crate::spec::{FamilyParams, Spec};
+use crate::server::Clip;
+use crate::space::ParameterSpace;
+use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// SS's `(p*, q*)` (paper Section "SS"): `p* = w e^eps / (w e^eps + k - w)` and
@@ -30,6 +34,11 @@ pub fn optimal_size(k: DomainSize, eps: Epsilon) -> u32 {
     (k.as_f64() / (eps.exp() + 1.0)).round().max(1.0) as u32
 }
 
+/// The paper's space for ASS: every omega in `[1, k - 1]`.
+pub fn paper_space(k: DomainSize, _: Epsilon) -> ParameterSpace {
+    ParameterSpace::integers(1, k.get() - 1).expect("k >= 2")
+}
+
 /// SS: report a subset of exactly `omega` items. The true item is in it with probability
 /// `p = omega e^eps / (omega e^eps + k - omega)`; the rest are drawn uniformly without
 /// replacement from the other items (Floyd's algorithm, O(omega)).
@@ -45,11 +54,6 @@ pub fn optimal_size(k: DomainSize, eps: Epsilon) -> u32 {
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "SubsetParams", into = "SubsetParams")
-)]
 pub struct SubsetSelection {
     k: DomainSize,
     eps: Epsilon,
@@ -60,22 +64,6 @@ pub struct SubsetSelection {
     /// ln P[S | x] for a subset holding x, and for one without it.
     ln_prob_with: f64,
     ln_prob_without: f64,
-}
-
-/// Serialized parameters of [`SubsetSelection`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct SubsetParams {
-    /// Domain size.
-    pub k: DomainSize,
-    /// Privacy budget.
-    pub eps: Epsilon,
-    /// Subset size omega in `[1, k-1]`.
-    pub omega: u32,
 }
 
 impl SubsetSelection {
@@ -113,20 +101,21 @@ impl SubsetSelection {
 
 eq_by_spec!(SubsetSelection);
 
-impl TryFrom<SubsetParams> for SubsetSelection {
-    type Error = ParamError;
-    fn try_from(p: SubsetParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.eps, p.omega)
+impl FamilyMechanism for SubsetSelection {
+    fn check(k: DomainSize, _: Epsilon, omega: u32) -> Result<(), ParamError> {
+        check_subset_size(k, omega)
     }
-}
 
-impl From<SubsetSelection> for SubsetParams {
-    fn from(m: SubsetSelection) -> Self {
-        Self {
-            k: m.k,
-            eps: m.eps,
-            omega: m.omega,
-        }
+    fn build(k: DomainSize, eps: Epsilon, omega: u32) -> Result<Self, ParamError> {
+        Self::new(k, eps, omega)
+    }
+
+    fn probabilities(k: DomainSize, eps: Epsilon, omega: u32) -> Option<(f64, f64)> {
+        Some(probabilities(k, eps, omega))
+    }
+
+    fn support_size_range(_: DomainSize, omega: u32) -> Option<(u32, u32)> {
+        Some((omega, omega))
     }
 }
 
@@ -189,10 +178,6 @@ impl Support for SubsetSelection {
     fn supports(&self, report: &SubsetReport, item: u32) -> bool {
         report.subset.binary_search(&item).is_ok()
     }
-
-    fn support_size_range(&self) -> (u32, u32) {
-        (self.omega, self.omega)
-    }
 }
 
 impl PureProtocol for SubsetSelection {
@@ -204,12 +189,52 @@ impl PureProtocol for SubsetSelection {
     }
 }
 
+impl AttackSurface for SubsetSelection {
+    support_attack_surface!();
+
+    /// Each fake user reports a subset holding `min(r, omega)` targets (a uniform choice
+    /// of them when r > omega), padded with uniformly drawn non-targets.
+    fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<SubsetReport> {
+        MaxGain {
+            fixed: None,
+            supported: (targets.len() as u32).min(self.omega),
+        }
+    }
+
+    fn max_gain_report<R: Rng + ?Sized>(
+        &self,
+        _: &MaxGain<SubsetReport>,
+        targets: &[u32],
+        rng: &mut R,
+    ) -> SubsetReport {
+        let omega = self.omega as usize;
+        let mut chosen: Vec<u32> = if targets.len() <= omega {
+            targets.to_vec()
+        } else {
+            let idx = distinct_outside(targets.len() as u32, omega, &[], rng);
+            idx.into_iter().map(|i| targets[i as usize]).collect()
+        };
+        let pad = distinct_outside(self.k.get(), omega - chosen.len(), targets, rng);
+        chosen.extend(pad);
+        chosen.sort_unstable();
+        SubsetReport { subset: chosen }
+    }
+
+    fn random_output<R: Rng + ?Sized>(&self, _: Clip, rng: &mut R) -> SubsetReport {
+        let mut subset = distinct_outside(self.k.get(), self.omega as usize, &[], rng);
+        subset.sort_unstable();
+        SubsetReport { subset }
+    }
+}
+
 /// Subset sizes must lie in `[1, k-1]`.
 pub(crate) fn check_subset_size(k: DomainSize, omega: u32) -> Result<(), ParamError> {
     if omega == 0 || omega >= k.get() {
-        Err(ParamError::SubsetSize {
-            value: u64::from(omega),
-            max: k.get() - 1,
+        Err(ParamError::Parameter {
+            name: "omega",
+            description: "subset size omega",
+            requirement: format!("lie in [1, {}] (k - 1)", k.get() - 1),
+            value: f64::from(omega),
         })
     } else {
         Ok(())

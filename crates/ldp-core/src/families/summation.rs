@@ -1,14 +1,17 @@
 //! Summation with histogram encoding (SHE), paper Section "she_protocol", and its
 //! server-side state.
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Exp1};
 
 use crate::aggregate::{Aggregator, check_same, checked_count};
+use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
+use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, check_runnable, eq_by_spec};
 use crate::report::SheReport;
-use crate::spec::{FamilyParams, Spec};
+use crate::server::Clip;
+use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// The largest magnitude of a coordinate of a valid SHE report.
@@ -100,28 +103,9 @@ fn within(v: f64, bound: f64) -> bool {
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "SummationParams", into = "SummationParams")
-)]
 pub struct SummationHistogram {
     k: DomainSize,
     eps: Epsilon,
-}
-
-/// Serialized parameters of [`SummationHistogram`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct SummationParams {
-    /// Domain size.
-    pub k: DomainSize,
-    /// Privacy budget.
-    pub eps: Epsilon,
 }
 
 impl SummationHistogram {
@@ -193,16 +177,107 @@ impl SummationHistogram {
 
 eq_by_spec!(SummationHistogram);
 
-impl TryFrom<SummationParams> for SummationHistogram {
-    type Error = ParamError;
-    fn try_from(p: SummationParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.eps)
+impl FamilyMechanism for SummationHistogram {
+    fn check(_: DomainSize, _: Epsilon, (): ()) -> Result<(), ParamError> {
+        Ok(())
+    }
+
+    fn build(k: DomainSize, eps: Epsilon, (): ()) -> Result<Self, ParamError> {
+        Self::new(k, eps)
+    }
+
+    fn probabilities(_: DomainSize, _: Epsilon, (): ()) -> Option<(f64, f64)> {
+        None
+    }
+
+    fn support_size_range(_: DomainSize, (): ()) -> Option<(u32, u32)> {
+        None
+    }
+
+    const CLIPS: bool = true;
+
+    /// Clipped at `clip`'s bound, or unclipped for [`Clip::Off`].
+    fn server(&self, clip: Clip) -> SheSums {
+        SheSums::new(self.clone(), clip.bound(self.eps))
     }
 }
 
-impl From<SummationHistogram> for SummationParams {
-    fn from(m: SummationHistogram) -> Self {
-        Self { k: m.k, eps: m.eps }
+/// The largest coordinate a server clipping as `clip` says keeps: its bound, or
+/// [`REPORT_BOUND`] without clipping.
+fn largest_kept(clip: Clip, eps: Epsilon) -> f64 {
+    clip.bound(eps).map_or(REPORT_BOUND, ClipBound::get)
+}
+
+impl AttackSurface for SummationHistogram {
+    fn genuine_user<R1: Rng + ?Sized, R2: Rng + ?Sized>(
+        &self,
+        item: u32,
+        server: &mut SheSums,
+        rng: &mut R1,
+        _: &mut R2,
+        _: &mut Vec<u32>,
+    ) -> u32 {
+        // The largest coordinate, the first on ties, as `guess` picks it.
+        let mut best = (f64::NEG_INFINITY, 0usize);
+        server
+            .add_perturbed(item, rng, |i, v| {
+                if v > best.0 {
+                    best = (v, i);
+                }
+            })
+            .expect("population items are in the domain, and fewer than 2^64");
+        best.1 as u32
+    }
+
+    /// The index of the largest coordinate (the first on ties, which have probability 0).
+    fn guess<R: Rng + ?Sized>(&self, report: &SheReport, _: &mut R) -> u32 {
+        let mut best = 0;
+        for (i, &v) in report.y.iter().enumerate() {
+            if v > report.y[best] {
+                best = i;
+            }
+        }
+        best as u32
+    }
+
+    fn observe_and_guess<R: Rng + ?Sized>(
+        &self,
+        server: &mut SheSums,
+        report: &SheReport,
+        _: &mut Vec<u32>,
+        rng: &mut R,
+    ) -> u32 {
+        server
+            .add(report)
+            .expect("genuine reports are valid and fewer than 2^64");
+        self.guess(report, rng)
+    }
+
+    /// The reports' log-likelihoods: SHE's reports support no items.
+    fn add_evidence(&self, report: &SheReport, scores: &mut [f64], scratch: &mut Vec<f64>) {
+        self.log_likelihoods(report, scratch);
+        for (s, l) in scores.iter_mut().zip(scratch.iter()) {
+            *s += l;
+        }
+    }
+
+    /// The largest value the server keeps on every target, zero elsewhere.
+    fn plan_max_gain(&self, targets: &[u32], clip: Clip) -> MaxGain<SheReport> {
+        let mut y = vec![0.0; self.k.as_usize()];
+        let top = largest_kept(clip, self.eps);
+        targets.iter().for_each(|&t| y[t as usize] = top);
+        MaxGain {
+            fixed: Some(SheReport { y }),
+            supported: targets.len() as u32,
+        }
+    }
+
+    fn random_output<R: Rng + ?Sized>(&self, clip: Clip, rng: &mut R) -> SheReport {
+        let c = largest_kept(clip, self.eps);
+        let y = (0..self.k.get())
+            .map(|_| rng.random_range(-c..=c))
+            .collect();
+        SheReport { y }
     }
 }
 

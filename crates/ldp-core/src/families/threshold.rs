@@ -2,7 +2,8 @@
 
 use crate::error::ParamError;
 use crate::families::bits::{IndependentBits, independent_bits_mechanism};
-use crate::spec::FamilyParams;
+use crate::families::{FamilyMechanism, FamilyParams};
+use crate::space::ParameterSpace;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// THE's `(p, q)` at threshold `theta` (paper Eq. "the_parameters"):
@@ -42,6 +43,11 @@ pub fn optimal_threshold(eps: Epsilon) -> f64 {
     theta.clamp(0.5, 1.0)
 }
 
+/// The paper's space for ATHE: 100 evenly spaced values of theta in `[0.5, 1]`.
+pub fn paper_space(_: DomainSize, _: Epsilon) -> ParameterSpace {
+    ParameterSpace::interval(0.5, 1.0, 100).expect("a valid interval")
+}
+
 /// THE: SHE's noisy vector thresholded at `theta` on the client, which sends only the
 /// indices above the threshold. Bit i is one with probability
 /// `p = 1 - e^(eps (theta - 1) / 2) / 2` if it is the true item, `q = e^(-eps theta / 2) / 2`
@@ -63,30 +69,9 @@ pub fn optimal_threshold(eps: Epsilon) -> f64 {
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "ThresholdParams", into = "ThresholdParams")
-)]
 pub struct ThresholdHistogram {
     theta: f64,
     bits: IndependentBits,
-}
-
-/// Serialized parameters of [`ThresholdHistogram`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct ThresholdParams {
-    /// Domain size.
-    pub k: DomainSize,
-    /// Privacy budget.
-    pub eps: Epsilon,
-    /// Threshold theta in `[0.5, 1]`.
-    pub theta: f64,
 }
 
 /// The threshold must lie in `[0.5, 1]`.
@@ -94,7 +79,12 @@ pub(crate) fn check_threshold(theta: f64) -> Result<(), ParamError> {
     if (0.5..=1.0).contains(&theta) {
         Ok(())
     } else {
-        Err(ParamError::Threshold { value: theta })
+        Err(ParamError::Parameter {
+            name: "theta",
+            description: "threshold theta",
+            requirement: "lie in [0.5, 1]".into(),
+            value: theta,
+        })
     }
 }
 
@@ -124,20 +114,21 @@ impl ThresholdHistogram {
     }
 }
 
-impl TryFrom<ThresholdParams> for ThresholdHistogram {
-    type Error = ParamError;
-    fn try_from(p: ThresholdParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.eps, p.theta)
+impl FamilyMechanism for ThresholdHistogram {
+    fn check(_: DomainSize, _: Epsilon, theta: f64) -> Result<(), ParamError> {
+        check_threshold(theta)
     }
-}
 
-impl From<ThresholdHistogram> for ThresholdParams {
-    fn from(m: ThresholdHistogram) -> Self {
-        Self {
-            k: m.bits.k,
-            eps: m.bits.eps,
-            theta: m.theta,
-        }
+    fn build(k: DomainSize, eps: Epsilon, theta: f64) -> Result<Self, ParamError> {
+        Self::new(k, eps, theta)
+    }
+
+    fn probabilities(_: DomainSize, eps: Epsilon, theta: f64) -> Option<(f64, f64)> {
+        Some(probabilities(eps, theta))
+    }
+
+    fn support_size_range(k: DomainSize, _: f64) -> Option<(u32, u32)> {
+        Some((0, k.get()))
     }
 }
 

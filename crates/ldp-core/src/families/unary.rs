@@ -2,7 +2,8 @@
 
 use crate::error::ParamError;
 use crate::families::bits::{IndependentBits, independent_bits_mechanism};
-use crate::spec::FamilyParams;
+use crate::families::{FamilyMechanism, FamilyParams};
+use crate::space::ParameterSpace;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// UE's `(p, q)` for true-bit probability `p`: `q = p / (e^eps (1 - p) + p)`, the largest q
@@ -21,6 +22,11 @@ pub fn symmetric_p(eps: Epsilon) -> f64 {
 
 /// OUE's `p = 1/2`, which minimizes the variance.
 pub const OPTIMIZED_P: f64 = 0.5;
+
+/// The paper's space for AUE: 100 evenly spaced values of p in `[0.5, 0.999999]`.
+pub fn paper_space(_: DomainSize, _: Epsilon) -> ParameterSpace {
+    ParameterSpace::interval(0.5, 0.999_999, 100).expect("a valid interval")
+}
 
 /// UE: one-hot encode the item, then keep the true bit with probability `p` and set every
 /// other bit with probability `q = p / (e^eps (1 - p) + p)`.
@@ -42,29 +48,8 @@ pub const OPTIMIZED_P: f64 = 0.5;
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "UnaryParams", into = "UnaryParams")
-)]
 pub struct UnaryEncoding {
     bits: IndependentBits,
-}
-
-/// Serialized parameters of [`UnaryEncoding`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct UnaryParams {
-    /// Domain size.
-    pub k: DomainSize,
-    /// Privacy budget.
-    pub eps: Epsilon,
-    /// Probability of keeping the true bit, in `[0.5, 1)`.
-    pub p: f64,
 }
 
 impl UnaryEncoding {
@@ -98,20 +83,21 @@ impl UnaryEncoding {
     }
 }
 
-impl TryFrom<UnaryParams> for UnaryEncoding {
-    type Error = ParamError;
-    fn try_from(p: UnaryParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.eps, p.p)
+impl FamilyMechanism for UnaryEncoding {
+    fn check(_: DomainSize, _: Epsilon, p: f64) -> Result<(), ParamError> {
+        check_unary_p(p)
     }
-}
 
-impl From<UnaryEncoding> for UnaryParams {
-    fn from(m: UnaryEncoding) -> Self {
-        Self {
-            k: m.bits.k,
-            eps: m.bits.eps,
-            p: m.bits.p,
-        }
+    fn build(k: DomainSize, eps: Epsilon, p: f64) -> Result<Self, ParamError> {
+        Self::new(k, eps, p)
+    }
+
+    fn probabilities(_: DomainSize, eps: Epsilon, p: f64) -> Option<(f64, f64)> {
+        Some(probabilities(eps, p))
+    }
+
+    fn support_size_range(k: DomainSize, _: f64) -> Option<(u32, u32)> {
+        Some((0, k.get()))
     }
 }
 
@@ -120,7 +106,12 @@ pub(crate) fn check_unary_p(p: f64) -> Result<(), ParamError> {
     if (0.5..1.0).contains(&p) {
         Ok(())
     } else {
-        Err(ParamError::UnaryP { value: p })
+        Err(ParamError::Parameter {
+            name: "p",
+            description: "unary-encoding probability p",
+            requirement: "lie in [0.5, 1)".into(),
+            value: p,
+        })
     }
 }
 

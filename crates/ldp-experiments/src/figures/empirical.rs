@@ -49,7 +49,7 @@ pub(super) fn run(
         for (i, (_, e)) in eps_values(eps).into_iter().enumerate() {
             let spec = protocol_spec(p, pop.k(), budget(e)?, options)?;
             // Distinct seeds per (protocol, eps) point keep the points independent.
-            let point_seed = seed ^ ((p as u64) << 40) ^ (i as u64);
+            let point_seed = seed ^ (u64::from(p.id()) << 40) ^ (i as u64);
             let config = MeasureConfig {
                 runs,
                 seed: point_seed,

@@ -1,14 +1,18 @@
 //! Local hashing (Bassily and Smith 2015; Wang et al. 2017), paper Section "LH".
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
 use crate::aggregate::SupportCounts;
+use crate::attack_surface::{AttackSurface, MaxGain, best_seed, support_attack_surface};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::LhReport;
 use crate::sampling::uniform_other;
-use crate::spec::{FamilyParams, Spec};
+use crate::server::Clip;
+use crate::space::ParameterSpace;
+use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
 mod scan;
@@ -29,8 +33,18 @@ pub fn optimal_range(eps: Epsilon) -> u32 {
     (eps.exp() + 1.0).round().min(f64::from(u32::MAX)) as u32
 }
 
+/// Seeds the maximal gain attack's search tries at most, 2^24: it finds a seed hashing all
+/// r targets together with probability `1 - (1 - g^-(r-1))^budget`, above `1 - e^-16`
+/// whenever `g^(r-1) <= 2^20`; beyond that it supports fewer, and measurements say so.
+pub const SEED_BUDGET: u64 = 1 << 24;
+
 /// BLH's hash range.
 pub const BINARY_RANGE: u32 = 2;
+
+/// The paper's space for ALH: every g in `[2, max(k, round(e^eps) + 1)]`.
+pub fn paper_space(k: DomainSize, eps: Epsilon) -> ParameterSpace {
+    ParameterSpace::integers(2, k.get().max(optimal_range(eps))).expect("k >= 2")
+}
 
 /// The hash of the Python LDP ecosystem (pure-LDP, multi-freq-ldpy), so that reports
 /// interoperate: `h_seed(v) = XXH32(ASCII decimal of v, seed) mod g`.
@@ -50,8 +64,11 @@ pub(crate) fn check_hash_range(g: u32) -> Result<(), ParamError> {
     if g >= 2 {
         Ok(())
     } else {
-        Err(ParamError::HashRange {
-            value: u64::from(g),
+        Err(ParamError::Parameter {
+            name: "g",
+            description: "hash range g",
+            requirement: "be at least 2".into(),
+            value: f64::from(g),
         })
     }
 }
@@ -71,11 +88,6 @@ pub(crate) fn check_hash_range(g: u32) -> Result<(), ParamError> {
 /// # Ok::<(), ldp_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "LocalHashParams", into = "LocalHashParams")
-)]
 pub struct LocalHashing {
     k: DomainSize,
     eps: Epsilon,
@@ -83,22 +95,6 @@ pub struct LocalHashing {
     p: f64,
     q: f64,
     keep: Bernoulli,
-}
-
-/// Serialized parameters of [`LocalHashing`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct LocalHashParams {
-    /// Domain size.
-    pub k: DomainSize,
-    /// Privacy budget.
-    pub eps: Epsilon,
-    /// Hash range g >= 2.
-    pub g: u32,
 }
 
 impl LocalHashing {
@@ -135,20 +131,21 @@ impl LocalHashing {
 
 eq_by_spec!(LocalHashing);
 
-impl TryFrom<LocalHashParams> for LocalHashing {
-    type Error = ParamError;
-    fn try_from(p: LocalHashParams) -> Result<Self, ParamError> {
-        Self::new(p.k, p.eps, p.g)
+impl FamilyMechanism for LocalHashing {
+    fn check(_: DomainSize, _: Epsilon, g: u32) -> Result<(), ParamError> {
+        check_hash_range(g)
     }
-}
 
-impl From<LocalHashing> for LocalHashParams {
-    fn from(m: LocalHashing) -> Self {
-        Self {
-            k: m.k,
-            eps: m.eps,
-            g: m.g,
-        }
+    fn build(k: DomainSize, eps: Epsilon, g: u32) -> Result<Self, ParamError> {
+        Self::new(k, eps, g)
+    }
+
+    fn probabilities(_: DomainSize, eps: Epsilon, g: u32) -> Option<(f64, f64)> {
+        Some(probabilities(eps, g))
+    }
+
+    fn support_size_range(k: DomainSize, _: u32) -> Option<(u32, u32)> {
+        Some((0, k.get()))
     }
 }
 
@@ -222,5 +219,32 @@ impl PureProtocol for LocalHashing {
     /// `1/g`: a universal hash sends another item to the reported value with probability 1/g.
     fn q_star(&self) -> f64 {
         self.q
+    }
+}
+
+impl AttackSurface for LocalHashing {
+    support_attack_surface!();
+
+    /// One seed and value that hash as many targets together as a bounded search finds
+    /// ([`best_seed`] over the first [`SEED_BUDGET`] seeds: all of them when g^(r-1) is
+    /// small); every fake user sends it.
+    fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<LhReport> {
+        let g = self.g;
+        let (seed, y, supported) =
+            best_seed(SEED_BUDGET, targets, |seed, t| hash_item(t, seed as u32, g));
+        MaxGain {
+            fixed: Some(LhReport {
+                seed: seed as u32,
+                y,
+            }),
+            supported,
+        }
+    }
+
+    fn random_output<R: Rng + ?Sized>(&self, _: Clip, rng: &mut R) -> LhReport {
+        LhReport {
+            seed: rng.next_u32(),
+            y: rng.random_range(0..self.g),
+        }
     }
 }

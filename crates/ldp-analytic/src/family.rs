@@ -1,0 +1,85 @@
+//! What each family's module of this crate provides: its closed forms, side by side.
+//!
+//! The entry points of this crate ([`crate::asr::expected`], [`crate::variance::approx_per_user`],
+//! [`crate::epg::expected`], [`crate::cost::bits`], [`crate::repeated::asr_after`], ...)
+//! take a [`Spec`](ldp_core::Spec) and call its family's implementation through
+//! [`ldp_core::dispatch_family!`]: a family without one is a compile error there.
+
+use ldp_core::{DomainSize, Epsilon, FamilyMechanism};
+
+use crate::asr::LhAsr;
+use crate::cost::Encoding;
+use crate::epg::Poisoning;
+
+/// A family's closed forms, as pure functions of (k, eps, parameter). Each family's module
+/// documents its formulas (a `# Formula` section per function, with the paper's equation
+/// labels) next to its implementation of this trait.
+pub trait ClosedForms: FamilyMechanism {
+    /// Approximate variance of one item's estimate per user (n = 1): the paper's MSE.
+    fn variance(k: DomainSize, eps: Epsilon, param: Self::Param) -> f64;
+
+    /// Expected success rate of the paper's reconstruction attack under a uniform prior.
+    /// `lh` selects between the paper's and the exact form where a family has both.
+    fn asr(k: DomainSize, eps: Epsilon, param: Self::Param, lh: LhAsr) -> f64;
+
+    /// The expected estimate one report of the maximal gain attack adds to the total of
+    /// the `targets` target items, `(s - r q*) / (p* - q*)` with s the targets one report
+    /// supports; `None` when it has no bound (SHE without clipping).
+    fn fake_report_gain(
+        k: DomainSize,
+        eps: Epsilon,
+        param: Self::Param,
+        targets: u32,
+    ) -> Option<f64>;
+
+    /// Every encoding of a report and its expected size in bits, smallest first (the
+    /// encoding this toolkit sends first when it is not the smallest, as for SHE).
+    fn encodings(k: DomainSize, eps: Epsilon, param: Self::Param) -> Vec<(Encoding, f64)>;
+
+    /// Expected bits of one report under the family's most compact encoding: the first of
+    /// [`ClosedForms::encodings`]. Families override it to skip building the list (tuning
+    /// calls it at every grid point).
+    fn bits(k: DomainSize, eps: Epsilon, param: Self::Param) -> f64 {
+        Self::encodings(k, eps, param)[0].1
+    }
+
+    /// Expected server operations to aggregate one report ([`crate::cost`]).
+    fn server_ops(k: DomainSize, eps: Epsilon, param: Self::Param) -> f64;
+
+    /// Expected random variates one report consumes on the client ([`crate::cost`]).
+    fn client_draws(k: DomainSize, eps: Epsilon, param: Self::Param) -> f64;
+
+    /// Exact expected ASR after `t` linked reports of one value ([`crate::repeated`]);
+    /// `None` where no exact form is implemented.
+    fn asr_after(k: DomainSize, eps: Epsilon, param: Self::Param, t: u32) -> Option<f64>;
+
+    /// `(P10, P01)`: the probabilities that one report of the true item x supports x and
+    /// not a given other item, and the reverse; they set the rate at which linked reports
+    /// give x away ([`crate::repeated::error_exponent`]). `None` without supports.
+    fn pairwise_support(k: DomainSize, eps: Epsilon, param: Self::Param) -> Option<(f64, f64)>;
+
+    /// Exact expected success rate of the MAP attack, `sum_y max_x prior(x) P[y | x]`, for
+    /// a prior given as probabilities sorted decreasingly ([`crate::map`]); `None` where no
+    /// tractable form exists.
+    fn map_asr(
+        k: DomainSize,
+        eps: Epsilon,
+        param: Self::Param,
+        sorted_prior: &[f64],
+    ) -> Option<f64>;
+
+    /// Lower bounds of the objectives over every parameter value from `lo` to `hi`, for
+    /// branch-and-bound tuning ([`crate::bounds`]); `None` for an objective without a
+    /// bound. The default knows none.
+    fn lower_bounds(
+        k: DomainSize,
+        eps: Epsilon,
+        lo: Self::Param,
+        hi: Self::Param,
+        lh: LhAsr,
+        poisoning: &Poisoning,
+    ) -> crate::bounds::LowerBounds {
+        let _ = (k, eps, lo, hi, lh, poisoning);
+        crate::bounds::LowerBounds::default()
+    }
+}

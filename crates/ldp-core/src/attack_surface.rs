@@ -1,0 +1,310 @@
+//! What the attacks of `ldp-attack` need from a family, declared by each family beside its
+//! mechanism: how one report reads to a reconstruction attacker, and the reports a
+//! poisoning attacker forges. `ldp-attack` runs the attacks generically over this trait.
+//!
+//! Most families' reports support a set of items ([`Support`]); for them the helpers at
+//! the end of this module are the whole implementation.
+
+use std::fmt::Debug;
+
+use rand::{Rng, RngExt};
+
+use crate::aggregate::SupportCounts;
+use crate::mechanism::{Mechanism, PureProtocol, Support};
+use crate::server::Clip;
+
+/// A prepared maximal gain attack: what every fake report holds, found once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxGain<R> {
+    /// The report every fake user sends, where the best report is one fixed report (UE,
+    /// THE, LH, SHE); `None` where each fake user draws its own (GRR, SS).
+    pub fixed: Option<R>,
+    /// Targets each fake report supports. The closed forms of `ldp-analytic` assume the
+    /// family's maximum (one for GRR, min(r, omega) for SS, all r for the others); an LH
+    /// attacker whose seed search fell short supports fewer.
+    pub supported: u32,
+}
+
+/// A family's reports as attackers see and forge them.
+pub trait AttackSurface: Mechanism {
+    /// The paper's reconstruction attack on one report: a uniform guess among the
+    /// supported items (uniform over the domain when none is); SHE: the largest coordinate.
+    fn guess<R: Rng + ?Sized>(&self, report: &Self::Report, rng: &mut R) -> u32;
+
+    /// Adds a genuine report to `server` and returns the attack's guess, finding the
+    /// report's support only once (for LH that is k hashes). `scratch` is reusable memory.
+    fn observe_and_guess<R: Rng + ?Sized>(
+        &self,
+        server: &mut Self::Aggregator,
+        report: &Self::Report,
+        scratch: &mut Vec<u32>,
+        rng: &mut R,
+    ) -> u32;
+
+    /// One genuine user end to end: perturbs `item`, adds the report to `server` and
+    /// returns the attack's guess. SHE streams the report instead of materializing it
+    /// (same draws, same sums, same guess).
+    #[inline]
+    fn genuine_user<R1: Rng + ?Sized, R2: Rng + ?Sized>(
+        &self,
+        item: u32,
+        server: &mut Self::Aggregator,
+        rng: &mut R1,
+        attacker: &mut R2,
+        scratch: &mut Vec<u32>,
+    ) -> u32 {
+        let report = self
+            .perturb(item, rng)
+            .expect("population items are in the domain");
+        self.observe_and_guess(server, &report, scratch, attacker)
+    }
+
+    /// How one report moves an attacker's per-item scores when it links t reports of one
+    /// value: +1 on each supported item (the joint likelihood of the pure families is
+    /// increasing in these counts), the log-likelihood for SHE.
+    fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], scratch: &mut Vec<f64>);
+
+    /// Prepares the maximal gain attack on `targets` (distinct, sorted, in `0..k`) against
+    /// a server clipping as `clip` says (only SHE's reports depend on it).
+    fn plan_max_gain(&self, targets: &[u32], clip: Clip) -> MaxGain<Self::Report>;
+
+    /// One fake report of a prepared maximal gain attack.
+    fn max_gain_report<R: Rng + ?Sized>(
+        &self,
+        plan: &MaxGain<Self::Report>,
+        targets: &[u32],
+        rng: &mut R,
+    ) -> Self::Report {
+        let _ = (targets, rng);
+        plan.fixed
+            .clone()
+            .expect("families that draw per fake user override max_gain_report")
+    }
+
+    /// A fake report of the random output attack: uniform over the output space (SHE:
+    /// uniform in `[-c, c]^k` for the server's clipping bound c).
+    fn random_output<R: Rng + ?Sized>(&self, clip: Clip, rng: &mut R) -> Self::Report;
+}
+
+/// Uniform choice in `items`, or over `0..k` when it is empty.
+#[inline]
+pub(crate) fn uniform_pick<R: Rng + ?Sized>(items: &[u32], k: u32, rng: &mut R) -> u32 {
+    if items.is_empty() {
+        rng.random_range(0..k)
+    } else {
+        items[rng.random_range(0..items.len())]
+    }
+}
+
+/// The paper's attack on a family whose reports support items.
+pub(crate) fn support_guess<M: Support, R: Rng + ?Sized>(
+    m: &M,
+    report: &M::Report,
+    rng: &mut R,
+) -> u32 {
+    uniform_pick(&m.support(report), m.domain_size().get(), rng)
+}
+
+/// Adds the report and guesses from its support, computed once.
+pub(crate) fn support_observe_and_guess<M, R>(
+    m: &M,
+    server: &mut SupportCounts<M>,
+    report: &M::Report,
+    scratch: &mut Vec<u32>,
+    rng: &mut R,
+) -> u32
+where
+    M: PureProtocol<Aggregator = SupportCounts<M>>,
+    R: Rng + ?Sized,
+{
+    scratch.clear();
+    server
+        .add_with(report, |i| scratch.push(i))
+        .expect("genuine reports are valid and fewer than 2^64");
+    uniform_pick(scratch, m.domain_size().get(), rng)
+}
+
+/// +1 on every supported item.
+pub(crate) fn count_support<M: Support>(m: &M, report: &M::Report, scores: &mut [f64]) {
+    m.for_each_supported(report, |i| scores[i as usize] += 1.0);
+}
+
+/// `m` distinct items drawn uniformly from `0..n` without those in `exclude`, unsorted.
+pub(crate) fn distinct_outside<R: Rng + ?Sized>(
+    n: u32,
+    m: usize,
+    exclude: &[u32],
+    rng: &mut R,
+) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::with_capacity(m);
+    while out.len() < m {
+        let v = rng.random_range(0..n);
+        if !exclude.contains(&v) && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The search for a fake report of a seeded family (local hashing, and any family whose
+/// report is a public seed and a value): the seed under which the most targets share one
+/// value, found once per attack. Every fake user then sends the same report, which changes
+/// nothing in expectation (each fake report's effect on the estimate is fixed by the
+/// targets it supports).
+///
+/// Seeds `0, 1, 2, ...` below `seeds` are tried in order; the search stops at the first
+/// seed giving all targets one value, and otherwise keeps the earliest of the seeds that
+/// give the most targets one value. With the `parallel` feature it runs on every core in
+/// fixed chunks; the result is the same for any thread count, and without the feature.
+/// Returns `(seed, value, supported)`.
+pub fn best_seed(
+    seeds: u64,
+    targets: &[u32],
+    hash: impl Fn(u64, u32) -> u32 + Sync,
+) -> (u64, u32, u32) {
+    /// Seeds per chunk, and chunks per wave (between checks for a full collision).
+    const CHUNK: u64 = 1 << 16;
+    const WAVE: u64 = 64 * CHUNK;
+    let r = targets.len() as u32;
+    // (supported, seed, value), the earliest seed winning ties.
+    let mut best = (0u32, 0u64, 0u32);
+    let mut start = 0u64;
+    while start < seeds {
+        let wave_end = seeds.min(start + WAVE);
+        let chunks: Vec<u64> = (start..wave_end).step_by(CHUNK as usize).collect();
+        let in_chunk = |&from: &u64| best_in(&hash, targets, from, (from + CHUNK).min(wave_end));
+        #[cfg(feature = "parallel")]
+        let wave: Vec<(u32, u64, u32)> = {
+            use rayon::prelude::*;
+            chunks.par_iter().map(in_chunk).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let wave: Vec<(u32, u64, u32)> = chunks.iter().map(in_chunk).collect();
+        for candidate in wave {
+            if candidate.0 > best.0 {
+                best = candidate;
+            }
+        }
+        if best.0 == r {
+            break;
+        }
+        start = wave_end;
+    }
+    let (supported, seed, value) = best;
+    (seed, value, supported)
+}
+
+/// The earliest best seed of `from..to`.
+fn best_in(
+    hash: &impl Fn(u64, u32) -> u32,
+    targets: &[u32],
+    from: u64,
+    to: u64,
+) -> (u32, u64, u32) {
+    let r = targets.len() as u32;
+    let mut best = (0u32, 0u64, 0u32);
+    let mut values = vec![0u32; targets.len()];
+    for seed in from..to {
+        for (h, &t) in values.iter_mut().zip(targets) {
+            *h = hash(seed, t);
+        }
+        let (count, value) = mode(&mut values);
+        if count > best.0 {
+            best = (count, seed, value);
+            if count == r {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The most frequent value and its count (the smallest value among equals).
+fn mode(values: &mut [u32]) -> (u32, u32) {
+    values.sort_unstable();
+    let mut best = (0u32, values[0]);
+    let mut run = 0u32;
+    for i in 0..values.len() {
+        run = if i > 0 && values[i] == values[i - 1] {
+            run + 1
+        } else {
+            1
+        };
+        if run > best.0 {
+            best = (run, values[i]);
+        }
+    }
+    best
+}
+
+/// Implements the support-based methods of [`AttackSurface`] (`guess`,
+/// `observe_and_guess`, `add_evidence`) for a family whose reports support items and
+/// whose aggregator is [`SupportCounts`].
+macro_rules! support_attack_surface {
+    () => {
+        fn guess<R: rand::Rng + ?Sized>(&self, report: &Self::Report, rng: &mut R) -> u32 {
+            $crate::attack_surface::support_guess(self, report, rng)
+        }
+
+        fn observe_and_guess<R: rand::Rng + ?Sized>(
+            &self,
+            server: &mut Self::Aggregator,
+            report: &Self::Report,
+            scratch: &mut Vec<u32>,
+            rng: &mut R,
+        ) -> u32 {
+            $crate::attack_surface::support_observe_and_guess(self, server, report, scratch, rng)
+        }
+
+        fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], _: &mut Vec<f64>) {
+            $crate::attack_surface::count_support(self, report, scores);
+        }
+    };
+}
+pub(crate) use support_attack_surface;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::local_hash::hash_item;
+
+    fn lh_search(g: u32, targets: &[u32]) -> (u32, u32, u32) {
+        let (seed, y, supported) =
+            best_seed(1 << 24, targets, |seed, t| hash_item(t, seed as u32, g));
+        (seed as u32, y, supported)
+    }
+
+    #[test]
+    fn a_full_collision_is_found_when_one_is_likely() {
+        // g^(r-1) = 56^3 = 175,616 tries expected: far inside the budget.
+        let targets = [20, 21, 22, 23];
+        let (seed, y, supported) = lh_search(56, &targets);
+        assert_eq!(supported, 4);
+        assert!(targets.iter().all(|&t| hash_item(t, seed, 56) == y));
+        // Deterministic: the earliest such seed.
+        assert!((0..seed).all(|s| {
+            let h = hash_item(20, s, 56);
+            !targets.iter().all(|&t| hash_item(t, s, 56) == h)
+        }));
+    }
+
+    #[test]
+    fn beyond_the_budget_the_best_partial_collision_is_kept() {
+        // g^9 = 1e18 tries would be needed for all ten targets at g = 100.
+        let targets: Vec<u32> = (40..50).collect();
+        let (seed, y, supported) = lh_search(100, &targets);
+        assert!((2..10).contains(&supported), "{supported}");
+        let hits = targets
+            .iter()
+            .filter(|&&t| hash_item(t, seed, 100) == y)
+            .count();
+        assert_eq!(hits as u32, supported);
+    }
+
+    #[test]
+    fn one_target_needs_no_search() {
+        let (seed, y, supported) = lh_search(7, &[3]);
+        assert_eq!((seed, supported), (0, 1));
+        assert_eq!(y, hash_item(3, 0, 7));
+    }
+}
