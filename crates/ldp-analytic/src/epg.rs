@@ -78,8 +78,8 @@ pub enum PoisoningError {
         /// Number of targets.
         targets: u32,
     },
-    /// The clipped-SHE form applies to SHE only.
-    #[error("the clipped-SHE gain applies to SHE, not to the {0:?} family")]
+    /// The clipped form applies to the families whose servers clip (SHE) only.
+    #[error("the clipped gain applies to SHE, whose servers clip, not to the {0:?} family")]
     NotShe(Family),
 }
 
@@ -298,7 +298,7 @@ pub fn expected_she_clipped(
     bound: ClipBound,
 ) -> Result<f64, PoisoningError> {
     let family = spec.family().family();
-    if family != Family::SummationHistogram {
+    if !family.clips() {
         return Err(PoisoningError::NotShe(family));
     }
     attack.check(spec.k())?;

@@ -1,4 +1,6 @@
-//! Reports to Arrow arrays and back, and aggregation straight from arrays.
+//! Reports to Arrow arrays and back, and aggregation straight from arrays, by report
+//! shape: every family whose report is one of ldp-core's report types works here without
+//! a line of its own.
 
 use std::sync::Arc;
 
@@ -10,17 +12,18 @@ use arrow_array::{
 };
 use arrow_buffer::{Buffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Fields};
+use ldp_core::report::ReportLimits;
 use ldp_core::{
-    AggregateError, Aggregator, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport,
-    SetValued, SheReport, SubsetReport, SubsetSelection, SummationHistogram, SupportCounts,
-    ThresholdHistogram, UnaryEncoding,
+    AggregateError, Aggregator, FamilyMechanism, GrrReport, LhReport, Mechanism, OnesReport,
+    SheReport, SubsetReport,
 };
 
 use crate::{ArrowLdpError, SetEncoding};
 
-/// A mechanism's reports in Arrow.
+/// A mechanism's reports in Arrow. Implemented for every mechanism whose report type has
+/// an [`ArrowShape`].
 pub trait ArrowReports: Mechanism {
-    /// The Arrow type of the `report` column (the encoding matters to SS, UE and THE).
+    /// The Arrow type of the `report` column (the encoding matters to set-valued reports).
     fn report_type(&self, encoding: SetEncoding) -> DataType;
 
     /// The reports as one array.
@@ -29,15 +32,206 @@ pub trait ArrowReports: Mechanism {
     /// The rows of `array` as reports, each validated against the mechanism.
     fn reports_from_array(&self, array: &dyn Array) -> Result<Vec<Self::Report>, ArrowLdpError>;
 
-    /// Adds every row of `array` to `server`, validated as reports from outside are,
-    /// without building the reports. `first_row` is the index of the array's first row,
-    /// for error messages.
+    /// Adds every row of `array` to `server`, validated as reports from outside are.
+    /// `first_row` is the index of the array's first row, for error messages.
     fn aggregate_array(
         &self,
         server: &mut Self::Aggregator,
         array: &dyn Array,
         first_row: u64,
     ) -> Result<(), ArrowLdpError>;
+}
+
+impl<M> ArrowReports for M
+where
+    M: FamilyMechanism,
+    M::Report: ArrowShape,
+{
+    fn report_type(&self, encoding: SetEncoding) -> DataType {
+        M::Report::data_type(&self.spec().report_limits(), encoding)
+    }
+
+    fn to_array(&self, reports: &[M::Report], encoding: SetEncoding) -> ArrayRef {
+        M::Report::to_array(reports, &self.spec().report_limits(), encoding)
+    }
+
+    fn reports_from_array(&self, array: &dyn Array) -> Result<Vec<M::Report>, ArrowLdpError> {
+        let mut out = Vec::with_capacity(array.len());
+        M::Report::for_each_row(array, &self.spec().report_limits(), 0, |row, report| {
+            self.validate(report)
+                .map_err(|e| row_error(0, row)(e.into()))?;
+            out.push(report.clone());
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn aggregate_array(
+        &self,
+        server: &mut M::Aggregator,
+        array: &dyn Array,
+        first_row: u64,
+    ) -> Result<(), ArrowLdpError> {
+        M::Report::for_each_row(
+            array,
+            &self.spec().report_limits(),
+            first_row,
+            |row, report| server.add(report).map_err(row_error(first_row, row)),
+        )
+    }
+}
+
+/// A report type as a column: its Arrow type, and the conversions both ways. One
+/// implementation per report type of ldp-core (a value, a set of indices in either
+/// encoding, a seed and a value, a vector of numbers).
+pub trait ArrowShape: Sized + Clone {
+    /// The Arrow type of a column of these reports within `limits`.
+    fn data_type(limits: &ReportLimits, encoding: SetEncoding) -> DataType;
+
+    /// The reports as one array.
+    fn to_array(reports: &[Self], limits: &ReportLimits, encoding: SetEncoding) -> ArrayRef;
+
+    /// Calls `visit(row, report)` for every row of `array`, in order (one report buffer
+    /// serves every row). Fails on a column of another type or a null, naming the row
+    /// counted from `first_row`; the reports are not validated here.
+    fn for_each_row(
+        array: &dyn Array,
+        limits: &ReportLimits,
+        first_row: u64,
+        visit: impl FnMut(usize, &Self) -> Result<(), ArrowLdpError>,
+    ) -> Result<(), ArrowLdpError>;
+}
+
+impl ArrowShape for GrrReport {
+    fn data_type(_: &ReportLimits, _: SetEncoding) -> DataType {
+        DataType::UInt32
+    }
+
+    fn to_array(reports: &[Self], _: &ReportLimits, _: SetEncoding) -> ArrayRef {
+        Arc::new(UInt32Array::from_iter_values(reports.iter().map(|r| r.y)))
+    }
+
+    fn for_each_row(
+        array: &dyn Array,
+        _: &ReportLimits,
+        first_row: u64,
+        mut visit: impl FnMut(usize, &Self) -> Result<(), ArrowLdpError>,
+    ) -> Result<(), ArrowLdpError> {
+        for (row, &y) in grr_values(array, first_row)?.iter().enumerate() {
+            visit(row, &GrrReport { y })?;
+        }
+        Ok(())
+    }
+}
+
+/// The shape of a report that is a sorted set of indices in its field `$field`.
+macro_rules! set_shape {
+    ($report:ident, $field:ident) => {
+        impl ArrowShape for $report {
+            fn data_type(limits: &ReportLimits, encoding: SetEncoding) -> DataType {
+                match encoding {
+                    SetEncoding::List => list_type(),
+                    SetEncoding::Bitmap => bitmap_type(limits.values),
+                }
+            }
+
+            fn to_array(
+                reports: &[Self],
+                limits: &ReportLimits,
+                encoding: SetEncoding,
+            ) -> ArrayRef {
+                sets_to_array(
+                    limits.values,
+                    reports.iter().map(|r| r.$field.as_slice()),
+                    encoding,
+                )
+            }
+
+            fn for_each_row(
+                array: &dyn Array,
+                limits: &ReportLimits,
+                first_row: u64,
+                mut visit: impl FnMut(usize, &Self) -> Result<(), ArrowLdpError>,
+            ) -> Result<(), ArrowLdpError> {
+                let mut report = $report { $field: Vec::new() };
+                for_each_set(array, limits.values, first_row, |row, set| {
+                    report.$field.clear();
+                    report.$field.extend_from_slice(set);
+                    visit(row, &report)
+                })
+            }
+        }
+    };
+}
+
+set_shape!(SubsetReport, subset);
+set_shape!(OnesReport, ones);
+
+impl ArrowShape for LhReport {
+    fn data_type(_: &ReportLimits, _: SetEncoding) -> DataType {
+        DataType::Struct(lh_fields())
+    }
+
+    fn to_array(reports: &[Self], _: &ReportLimits, _: SetEncoding) -> ArrayRef {
+        let seeds = UInt32Array::from_iter_values(reports.iter().map(|r| r.seed));
+        let ys = UInt32Array::from_iter_values(reports.iter().map(|r| r.y));
+        Arc::new(StructArray::new(
+            lh_fields(),
+            vec![Arc::new(seeds), Arc::new(ys)],
+            None,
+        ))
+    }
+
+    fn for_each_row(
+        array: &dyn Array,
+        _: &ReportLimits,
+        first_row: u64,
+        mut visit: impl FnMut(usize, &Self) -> Result<(), ArrowLdpError>,
+    ) -> Result<(), ArrowLdpError> {
+        let (seeds, ys) = lh_columns(array, first_row)?;
+        for (row, (&seed, &y)) in seeds.iter().zip(ys).enumerate() {
+            visit(row, &LhReport { seed, y })?;
+        }
+        Ok(())
+    }
+}
+
+impl ArrowShape for SheReport {
+    fn data_type(limits: &ReportLimits, _: SetEncoding) -> DataType {
+        she_type(limits.entries)
+    }
+
+    fn to_array(reports: &[Self], limits: &ReportLimits, _: SetEncoding) -> ArrayRef {
+        let values =
+            Float64Array::from_iter_values(reports.iter().flat_map(|r| r.y.iter().copied()));
+        Arc::new(FixedSizeListArray::new(
+            Arc::new(Field::new("item", DataType::Float64, false)),
+            limits.entries as i32,
+            Arc::new(values),
+            None,
+        ))
+    }
+
+    fn for_each_row(
+        array: &dyn Array,
+        limits: &ReportLimits,
+        first_row: u64,
+        mut visit: impl FnMut(usize, &Self) -> Result<(), ArrowLdpError>,
+    ) -> Result<(), ArrowLdpError> {
+        let k = limits.entries as usize;
+        let mut report = SheReport {
+            y: Vec::with_capacity(k),
+        };
+        for (row, y) in she_values(array, limits.entries, first_row)?
+            .chunks_exact(k)
+            .enumerate()
+        {
+            report.y.clear();
+            report.y.extend_from_slice(y);
+            visit(row, &report)?;
+        }
+        Ok(())
+    }
 }
 
 fn row_error(first_row: u64, i: usize) -> impl Fn(AggregateError) -> ArrowLdpError {
@@ -166,108 +360,12 @@ fn for_each_set(
     }
 }
 
-/// The ArrowReports of a family whose report is its support set.
-macro_rules! set_valued {
-    ($ty:ty, $report:ident, $field:ident) => {
-        impl ArrowReports for $ty {
-            fn report_type(&self, encoding: SetEncoding) -> DataType {
-                match encoding {
-                    SetEncoding::List => list_type(),
-                    SetEncoding::Bitmap => bitmap_type(self.domain_size().get()),
-                }
-            }
-
-            fn to_array(&self, reports: &[$report], encoding: SetEncoding) -> ArrayRef {
-                sets_to_array(
-                    self.domain_size().get(),
-                    reports.iter().map(|r| r.$field.as_slice()),
-                    encoding,
-                )
-            }
-
-            fn reports_from_array(&self, array: &dyn Array) -> Result<Vec<$report>, ArrowLdpError> {
-                let mut out = Vec::with_capacity(array.len());
-                for_each_set(array, self.domain_size().get(), 0, |row, set| {
-                    let report = $report {
-                        $field: set.to_vec(),
-                    };
-                    self.validate(&report)
-                        .map_err(|e| row_error(0, row)(e.into()))?;
-                    out.push(report);
-                    Ok(())
-                })?;
-                Ok(out)
-            }
-
-            fn aggregate_array(
-                &self,
-                server: &mut SupportCounts<$ty>,
-                array: &dyn Array,
-                first_row: u64,
-            ) -> Result<(), ArrowLdpError> {
-                add_sets(self, server, array, first_row)
-            }
-        }
-    };
-}
-
-fn add_sets<M: SetValued<Aggregator = SupportCounts<M>>>(
-    m: &M,
-    server: &mut SupportCounts<M>,
-    array: &dyn Array,
-    first_row: u64,
-) -> Result<(), ArrowLdpError> {
-    for_each_set(array, m.domain_size().get(), first_row, |row, set| {
-        server.add_support(set).map_err(row_error(first_row, row))
-    })
-}
-
-set_valued!(SubsetSelection, SubsetReport, subset);
-set_valued!(UnaryEncoding, OnesReport, ones);
-set_valued!(ThresholdHistogram, OnesReport, ones);
-
 fn grr_values(array: &dyn Array, first_row: u64) -> Result<&[u32], ArrowLdpError> {
     if array.data_type() != &DataType::UInt32 {
         return Err(type_error("UInt32", array.data_type()));
     }
     check_nulls(array, first_row)?;
     Ok(array.as_primitive::<UInt32Type>().values())
-}
-
-impl ArrowReports for Grr {
-    fn report_type(&self, _: SetEncoding) -> DataType {
-        DataType::UInt32
-    }
-
-    fn to_array(&self, reports: &[GrrReport], _: SetEncoding) -> ArrayRef {
-        Arc::new(UInt32Array::from_iter_values(reports.iter().map(|r| r.y)))
-    }
-
-    fn reports_from_array(&self, array: &dyn Array) -> Result<Vec<GrrReport>, ArrowLdpError> {
-        grr_values(array, 0)?
-            .iter()
-            .enumerate()
-            .map(|(row, &y)| {
-                let r = GrrReport { y };
-                self.validate(&r).map_err(|e| row_error(0, row)(e.into()))?;
-                Ok(r)
-            })
-            .collect()
-    }
-
-    fn aggregate_array(
-        &self,
-        server: &mut SupportCounts<Grr>,
-        array: &dyn Array,
-        first_row: u64,
-    ) -> Result<(), ArrowLdpError> {
-        for (row, &y) in grr_values(array, first_row)?.iter().enumerate() {
-            server
-                .add_support(&[y])
-                .map_err(row_error(first_row, row))?;
-        }
-        Ok(())
-    }
 }
 
 fn lh_fields() -> Fields {
@@ -309,51 +407,6 @@ fn lh_columns(array: &dyn Array, first_row: u64) -> Result<(&[u32], &[u32]), Arr
     Ok((column(0)?, column(1)?))
 }
 
-impl ArrowReports for LocalHashing {
-    fn report_type(&self, _: SetEncoding) -> DataType {
-        DataType::Struct(lh_fields())
-    }
-
-    fn to_array(&self, reports: &[LhReport], _: SetEncoding) -> ArrayRef {
-        let seeds = UInt32Array::from_iter_values(reports.iter().map(|r| r.seed));
-        let ys = UInt32Array::from_iter_values(reports.iter().map(|r| r.y));
-        Arc::new(StructArray::new(
-            lh_fields(),
-            vec![Arc::new(seeds), Arc::new(ys)],
-            None,
-        ))
-    }
-
-    fn reports_from_array(&self, array: &dyn Array) -> Result<Vec<LhReport>, ArrowLdpError> {
-        let (seeds, ys) = lh_columns(array, 0)?;
-        seeds
-            .iter()
-            .zip(ys)
-            .enumerate()
-            .map(|(row, (&seed, &y))| {
-                let r = LhReport { seed, y };
-                self.validate(&r).map_err(|e| row_error(0, row)(e.into()))?;
-                Ok(r)
-            })
-            .collect()
-    }
-
-    fn aggregate_array(
-        &self,
-        server: &mut SupportCounts<LocalHashing>,
-        array: &dyn Array,
-        first_row: u64,
-    ) -> Result<(), ArrowLdpError> {
-        let (seeds, ys) = lh_columns(array, first_row)?;
-        for (row, (&seed, &y)) in seeds.iter().zip(ys).enumerate() {
-            server
-                .add(&LhReport { seed, y })
-                .map_err(row_error(first_row, row))?;
-        }
-        Ok(())
-    }
-}
-
 fn she_type(k: u32) -> DataType {
     DataType::FixedSizeList(
         Arc::new(Field::new("item", DataType::Float64, false)),
@@ -381,51 +434,4 @@ fn she_values(array: &dyn Array, k: u32, first_row: u64) -> Result<&[f64], Arrow
         }
     }
     Ok(list.values().as_primitive::<Float64Type>().values())
-}
-
-impl ArrowReports for SummationHistogram {
-    fn report_type(&self, _: SetEncoding) -> DataType {
-        she_type(self.domain_size().get())
-    }
-
-    fn to_array(&self, reports: &[SheReport], _: SetEncoding) -> ArrayRef {
-        let k = self.domain_size().get();
-        let values =
-            Float64Array::from_iter_values(reports.iter().flat_map(|r| r.y.iter().copied()));
-        Arc::new(FixedSizeListArray::new(
-            Arc::new(Field::new("item", DataType::Float64, false)),
-            k as i32,
-            Arc::new(values),
-            None,
-        ))
-    }
-
-    fn reports_from_array(&self, array: &dyn Array) -> Result<Vec<SheReport>, ArrowLdpError> {
-        let k = self.domain_size().as_usize();
-        she_values(array, k as u32, 0)?
-            .chunks_exact(k)
-            .enumerate()
-            .map(|(row, y)| {
-                let r = SheReport { y: y.to_vec() };
-                self.validate(&r).map_err(|e| row_error(0, row)(e.into()))?;
-                Ok(r)
-            })
-            .collect()
-    }
-
-    fn aggregate_array(
-        &self,
-        server: &mut ldp_core::SheSums,
-        array: &dyn Array,
-        first_row: u64,
-    ) -> Result<(), ArrowLdpError> {
-        let k = self.domain_size().as_usize();
-        for (row, y) in she_values(array, k as u32, first_row)?
-            .chunks_exact(k)
-            .enumerate()
-        {
-            server.add_values(y).map_err(row_error(first_row, row))?;
-        }
-        Ok(())
-    }
 }

@@ -4,14 +4,15 @@
 //! columnar store and aggregate them where they lie (the `ldp-datafusion` adapter builds
 //! on this crate and adds no algorithm of its own).
 //!
-//! One column, `report`, holds the reports; its Arrow type depends on the family:
+//! One column, `report`, holds the reports; its Arrow type depends on the report's shape
+//! ([`ArrowShape`]), not on the family:
 //!
-//! | family | `report` column |
-//! |---|---|
-//! | GRR | `UInt32` |
-//! | LH | `Struct<seed: UInt32, y: UInt32>` |
-//! | SHE | `FixedSizeList<Float64, k>` |
-//! | SS, UE, THE | `List<UInt32>` (the sorted indices) or `FixedSizeBinary(ceil(k/8))` (a bitmap, bit i of byte i/8, lowest bit first) |
+//! | report | families | `report` column |
+//! |---|---|---|
+//! | a value ([`ldp_core::GrrReport`]) | GRR | `UInt32` |
+//! | a seed and a value ([`ldp_core::LhReport`]) | LH | `Struct<seed: UInt32, y: UInt32>` |
+//! | real numbers ([`ldp_core::SheReport`]) | SHE | `FixedSizeList<Float64, k>` |
+//! | a set of indices ([`ldp_core::SubsetReport`], [`ldp_core::OnesReport`]) | SS, UE, THE | `List<UInt32>` (the sorted indices) or `FixedSizeBinary(ceil(k/8))` (a bitmap, bit i of byte i/8, lowest bit first) |
 //!
 //! A Parquet file of reports stores the mechanism's [`Spec`] as JSON in its key-value
 //! metadata under [`SPEC_KEY`], and the set encoding under [`ENCODING_KEY`]; a reader
@@ -37,7 +38,7 @@ mod files;
 use arrow_schema::DataType;
 use ldp_core::{AggregateError, Spec};
 
-pub use convert::ArrowReports;
+pub use convert::{ArrowReports, ArrowShape};
 pub use files::{
     ParquetReports, Part, ReportWriter, parquet_files, read_spec, report_field, writer_properties,
 };
@@ -84,13 +85,12 @@ impl SetEncoding {
     /// byte after compression; measured in this crate's tests at k = 100, 1000, 10000).
     pub fn smaller_for(spec: &Spec) -> SetEncoding {
         let k = spec.k().as_f64();
-        let per_report = match spec.family() {
-            ldp_core::FamilyParams::SubsetSelection { omega } => f64::from(omega),
-            _ => match spec.pure_probabilities() {
-                Some((p, q)) => p + (k - 1.0) * q,
-                None => return SetEncoding::List,
-            },
+        // A report supports its item w.p. p* and each other w.p. q*: p* + (k - 1) q* items
+        // on average (exactly omega for SS).
+        let Some((p, q)) = spec.pure_probabilities() else {
+            return SetEncoding::List;
         };
+        let per_report = p + (k - 1.0) * q;
         if per_report > k / 32.0 {
             SetEncoding::Bitmap
         } else {

@@ -17,6 +17,9 @@ pub enum PoisonKind {
 }
 
 impl PoisonKind {
+    /// The three attacks.
+    pub const ALL: [PoisonKind; 3] = [PoisonKind::Mga, PoisonKind::Ria, PoisonKind::Roa];
+
     /// Short name: mga, ria, roa.
     pub fn name(self) -> &'static str {
         match self {
@@ -26,6 +29,8 @@ impl PoisonKind {
         }
     }
 }
+
+ldp_core::named_knob!(PoisonKind, "poisoning attack");
 
 /// The attacker's target items: non-empty, distinct, kept sorted.
 ///

@@ -1,16 +1,33 @@
-//! Choosing a protocol instance from the command line, and the tuning options behind it.
+//! The flags that choose and tune protocol instances, parsed into ldp-optimize's request
+//! layer ([`TuneRequest`], [`InstanceRequest`]), which owns every default, check and
+//! message; this module only names the flag at fault.
 //!
 //! Every flag must do something: tuning flags with a protocol that is not tuned, a bound
 //! with a strategy that has none, or `--param` on a protocol whose definition fixes its
 //! parameter are errors naming the flag.
 
-use anyhow::{Context, Result, anyhow, bail};
-use clap::{Args, ValueEnum};
+use std::str::FromStr;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use ldp_analytic::LhAsr;
-use ldp_core::{AnyMechanism, DomainSize, Epsilon, FamilyParams, ParamError, Protocol, Spec};
-use ldp_optimize::{Bounds, Knob, Search, Strategy, TuneOptions, TuneRequest, tune};
+use ldp_core::{AnyMechanism, DomainSize, Epsilon, ParamError, Protocol, Spec};
+use ldp_optimize::{Instance, InstanceRequest, Knob, RequestError, Search, Strategy, TuneRequest};
 
 use crate::output::number;
+
+/// A clap parser for a knob of the libraries: the names it lists, parsed by the knob's
+/// own `FromStr` (so that the tool and the libraries spell every value alike).
+pub(crate) fn knob<T>(
+    names: impl IntoIterator<Item = &'static str>,
+) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Debug,
+{
+    PossibleValuesParser::new(names).map(|s| s.parse::<T>().expect("a listed name parses"))
+}
 
 /// How adaptive protocols are tuned.
 #[derive(Debug, Clone, Default, Args)]
@@ -26,13 +43,13 @@ pub(crate) struct TuneArgs {
     #[arg(long = "w-bits", value_name = "W")]
     pub(crate) w_bits: Option<f64>,
     /// Search mode: the paper's grid, or grid then golden section (default paper).
-    #[arg(long, value_enum)]
-    pub(crate) search: Option<SearchArg>,
+    #[arg(long, value_parser = knob::<Search>(Search::ALL.map(Search::name)))]
+    pub(crate) search: Option<Search>,
     /// Selection strategy (default weighted; eps-constraint when a bound is given).
     /// Utopia, elbow, hypervolume and eps-constraint look only at which weights are
     /// positive.
-    #[arg(long, value_enum)]
-    pub(crate) strategy: Option<StrategyArg>,
+    #[arg(long, value_parser = knob::<Strategy>(Strategy::PAPER.map(|s| s.name())))]
+    pub(crate) strategy: Option<Strategy>,
     /// Tune against the ASR after T linked reports of an unchanged value (a device that
     /// reports daily for a year: 365) instead of one report (default 1). AUE, ALH and
     /// ATHE only: ASS has no exact form after more than one report. With `--protocol
@@ -57,126 +74,72 @@ pub(crate) struct BoundArgs {
     pub(crate) bits_max: Option<f64>,
 }
 
-impl BoundArgs {
-    pub(crate) fn given(&self) -> Option<&'static str> {
-        [
-            ("--asr-max", self.asr_max.is_some()),
-            ("--epg-max", self.epg_max.is_some()),
-            ("--bits-max", self.bits_max.is_some()),
-        ]
-        .into_iter()
-        .find_map(|(name, on)| on.then_some(name))
-    }
-
-    /// The bounds given, or `None` when none is.
-    pub(crate) fn bounds(&self) -> Result<Option<Bounds>> {
-        let mut out: Option<Bounds> = None;
-        for (flag, value) in [
-            ("--asr-max", self.asr_max),
-            ("--epg-max", self.epg_max),
-            ("--bits-max", self.bits_max),
-        ] {
-            let Some(v) = value else { continue };
-            let next = match (flag, out) {
-                ("--asr-max", None) => Bounds::asr(v),
-                ("--asr-max", Some(b)) => b.with_asr(v),
-                ("--epg-max", None) => Bounds::epg(v),
-                ("--epg-max", Some(b)) => b.with_epg(v),
-                (_, None) => Bounds::bits(v),
-                (_, Some(b)) => b.with_bits(v),
-            };
-            out = Some(next.with_context(|| format!("{flag} {}", number(v)))?);
-        }
-        Ok(out)
-    }
+/// The maximal gain attack behind the EPG objective.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct PoisoningArgs {
+    /// Fraction of fake users of the maximal gain attack (for --w-epg and --epg-max).
+    #[arg(long)]
+    pub(crate) beta: Option<f64>,
+    /// Number of target items r (for --w-epg and --epg-max).
+    #[arg(long)]
+    pub(crate) targets: Option<u32>,
+    /// True mass of the targets f_T (for --w-epg and --epg-max).
+    #[arg(long = "target-mass")]
+    pub(crate) target_mass: Option<f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum SearchArg {
-    Paper,
-    Refined,
+/// The parser of `--lh-asr`.
+pub(crate) fn lh_asr_parser() -> impl TypedValueParser<Value = LhAsr> {
+    knob::<LhAsr>(LhAsr::ALL.map(LhAsr::name))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum StrategyArg {
-    Weighted,
-    Utopia,
-    Elbow,
-    EpsConstraint,
-    Hypervolume,
-    Tchebycheff,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum LhAsrArg {
-    Paper,
-    Exact,
-}
-
-impl From<LhAsrArg> for LhAsr {
-    fn from(a: LhAsrArg) -> Self {
-        match a {
-            LhAsrArg::Paper => LhAsr::Paper,
-            LhAsrArg::Exact => LhAsr::Exact,
-        }
+/// The request the flags make; `lh_asr` and the poisoning flags where the command has
+/// them.
+pub(crate) fn tune_request(
+    tuning: &TuneArgs,
+    bounds: &BoundArgs,
+    lh_asr: Option<LhAsr>,
+    poisoning: &PoisoningArgs,
+) -> TuneRequest {
+    TuneRequest {
+        w_asr: tuning.w_asr,
+        w_epg: tuning.w_epg,
+        w_bits: tuning.w_bits,
+        search: tuning.search,
+        strategy: tuning.strategy,
+        asr_max: bounds.asr_max,
+        epg_max: bounds.epg_max,
+        bits_max: bounds.bits_max,
+        collections: tuning.asr_after,
+        lh_asr,
+        beta: poisoning.beta,
+        targets: poisoning.targets,
+        target_mass: poisoning.target_mass,
     }
 }
 
-impl TuneArgs {
-    /// The first tuning flag given, if any.
-    pub(crate) fn given(&self) -> Option<&'static str> {
-        [
-            ("--w-asr", self.w_asr.is_some()),
-            ("--w-epg", self.w_epg.is_some()),
-            ("--w-bits", self.w_bits.is_some()),
-            ("--search", self.search.is_some()),
-            ("--strategy", self.strategy.is_some()),
-            ("--asr-after", self.asr_after.is_some()),
-        ]
-        .into_iter()
-        .find_map(|(name, on)| on.then_some(name))
-    }
-
-    /// The tuning options; `bounds` (from `--asr-max` and its kin, where the command has
-    /// them) select the eps-constraint strategy unless another one is named.
-    pub(crate) fn options(&self, bounds: &BoundArgs) -> Result<TuneOptions> {
-        let request = TuneRequest {
-            w_asr: self.w_asr,
-            w_epg: self.w_epg,
-            w_bits: self.w_bits,
-            search: self.search.map(|s| match s {
-                SearchArg::Paper => Search::Paper,
-                SearchArg::Refined => Search::Refined,
-            }),
-            strategy: self
-                .strategy
-                .map(|s| Strategy::from_name(strategy_name(s)).expect("a known strategy")),
-            bounds: bounds.bounds()?,
-            collections: self.asr_after,
-        };
-        request.options().map_err(|e| {
-            let flag = match e.knob() {
-                Knob::AsrWeight => "--w-asr",
-                Knob::EpgWeight => "--w-epg",
-                Knob::BitsWeight => "--w-bits",
-                Knob::Strategy => "--strategy",
-                Knob::Bounds => bounds.given().unwrap_or("--asr-max"),
-                Knob::Collections => "--asr-after",
-            };
-            anyhow!("{flag}: {e}")
-        })
-    }
-}
-
-fn strategy_name(s: StrategyArg) -> &'static str {
-    match s {
-        StrategyArg::Weighted => "weighted",
-        StrategyArg::Utopia => "utopia",
-        StrategyArg::Elbow => "elbow",
-        StrategyArg::EpsConstraint => "eps-constraint",
-        StrategyArg::Hypervolume => "hypervolume",
-        StrategyArg::Tchebycheff => "tchebycheff",
-    }
+/// A request error as the tool writes it: the flag at fault (with the value given, for
+/// the numbers), then the message.
+pub(crate) fn flagged(e: RequestError, request: &TuneRequest, param: Option<f64>) -> anyhow::Error {
+    let Some(knob) = e.knob() else {
+        return anyhow::Error::new(e);
+    };
+    let value = match knob {
+        _ if !e.about_value() => None,
+        Knob::Param => param.map(number),
+        Knob::AsrMax => request.asr_max.map(number),
+        Knob::EpgMax => request.epg_max.map(number),
+        Knob::BitsMax => request.bits_max.map(number),
+        Knob::Beta => request.beta.map(number),
+        Knob::Targets => request.targets.map(|t| t.to_string()),
+        Knob::TargetMass => request.target_mass.map(number),
+        _ => None,
+    };
+    let label = match value {
+        Some(v) => format!("{} {v}", knob.flag()),
+        None => knob.flag(),
+    };
+    anyhow::Error::new(e).context(label)
 }
 
 pub(crate) fn parse_protocol(s: &str) -> Result<Protocol> {
@@ -204,92 +167,29 @@ pub(crate) fn build(spec: &Spec) -> Result<AnyMechanism> {
     })
 }
 
-/// A resolved protocol instance, and what tuning said about it.
-pub(crate) struct Resolved {
-    pub(crate) spec: Spec,
-    /// For an adaptive protocol without `--param`: one line on how it was tuned.
-    pub(crate) note: Option<String>,
-}
-
-/// The instance of `protocol`: `param` if given, else the preset (classic) or the tuned
-/// parameter (adaptive). Tuning flags on an instance that is not tuned are an error.
+/// The instance of `protocol` at (k, eps): `param` if given, else the preset (classic) or
+/// the tuned parameter (adaptive).
 pub(crate) fn resolve(
     protocol: Protocol,
     k: DomainSize,
     eps: Epsilon,
     param: Option<f64>,
-    tuning: &TuneArgs,
-    bounds: &BoundArgs,
-) -> Result<Resolved> {
-    let tuned = protocol.is_adaptive() && param.is_none();
-    if !tuned && let Some(flag) = tuning.given().or(bounds.given()) {
-        bail!(
-            "{flag}: {} is not tuned here (only ass, aue, alh and athe are, and not with --param)",
-            protocol.name()
-        );
+    tuning: TuneRequest,
+) -> Result<Instance> {
+    InstanceRequest {
+        protocol,
+        k,
+        eps,
+        param,
+        tuning,
     }
-    let Some(x) = param else {
-        if !tuned {
-            let spec = Spec::classic(protocol, k, eps).expect("a classic protocol");
-            return Ok(Resolved { spec, note: None });
-        }
-        let options = tuning.options(bounds)?;
-        let t = tune(protocol, k, eps, &options)
-            .with_context(|| format!("tuning {} at k = {k}, eps = {eps}", protocol.name()))?;
-        let mut note = format!(
-            "{} tuned at k = {k}, eps = {eps}: {} = {} ({}",
-            protocol.name(),
-            protocol.parameter_name().unwrap_or("-"),
-            number(t.param()),
-            t.strategy.name(),
-        );
-        if let Strategy::EpsConstraint(b) = t.strategy {
-            for (o, v) in b.iter() {
-                note += &format!(", {} <= {}", o.name(), number(v));
-            }
-        } else {
-            note += &format!(", w_asr = {}", number(options.weights.asr()));
-        }
-        note += ")";
-        if t.fell_back {
-            note += "; no parameter meets the bound, the utopia point was chosen instead";
-        }
-        return Ok(Resolved {
-            spec: t.spec,
-            note: Some(note),
-        });
-    };
-    let family = param_family(protocol, x)?;
-    let spec = Spec::new(k, eps, family).with_context(|| format!("--param {}", number(x)))?;
-    Ok(Resolved { spec, note: None })
+    .resolve()
+    .map_err(|e| flagged(e, &tuning, param))
 }
 
-/// The family parameters `--param x` gives `protocol`, before its range is checked
-/// against k: refused where the protocol has no parameter or its definition fixes it.
-pub(crate) fn param_family(protocol: Protocol, x: f64) -> Result<FamilyParams> {
-    let shown = number(x);
-    let Some(name) = protocol.parameter_name() else {
-        bail!("--param {shown}: {} has no parameter", protocol.name());
-    };
-    if protocol.fixes_parameter() {
-        let adaptive = match protocol {
-            Protocol::Sue | Protocol::Oue => "aue",
-            _ => "alh",
-        };
-        bail!(
-            "--param {shown}: {} fixes {name} by its definition; for another {name} use --protocol {adaptive} --param {shown}",
-            protocol.name()
-        );
-    }
-    FamilyParams::with_value(protocol.family(), x)
-        .ok_or_else(|| anyhow!("--param {shown}: {name} must be a whole number"))
-}
-
-/// The parameter column: empty for GRR and SHE, whose parameter does not exist, and for
-/// SUE and OUE, whose p is fixed by their definition.
-pub(crate) fn shown_param(protocol: Protocol, spec: &Spec) -> Option<f64> {
-    match protocol {
-        Protocol::Grr | Protocol::Sue | Protocol::Oue | Protocol::She => None,
-        _ => spec.family().value(),
-    }
+/// The parameter column: the instance's parameter, empty where its family has none.
+pub(crate) fn shown(instance: &Instance) -> crate::output::Value {
+    instance
+        .shown_param()
+        .map_or(crate::output::Value::Empty, crate::output::Value::number)
 }

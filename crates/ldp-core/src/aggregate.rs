@@ -7,10 +7,9 @@
 
 use std::fmt::Debug;
 
-use crate::error::{AggregateError, ReportError};
+use crate::error::AggregateError;
 use crate::estimate::Estimator;
 use crate::mechanism::{Mechanism, PureProtocol, Wire};
-use crate::report::check_sorted_distinct;
 
 /// A streaming aggregator: reports go in one at a time, estimates come out.
 pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
@@ -38,6 +37,18 @@ pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
     /// The frequency estimate after the chosen post-processing.
     fn estimate(&self, estimator: Estimator) -> Result<Vec<f64>, AggregateError> {
         Ok(estimator.apply(self.raw_estimate()?))
+    }
+
+    /// The support count of every item, for an aggregator that keeps counts; `None` for
+    /// one that keeps sums (SHE).
+    fn support_counts(&self) -> Option<&[u64]> {
+        None
+    }
+
+    /// The coordinate-wise sums (after clipping), for an aggregator that keeps sums (SHE);
+    /// `None` for one that keeps counts.
+    fn coordinate_sums(&self) -> Option<&[f64]> {
+        None
     }
 }
 
@@ -103,10 +114,6 @@ pub struct SupportCounts<M> {
     mechanism: M,
     n: u64,
     counts: Vec<u64>,
-    /// The mechanism's [`crate::Support::support_size_range`], kept for the per-report
-    /// check of [`SupportCounts::add_support`].
-    #[cfg_attr(feature = "serde", serde(skip_serializing))]
-    support_range: (u32, u32),
 }
 
 /// The serialized form of [`SupportCounts`], checked on the way in.
@@ -131,12 +138,10 @@ impl<M: PureProtocol> SupportCounts<M> {
     /// An empty aggregator for `mechanism`.
     pub fn new(mechanism: M) -> Self {
         let k = mechanism.domain_size().as_usize();
-        let support_range = mechanism.support_size_range();
         Self {
             mechanism,
             n: 0,
             counts: vec![0; k],
-            support_range,
         }
     }
 
@@ -166,7 +171,6 @@ impl<M: PureProtocol> SupportCounts<M> {
             ));
         }
         Ok(Self {
-            support_range: mechanism.support_size_range(),
             mechanism,
             n,
             counts,
@@ -200,42 +204,6 @@ impl<M: PureProtocol> SupportCounts<M> {
     }
 }
 
-impl<M: crate::mechanism::SetValued> SupportCounts<M> {
-    /// Adds a report given as its support set, `items`, validated exactly as the
-    /// mechanism validates its reports (strictly increasing, in `0..k`, and of a size one
-    /// report can have: GRR one item, SS omega). For readers of columnar reports, which
-    /// hold the set without the report type around it.
-    ///
-    /// ```
-    /// use ldp_core::{Aggregator, DomainSize, Epsilon, Mechanism, UnaryEncoding};
-    /// let oue = UnaryEncoding::optimized(DomainSize::new(5)?, Epsilon::new(1.0)?)?;
-    /// let mut agg = oue.aggregator();
-    /// agg.add_support(&[0, 3])?;
-    /// assert!(agg.add_support(&[3, 0]).is_err());
-    /// assert_eq!(agg.counts(), &[1, 0, 0, 1, 0]);
-    /// # Ok::<(), ldp_core::Error>(())
-    /// ```
-    pub fn add_support(&mut self, items: &[u32]) -> Result<(), AggregateError> {
-        let field = M::FIELD;
-        let (lo, hi) = self.support_range;
-        if !(lo as usize..=hi as usize).contains(&items.len()) {
-            return Err(ReportError::Length {
-                field,
-                expected: lo as usize,
-                found: items.len(),
-            }
-            .into());
-        }
-        check_sorted_distinct(field, items, self.mechanism.domain_size().get())?;
-        let n = checked_count(self.n, 1)?;
-        for &i in items {
-            self.counts[i as usize] += 1;
-        }
-        self.n = n;
-        Ok(())
-    }
-}
-
 impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
     type Mechanism = M;
 
@@ -260,6 +228,10 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
 
     fn count(&self) -> u64 {
         self.n
+    }
+
+    fn support_counts(&self) -> Option<&[u64]> {
+        Some(&self.counts)
     }
 
     /// Paper Eq. "estimator": `f_i = (C_i - n q*) / (n (p* - q*))`.

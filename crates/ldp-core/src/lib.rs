@@ -71,10 +71,10 @@ pub use families::summation::{ClipBound, SheSums, SummationHistogram};
 pub use families::threshold::ThresholdHistogram;
 pub use families::unary::UnaryEncoding;
 pub use families::{
-    AnyMechanism, Family, FamilyMechanism, FamilyParams, NotClassic, ParamValue, Protocol,
-    Registered, UnknownProtocol, WrongFamily,
+    AnyAggregator, AnyMechanism, Family, FamilyMechanism, FamilyParams, NotClassic, ParamValue,
+    Protocol, Registered, UnknownProtocol, WrongFamily,
 };
-pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, SetValued, Support, Wire};
+pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, Support, Wire};
 pub use names::UnknownName;
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
 pub use server::{Clip, ClipError};

@@ -131,27 +131,6 @@ pub trait PureProtocol: Support {
     fn q_star(&self) -> f64;
 }
 
-/// Families whose report is its support set, written out: GRR's one item, SS's subset,
-/// UE's and THE's one-bits. A server can then aggregate a support set read from any
-/// columnar form without building the report ([`crate::SupportCounts::add_support`]).
-pub trait SetValued: PureProtocol {
-    /// The report's field that holds the set, as error messages name it.
-    const FIELD: &'static str;
-}
-
-impl SetValued for crate::Grr {
-    const FIELD: &'static str = "y";
-}
-impl SetValued for crate::SubsetSelection {
-    const FIELD: &'static str = "subset";
-}
-impl SetValued for crate::UnaryEncoding {
-    const FIELD: &'static str = "ones";
-}
-impl SetValued for crate::ThresholdHistogram {
-    const FIELD: &'static str = "ones";
-}
-
 /// `PartialEq` by [`Mechanism::spec`], the mechanism's identity.
 macro_rules! eq_by_spec {
     ($ty:ty) => {

@@ -5,6 +5,20 @@
 
 use crate::error::ReportError;
 
+/// How large a mechanism's reports can be: what readers of JSON lines and Arrow columns
+/// need to bound a line or a row before reading it, and to lay out a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReportLimits {
+    /// Exclusive bound of every index or value a report holds (k for items, g for a hashed
+    /// value).
+    pub values: u32,
+    /// The most entries of a report's list (SS: omega, UE and THE: k, SHE: k numbers); 1
+    /// for reports of one value.
+    pub entries: u32,
+    /// Exclusive bound of a report's seed (LH: 2^32), 0 for reports without one.
+    pub seeds: u64,
+}
+
 /// Generalized randomized response: the reported item. JSON: `{"y": 17}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(

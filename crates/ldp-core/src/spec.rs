@@ -7,6 +7,7 @@
 
 use crate::error::ParamError;
 pub use crate::families::{AnyMechanism, FamilyParams, NotClassic};
+use crate::report::ReportLimits;
 use crate::vocab::{DomainSize, Epsilon, Protocol};
 
 /// A validated protocol instance: the identity of a mechanism.
@@ -102,6 +103,11 @@ impl Spec {
     /// omega, UE and THE between 0 and k); `None` for SHE, whose reports support no items.
     pub fn support_size_range(&self) -> Option<(u32, u32)> {
         self.family.support_size_range(self.k)
+    }
+
+    /// How large a report can be ([`crate::report::ReportLimits`]).
+    pub fn report_limits(&self) -> ReportLimits {
+        self.family.report_limits(self.k)
     }
 
     /// The runnable mechanism. Fails when k exceeds [`crate::MAX_RUNNABLE_DOMAIN`], or for

@@ -12,7 +12,7 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::Accumulator;
 use ldp_arrow::{ArrowLdpError, ArrowReports};
 use ldp_core::{
-    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, Mechanism, PureProtocol,
+    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, PureProtocol,
     SheSums, Spec, SupportCounts, dispatch,
 };
 

@@ -39,7 +39,10 @@
 mod parse;
 mod write;
 
-use ldp_core::{FamilyParams, GrrReport, LhReport, OnesReport, SheReport, Spec, SubsetReport};
+use ldp_core::report::ReportLimits;
+use ldp_core::{
+    GrrReport, LhReport, Mechanism, OnesReport, SheReport, Spec, SubsetReport, dispatch_family,
+};
 
 /// A report that could not be read: what is wrong, naming the field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -61,6 +64,9 @@ pub trait JsonReport: Sized {
 
     /// Reads one report from a line (without its newline).
     fn parse_json(line: &[u8]) -> Result<Self, JsonError>;
+
+    /// The longest canonical line of a report within `limits` (without its newline).
+    fn max_canonical_len(limits: &ReportLimits) -> usize;
 }
 
 impl JsonReport for GrrReport {
@@ -69,6 +75,10 @@ impl JsonReport for GrrReport {
     }
     fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
         parse::with_fallback(line, parse::grr)
+    }
+
+    fn max_canonical_len(limits: &ReportLimits) -> usize {
+        "{\"y\":}".len() + largest(limits.values)
     }
 }
 
@@ -81,6 +91,10 @@ impl JsonReport for SubsetReport {
             parse::index_list(c, b"subset").map(|subset| SubsetReport { subset })
         })
     }
+
+    fn max_canonical_len(limits: &ReportLimits) -> usize {
+        "{\"subset\":[]}".len() + list(limits)
+    }
 }
 
 impl JsonReport for OnesReport {
@@ -92,6 +106,10 @@ impl JsonReport for OnesReport {
             parse::index_list(c, b"ones").map(|ones| OnesReport { ones })
         })
     }
+
+    fn max_canonical_len(limits: &ReportLimits) -> usize {
+        "{\"ones\":[]}".len() + list(limits)
+    }
 }
 
 impl JsonReport for LhReport {
@@ -101,6 +119,10 @@ impl JsonReport for LhReport {
     fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
         parse::with_fallback(line, parse::lh)
     }
+
+    fn max_canonical_len(limits: &ReportLimits) -> usize {
+        "{\"seed\":,\"y\":}".len() + digits(limits.seeds.saturating_sub(1)) + largest(limits.values)
+    }
 }
 
 impl JsonReport for SheReport {
@@ -109,6 +131,11 @@ impl JsonReport for SheReport {
     }
     fn parse_json(line: &[u8]) -> Result<Self, JsonError> {
         parse::with_fallback(line, parse::she)
+    }
+
+    fn max_canonical_len(limits: &ReportLimits) -> usize {
+        // The longest shortest-round-trip output, "-1.2345678901234567e-308", and a comma.
+        "{\"y\":[]}".len() + limits.entries as usize * 25
     }
 }
 
@@ -124,22 +151,24 @@ impl JsonReport for SheReport {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn max_line_len(spec: &Spec) -> usize {
-    let k = spec.k().get() as usize;
-    let index = digits(spec.k().get() - 1) + 1; // an index and its comma
-    let canonical = match spec.family() {
-        FamilyParams::Grr => "{\"y\":}".len() + index - 1,
-        FamilyParams::SubsetSelection { omega } => "{\"subset\":[]}".len() + omega as usize * index,
-        FamilyParams::UnaryEncoding { .. } | FamilyParams::ThresholdHistogram { .. } => {
-            "{\"ones\":[]}".len() + k * index
-        }
-        FamilyParams::LocalHashing { g } => "{\"seed\":4294967295,\"y\":}".len() + digits(g - 1),
-        // The longest shortest-round-trip output, "-1.2345678901234567e-308", and a comma.
-        FamilyParams::SummationHistogram => "{\"y\":[]}".len() + k * 25,
-    };
+    let limits = spec.report_limits();
+    let canonical = dispatch_family!(spec.family(), F, _param => {
+        <<F as Mechanism>::Report as JsonReport>::max_canonical_len(&limits)
+    });
     4 * canonical + 256
 }
 
+/// Decimal digits of the largest value below `bound`.
+fn largest(bound: u32) -> usize {
+    digits(u64::from(bound.saturating_sub(1)))
+}
+
+/// A list of up to `limits.entries` indices below `limits.values`, each with its comma.
+fn list(limits: &ReportLimits) -> usize {
+    limits.entries as usize * (largest(limits.values) + 1)
+}
+
 /// Decimal digits of `v`.
-fn digits(v: u32) -> usize {
+fn digits(v: u64) -> usize {
     v.checked_ilog10().map_or(1, |d| d as usize + 1)
 }

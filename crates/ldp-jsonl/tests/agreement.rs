@@ -153,3 +153,46 @@ fn errors_name_the_field_and_never_quote_the_line() {
     let long = format!("{{\"y\":\"{}\"}}", "x".repeat(10_000));
     assert!(msg(GrrReport::parse_json(long.as_bytes())).len() < 200);
 }
+
+/// The line cap is four times the longest canonical line plus 256: for each family, the
+/// longest report its limits allow, written out, fits in it with that room to spare.
+#[test]
+fn the_line_cap_covers_the_longest_canonical_report_of_every_family() {
+    use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+    let (k, eps) = (DomainSize::new(1000).unwrap(), Epsilon::new(2.0).unwrap());
+    for protocol in Protocol::CLASSIC {
+        let spec = Spec::classic(protocol, k, eps).unwrap();
+        let limits = spec.report_limits();
+        let top = |bound: u32| bound - 1;
+        let mut line = Vec::new();
+        match protocol.family() {
+            ldp_core::Family::Grr => GrrReport {
+                y: top(limits.values),
+            }
+            .write_json(&mut line),
+            ldp_core::Family::SubsetSelection => SubsetReport {
+                subset: (k.get() - limits.entries..k.get()).collect(),
+            }
+            .write_json(&mut line),
+            ldp_core::Family::LocalHashing => LhReport {
+                seed: u32::MAX,
+                y: top(limits.values),
+            }
+            .write_json(&mut line),
+            ldp_core::Family::SummationHistogram => SheReport {
+                y: vec![-1.2345678901234567e-308; limits.entries as usize],
+            }
+            .write_json(&mut line),
+            ldp_core::Family::UnaryEncoding | ldp_core::Family::ThresholdHistogram => OnesReport {
+                ones: (0..k.get()).collect(),
+            }
+            .write_json(&mut line),
+        }
+        // Covered, with the room the cap promises for spaces and other spellings.
+        assert!(
+            4 * line.len() + 256 <= ldp_jsonl::max_line_len(&spec),
+            "{protocol}: {} bytes",
+            line.len()
+        );
+    }
+}

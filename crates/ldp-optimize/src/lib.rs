@@ -33,6 +33,7 @@
 //! Tuning is analytic and cheap: AUE at k = 1e4 evaluates 100 grid points in
 //! microseconds (the paper's code takes 35 s for one such configuration).
 
+mod analysis;
 mod bounds;
 mod choose;
 mod error;
@@ -44,12 +45,15 @@ mod space;
 mod strategy;
 mod tune;
 
+pub use analysis::{
+    Analysis, AnalysisError, AnalysisRequest, AnalysisRow, MAX_ANALYSIS_ROWS, analyze,
+};
 pub use choose::{Choice, choose_protocol, choose_protocol_after};
 pub use error::OptimizeError;
 pub use ldp_core::ParameterSpace;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
 pub use pareto::{Candidate, frontier, frontier_in};
-pub use request::{Knob, RequestError, TuneRequest};
+pub use request::{Instance, InstanceRequest, Knob, RequestError, TuneRequest};
 pub use space::{MAX_GRID_POINTS, Search, paper_space};
 pub use strategy::{Bounds, Reference, Rho, Selection, Strategy, select};
 pub use tune::{

@@ -43,6 +43,8 @@ impl Objective {
     }
 }
 
+ldp_core::named_knob!(Objective, "objective");
+
 /// A set of objectives: which ones a frontier or a strategy looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ObjectiveSet(u8);

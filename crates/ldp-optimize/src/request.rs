@@ -1,69 +1,93 @@
-//! What a front end asks of tuning (the `ldp` tool's flags, the Python keywords), each
-//! setting optional: one place for the defaults and the cross-checks, so every front end
-//! resolves the same request to the same [`TuneOptions`] and refuses the same mistakes.
+//! What a front end asks for (the `ldp` tool's flags, the Python keywords, the browser
+//! page's inputs), each setting optional: one place for the defaults, the cross-checks and
+//! the messages, so that every front end resolves the same request to the same instance
+//! and refuses the same mistakes with the same words. A front end parses its input into a
+//! [`TuneRequest`] or an [`InstanceRequest`], calls it, and names the setting at fault
+//! ([`RequestError::knob`]) in its own spelling.
 
 use ldp_analytic::repeated::{CollectionsError, check_collections};
+use ldp_analytic::{LhAsr, Poisoning, PoisoningError};
+use ldp_core::{DomainSize, Epsilon, FamilyParams, ParamError, Protocol, Spec};
 use thiserror::Error;
 
+use crate::choose::{Choice, choose_protocol_after};
 use crate::error::OptimizeError;
-use crate::objective::Weights;
+use crate::objective::{Objective, ObjectiveSet, Weights};
+use crate::pareto::{Candidate, frontier_in};
 use crate::space::Search;
 use crate::strategy::{Bounds, Strategy};
-use crate::tune::TuneOptions;
+use crate::tune::{TuneOptions, Tuned, candidates, tune};
 
-/// A tuning request; a `None` field takes the default its documentation names.
-///
-/// ```
-/// use ldp_optimize::{Bounds, Knob, Strategy, TuneRequest};
-///
-/// // A bound alone selects the eps-constraint strategy.
-/// let request = TuneRequest { bounds: Some(Bounds::asr(0.05)?), ..TuneRequest::default() };
-/// assert_eq!(request.options()?.strategy, Strategy::EpsConstraint(Bounds::asr(0.05)?));
-///
-/// // Every refusal names the setting at fault, for the front end to name its flag.
-/// let bad = TuneRequest { w_asr: Some(1.5), ..TuneRequest::default() };
-/// assert_eq!(bad.options().unwrap_err().knob(), Knob::AsrWeight);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TuneRequest {
-    /// The ASR weight, in [0, 1]; MSE weighs 1 minus it (default 0.5).
-    pub w_asr: Option<f64>,
-    /// The EPG weight, finite and >= 0 (default 0).
-    pub w_epg: Option<f64>,
-    /// The report-size weight, finite and >= 0 (default 0).
-    pub w_bits: Option<f64>,
-    /// The grid, or the grid then refinement (default the paper's grid).
-    pub search: Option<Search>,
-    /// The selection strategy (default weighted, or eps-constraint when `bounds` is
-    /// given). A named eps-constraint without `bounds` is the paper's (ASR <= 0.1).
-    pub strategy: Option<Strategy>,
-    /// Bounds of the eps-constraint strategy; no other strategy takes them.
-    pub bounds: Option<Bounds>,
-    /// Tune against the ASR after this many linked reports, 1 to
-    /// [`MAX_COLLECTIONS`](ldp_analytic::repeated::MAX_COLLECTIONS) (default 1, the
-    /// paper's one-shot ASR).
-    pub collections: Option<u32>,
-}
-
-/// A setting of a [`TuneRequest`], as named in its errors.
+/// A setting of a request, as named in its errors. [`Knob::name`] is its keyword spelling
+/// (the Python keyword; the `ldp` tool's flag is `--` and the name with `-` for `_`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Knob {
+    /// The protocol.
+    Protocol,
+    /// The family parameter given instead of the preset or tuning.
+    Param,
     /// [`TuneRequest::w_asr`].
     AsrWeight,
     /// [`TuneRequest::w_epg`].
     EpgWeight,
     /// [`TuneRequest::w_bits`].
     BitsWeight,
+    /// [`TuneRequest::search`].
+    Search,
     /// [`TuneRequest::strategy`].
     Strategy,
-    /// [`TuneRequest::bounds`].
-    Bounds,
+    /// [`TuneRequest::asr_max`].
+    AsrMax,
+    /// [`TuneRequest::epg_max`].
+    EpgMax,
+    /// [`TuneRequest::bits_max`].
+    BitsMax,
     /// [`TuneRequest::collections`].
     Collections,
+    /// [`TuneRequest::lh_asr`].
+    LhAsr,
+    /// [`TuneRequest::beta`].
+    Beta,
+    /// [`TuneRequest::targets`].
+    Targets,
+    /// [`TuneRequest::target_mass`].
+    TargetMass,
+    /// The objectives of a frontier.
+    Objectives,
 }
 
-/// Why a [`TuneRequest`] has no options.
+impl Knob {
+    /// The keyword spelling: `w_asr`, `asr_max`, `asr_after`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            Knob::Protocol => "protocol",
+            Knob::Param => "param",
+            Knob::AsrWeight => "w_asr",
+            Knob::EpgWeight => "w_epg",
+            Knob::BitsWeight => "w_bits",
+            Knob::Search => "search",
+            Knob::Strategy => "strategy",
+            Knob::AsrMax => "asr_max",
+            Knob::EpgMax => "epg_max",
+            Knob::BitsMax => "bits_max",
+            Knob::Collections => "asr_after",
+            Knob::LhAsr => "lh_asr",
+            Knob::Beta => "beta",
+            Knob::Targets => "targets",
+            Knob::TargetMass => "target_mass",
+            Knob::Objectives => "objectives",
+        }
+    }
+
+    /// The `ldp` tool's flag: `--w-asr`, `--asr-after`, ...
+    pub fn flag(self) -> String {
+        format!("--{}", self.name().replace('_', "-"))
+    }
+}
+
+/// Why a request cannot be carried out. [`RequestError::knob`] names the setting at
+/// fault, and [`RequestError::about_value`] says whether the value given for it is at
+/// fault, for the front end to write `--param 0.5: ...` or `param = 0.5: ...`.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum RequestError {
@@ -78,9 +102,24 @@ pub enum RequestError {
         /// The rejected value.
         value: f64,
     },
+    /// A bound is out of its range.
+    #[error("{error}")]
+    Bound {
+        /// [`Knob::AsrMax`], [`Knob::EpgMax`] or [`Knob::BitsMax`].
+        knob: Knob,
+        /// The rejected value.
+        value: f64,
+        /// What is wrong with it.
+        error: OptimizeError,
+    },
     /// Bounds were given with a strategy other than eps-constraint.
-    #[error("the {0} strategy takes no bound (only eps-constraint does)")]
-    BoundNotTaken(&'static str),
+    #[error("the {strategy} strategy takes no bound (only eps-constraint does)")]
+    BoundNotTaken {
+        /// The first bound given.
+        knob: Knob,
+        /// The strategy.
+        strategy: &'static str,
+    },
     /// The strategy has no meaning for the weighted objectives.
     #[error(transparent)]
     Strategy(OptimizeError),
@@ -88,23 +127,281 @@ pub enum RequestError {
     /// [`MAX_COLLECTIONS`](ldp_analytic::repeated::MAX_COLLECTIONS).
     #[error(transparent)]
     Collections(#[from] CollectionsError),
+    /// The poisoning setting is out of range.
+    #[error("{0}")]
+    Poisoning(PoisoningError, Knob),
+    /// A poisoning setting was given where EPG plays no part.
+    #[error(
+        "the poisoning setting matters only when EPG is weighted (w_epg), bounded (epg_max) or an objective"
+    )]
+    PoisoningUnused(Knob),
+    /// A tuning setting was given for an instance that is not tuned.
+    #[error(
+        "{protocol} is not tuned here (only {} are, and not with a parameter given)",
+        adaptive_names()
+    )]
+    NotTuned {
+        /// The first tuning setting given.
+        knob: Knob,
+        /// The protocol.
+        protocol: &'static str,
+    },
+    /// A tuning setting was given where no protocol is tuned.
+    #[error(
+        "no protocol here is tuned ({list} are, without a parameter given)",
+        list = adaptive_names()
+    )]
+    NothingTuned(Knob),
+    /// A protocol that is not adaptive was asked to be tuned.
+    #[error(
+        "only {list} are tuned (or `all` to choose among every protocol), not {protocol}",
+        list = adaptive_names()
+    )]
+    NotAdaptive {
+        /// The protocol.
+        protocol: &'static str,
+    },
+    /// A parameter was given for a protocol without one.
+    #[error("{0} has no parameter")]
+    NoParameter(&'static str),
+    /// A parameter was given for a protocol whose definition fixes it.
+    #[error("{protocol} fixes {name} by its definition; for another {name} use {adaptive}")]
+    FixedParameter {
+        /// The protocol.
+        protocol: &'static str,
+        /// The parameter's name.
+        name: &'static str,
+        /// The adaptive protocol of the family, which takes any value.
+        adaptive: &'static str,
+    },
+    /// A whole-number parameter was given a fraction (or a value out of `u32`).
+    #[error("{0} must be a whole number")]
+    NotWhole(&'static str),
+    /// The parameter lies outside its family's range, or the instance cannot run.
+    #[error(transparent)]
+    Param(ParamError),
+    /// Choosing among every protocol needs a bound and takes no weights.
+    #[error(
+        "protocol all picks the lowest MSE under the bounds; it takes no weights, strategy or search"
+    )]
+    ChooseTakesNoWeights(Knob),
+    /// Choosing among every protocol needs a bound.
+    #[error("protocol all picks the lowest MSE under bounds: give asr_max, epg_max or bits_max")]
+    ChooseNeedsBounds,
+    /// A frontier needs two or more objectives.
+    #[error("a frontier needs two or more distinct objectives")]
+    FewObjectives,
+    /// Tuning or choosing failed.
+    #[error("{context}: {error}")]
+    Tuning {
+        /// What was being done (`tuning aue at k = 100, eps = 1`).
+        context: String,
+        /// Why it failed.
+        error: OptimizeError,
+    },
 }
 
-impl RequestError {
-    /// The setting at fault.
-    pub fn knob(&self) -> Knob {
-        match self {
-            RequestError::AsrWeight(_) => Knob::AsrWeight,
-            RequestError::Weight { knob, .. } => *knob,
-            RequestError::BoundNotTaken(_) => Knob::Bounds,
-            RequestError::Strategy(_) => Knob::Strategy,
-            RequestError::Collections(_) => Knob::Collections,
-        }
+/// The adaptive protocols' names: `ass, aue, alh and athe`.
+fn adaptive_names() -> String {
+    match Protocol::ADAPTIVE.map(Protocol::name).as_slice() {
+        [] => "none".to_owned(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
+impl RequestError {
+    /// Whether the error is about the value given for its knob (out of range, of the
+    /// wrong kind, or not admitted by the protocol), rather than about giving the knob at
+    /// all: front ends then show the value beside the knob's name.
+    pub fn about_value(&self) -> bool {
+        matches!(
+            self,
+            RequestError::Bound { .. }
+                | RequestError::Poisoning(..)
+                | RequestError::NoParameter(_)
+                | RequestError::FixedParameter { .. }
+                | RequestError::NotWhole(_)
+                | RequestError::Param(_)
+        )
+    }
+
+    /// The setting at fault, if one is.
+    pub fn knob(&self) -> Option<Knob> {
+        Some(match self {
+            RequestError::AsrWeight(_) => Knob::AsrWeight,
+            RequestError::Weight { knob, .. }
+            | RequestError::Bound { knob, .. }
+            | RequestError::BoundNotTaken { knob, .. }
+            | RequestError::NotTuned { knob, .. }
+            | RequestError::Poisoning(_, knob)
+            | RequestError::PoisoningUnused(knob)
+            | RequestError::ChooseTakesNoWeights(knob)
+            | RequestError::NothingTuned(knob) => *knob,
+            RequestError::Strategy(_) => Knob::Strategy,
+            RequestError::Collections(_) => Knob::Collections,
+            RequestError::NotAdaptive { .. } | RequestError::ChooseNeedsBounds => Knob::Protocol,
+            RequestError::NoParameter(_)
+            | RequestError::FixedParameter { .. }
+            | RequestError::NotWhole(_)
+            | RequestError::Param(_) => Knob::Param,
+            RequestError::FewObjectives => Knob::Objectives,
+            RequestError::Tuning { .. } => return None,
+        })
+    }
+}
+
+/// A tuning request; a `None` field takes the default its documentation names.
+///
+/// ```
+/// use ldp_optimize::{Bounds, Knob, Strategy, TuneRequest};
+///
+/// // A bound alone selects the eps-constraint strategy.
+/// let request = TuneRequest { asr_max: Some(0.05), ..TuneRequest::default() };
+/// assert_eq!(request.options()?.strategy, Strategy::EpsConstraint(Bounds::asr(0.05)?));
+///
+/// // Every refusal names the setting at fault, for the front end to name its flag.
+/// let bad = TuneRequest { w_asr: Some(1.5), ..TuneRequest::default() };
+/// assert_eq!(bad.options().unwrap_err().knob(), Some(Knob::AsrWeight));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TuneRequest {
+    /// The ASR weight, in [0, 1]; MSE weighs 1 minus it (default 0.5).
+    pub w_asr: Option<f64>,
+    /// The EPG weight, finite and >= 0 (default 0).
+    pub w_epg: Option<f64>,
+    /// The report-size weight, finite and >= 0 (default 0).
+    pub w_bits: Option<f64>,
+    /// The grid, or the grid then refinement (default the paper's grid).
+    pub search: Option<Search>,
+    /// The selection strategy (default weighted, or eps-constraint when a bound is
+    /// given). A named eps-constraint without bounds is the paper's (ASR <= 0.1).
+    pub strategy: Option<Strategy>,
+    /// The largest ASR of the eps-constraint strategy (no other strategy takes bounds).
+    pub asr_max: Option<f64>,
+    /// The largest EPG.
+    pub epg_max: Option<f64>,
+    /// The largest report size in bits.
+    pub bits_max: Option<f64>,
+    /// Tune against the ASR after this many linked reports, 1 to
+    /// [`MAX_COLLECTIONS`](ldp_analytic::repeated::MAX_COLLECTIONS) (default 1, the
+    /// paper's one-shot ASR).
+    pub collections: Option<u32>,
+    /// The LH ASR form of the objective (default the paper's).
+    pub lh_asr: Option<LhAsr>,
+    /// The maximal gain attack's fraction of fake users (default 0.05).
+    pub beta: Option<f64>,
+    /// Its number of targets r (default 1).
+    pub targets: Option<u32>,
+    /// The targets' true mass f_T (default 0.01).
+    pub target_mass: Option<f64>,
+}
+
 impl TuneRequest {
-    /// The options, every other field of [`TuneOptions`] at its default.
+    /// The first tuning setting given (weights, search, strategy, bounds, collections), if
+    /// any: these make sense only where something is tuned or chosen.
+    pub fn tuning_given(&self) -> Option<Knob> {
+        [
+            (Knob::AsrWeight, self.w_asr.is_some()),
+            (Knob::EpgWeight, self.w_epg.is_some()),
+            (Knob::BitsWeight, self.w_bits.is_some()),
+            (Knob::Search, self.search.is_some()),
+            (Knob::Strategy, self.strategy.is_some()),
+            (Knob::AsrMax, self.asr_max.is_some()),
+            (Knob::EpgMax, self.epg_max.is_some()),
+            (Knob::BitsMax, self.bits_max.is_some()),
+            (Knob::Collections, self.collections.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(knob, on)| on.then_some(knob))
+    }
+
+    /// The first setting given, if any: a tuning setting, the LH ASR form or a poisoning
+    /// setting. An instance that is not tuned takes none of them.
+    pub fn given(&self) -> Option<Knob> {
+        self.tuning_given()
+            .or(self.lh_asr.map(|_| Knob::LhAsr))
+            .or(self.poisoning_given())
+    }
+
+    /// The first bound given, if any.
+    fn bound_given(&self) -> Option<Knob> {
+        [
+            (Knob::AsrMax, self.asr_max.is_some()),
+            (Knob::EpgMax, self.epg_max.is_some()),
+            (Knob::BitsMax, self.bits_max.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(knob, on)| on.then_some(knob))
+    }
+
+    /// The first poisoning setting given, if any.
+    fn poisoning_given(&self) -> Option<Knob> {
+        [
+            (Knob::Beta, self.beta.is_some()),
+            (Knob::Targets, self.targets.is_some()),
+            (Knob::TargetMass, self.target_mass.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(knob, on)| on.then_some(knob))
+    }
+
+    /// The bounds given, `None` when none is.
+    pub fn bounds(&self) -> Result<Option<Bounds>, RequestError> {
+        let mut out: Option<Bounds> = None;
+        for (knob, value) in [
+            (Knob::AsrMax, self.asr_max),
+            (Knob::EpgMax, self.epg_max),
+            (Knob::BitsMax, self.bits_max),
+        ] {
+            let Some(v) = value else { continue };
+            let next = match (knob, out) {
+                (Knob::AsrMax, None) => Bounds::asr(v),
+                (Knob::AsrMax, Some(b)) => b.with_asr(v),
+                (Knob::EpgMax, None) => Bounds::epg(v),
+                (Knob::EpgMax, Some(b)) => b.with_epg(v),
+                (_, None) => Bounds::bits(v),
+                (_, Some(b)) => b.with_bits(v),
+            };
+            out = Some(next.map_err(|error| RequestError::Bound {
+                knob,
+                value: v,
+                error,
+            })?);
+        }
+        Ok(out)
+    }
+
+    /// The poisoning setting of EPG, each setting not given at its default.
+    pub fn poisoning(&self) -> Result<Poisoning, RequestError> {
+        let d = Poisoning::default();
+        let (beta, targets, mass) = (
+            self.beta.unwrap_or(d.beta()),
+            self.targets.unwrap_or(d.targets()),
+            self.target_mass.unwrap_or(d.target_mass()),
+        );
+        Poisoning::new(beta, targets, mass).map_err(|e| {
+            let knob = match e {
+                PoisoningError::Param(_) => Knob::Beta,
+                PoisoningError::TargetMass(_) => Knob::TargetMass,
+                _ => Knob::Targets,
+            };
+            RequestError::Poisoning(e, knob)
+        })
+    }
+
+    /// The poisoning setting, refused when given but unused: EPG is then neither
+    /// weighted, bounded, nor (`epg_objective`) an objective.
+    fn used_poisoning(&self, epg_objective: bool) -> Result<Poisoning, RequestError> {
+        let used = epg_objective || self.w_epg.is_some_and(|w| w > 0.0) || self.epg_max.is_some();
+        match self.poisoning_given() {
+            Some(knob) if !used => Err(RequestError::PoisoningUnused(knob)),
+            _ => self.poisoning(),
+        }
+    }
+
+    /// The tuning options.
     pub fn options(&self) -> Result<TuneOptions, RequestError> {
         let w_asr = self.w_asr.unwrap_or(0.5);
         if !(0.0..=1.0).contains(&w_asr) {
@@ -119,10 +416,15 @@ impl TuneRequest {
         // ASR and MSE weigh 1 together, so the total is positive and nothing is left to fail.
         let weights =
             Weights::all(w_asr, 1.0 - w_asr, w_epg, w_bits).map_err(RequestError::Strategy)?;
-        let strategy = match (self.strategy, self.bounds) {
+        let strategy = match (self.strategy, self.bounds()?) {
             (None, None) => Strategy::Weighted,
             (None | Some(Strategy::EpsConstraint(_)), Some(b)) => Strategy::EpsConstraint(b),
-            (Some(s), Some(_)) => return Err(RequestError::BoundNotTaken(s.name())),
+            (Some(s), Some(_)) => {
+                return Err(RequestError::BoundNotTaken {
+                    knob: self.bound_given().expect("a bound was given"),
+                    strategy: s.name(),
+                });
+            }
             (Some(s), None) => s,
         };
         strategy
@@ -135,15 +437,241 @@ impl TuneRequest {
             search: self.search.unwrap_or_default(),
             strategy,
             collections,
+            lh_asr: self.lh_asr.unwrap_or_default(),
+            poisoning: self.used_poisoning(false)?,
             ..TuneOptions::default()
         })
     }
+
+    /// Tunes the adaptive `protocol` at (k, eps).
+    pub fn tune(
+        &self,
+        protocol: Protocol,
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<Tuned, RequestError> {
+        if !protocol.is_adaptive() {
+            return Err(RequestError::NotAdaptive {
+                protocol: protocol.name(),
+            });
+        }
+        let options = self.options()?;
+        tune(protocol, k, eps, &options).map_err(|error| RequestError::Tuning {
+            context: format!("tuning {} at k = {k}, eps = {eps}", protocol.name()),
+            error,
+        })
+    }
+
+    /// The lowest-MSE instance among every protocol under the bounds (the ASR after
+    /// `collections` reports where given): [`choose_protocol_after`]. Takes bounds, and no
+    /// weights, search or strategy.
+    pub fn choose(&self, k: DomainSize, eps: Epsilon) -> Result<Choice, RequestError> {
+        if let Some(knob) = [
+            (Knob::AsrWeight, self.w_asr.is_some()),
+            (Knob::EpgWeight, self.w_epg.is_some()),
+            (Knob::BitsWeight, self.w_bits.is_some()),
+            (Knob::Search, self.search.is_some()),
+            (Knob::Strategy, self.strategy.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(knob, on)| on.then_some(knob))
+        {
+            return Err(RequestError::ChooseTakesNoWeights(knob));
+        }
+        let bounds = self.bounds()?.ok_or(RequestError::ChooseNeedsBounds)?;
+        let collections = self.collections.unwrap_or(1);
+        check_collections(&[collections])?;
+        let poisoning = self.used_poisoning(false)?;
+        choose_protocol_after(
+            k,
+            eps,
+            &bounds,
+            self.lh_asr.unwrap_or_default(),
+            &poisoning,
+            collections,
+        )
+        .map_err(|error| RequestError::Tuning {
+            context: format!("choosing a protocol at k = {k}, eps = {eps}"),
+            error,
+        })
+    }
+
+    /// The Pareto frontier of the adaptive `protocol`'s parameter in `objectives` (two
+    /// or more), over its paper space. Takes the LH ASR form and the poisoning setting
+    /// (for EPG); the tuning settings do not apply.
+    pub fn frontier(
+        &self,
+        protocol: Protocol,
+        k: DomainSize,
+        eps: Epsilon,
+        objectives: &[Objective],
+    ) -> Result<Vec<Candidate>, RequestError> {
+        if !protocol.is_adaptive() {
+            return Err(RequestError::NotAdaptive {
+                protocol: protocol.name(),
+            });
+        }
+        let set = ObjectiveSet::of(objectives);
+        if set.len() < 2 {
+            return Err(RequestError::FewObjectives);
+        }
+        let options = TuneOptions {
+            lh_asr: self.lh_asr.unwrap_or_default(),
+            poisoning: self.used_poisoning(set.contains(Objective::Epg))?,
+            ..TuneOptions::default()
+        };
+        let all = candidates(protocol, k, eps, &options).map_err(|error| RequestError::Tuning {
+            context: format!(
+                "the frontier of {} at k = {k}, eps = {eps}",
+                protocol.name()
+            ),
+            error,
+        })?;
+        Ok(frontier_in(&all, set))
+    }
+}
+
+/// One protocol instance as a front end asks for it: a protocol at (k, eps), with its
+/// parameter given, or its preset, or tuned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InstanceRequest {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// The domain size.
+    pub k: DomainSize,
+    /// The budget.
+    pub eps: Epsilon,
+    /// The family parameter, instead of the preset (classic) or tuning (adaptive).
+    pub param: Option<f64>,
+    /// How an adaptive protocol without `param` is tuned; refused for any other instance.
+    pub tuning: TuneRequest,
+}
+
+/// A resolved instance, and how it was tuned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Instance {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// The instance.
+    pub spec: Spec,
+    /// The tuning that chose the parameter, for an adaptive protocol without one given.
+    pub tuned: Option<Tuned>,
+}
+
+impl Instance {
+    /// The parameter shown beside the instance: its family's parameter, none for a family
+    /// without one (GRR, SHE).
+    pub fn shown_param(&self) -> Option<f64> {
+        self.spec.family().value()
+    }
+
+    /// One line on how an adaptive protocol was tuned:
+    /// `aue tuned at k = 100, eps = 4: p = 0.818 (weighted, w_asr = 0.5)`.
+    pub fn tuning_note(&self) -> Option<String> {
+        let t = self.tuned.as_ref()?;
+        let (k, eps) = (self.spec.k(), self.spec.eps());
+        let mut note = format!(
+            "{} tuned at k = {k}, eps = {eps}: {} = {} ({}",
+            self.protocol.name(),
+            self.protocol.parameter_name().unwrap_or("-"),
+            short(t.param()),
+            t.strategy.name(),
+        );
+        if let Strategy::EpsConstraint(b) = t.strategy {
+            for (o, v) in b.iter() {
+                note += &format!(", {} <= {}", o.name(), short(v));
+            }
+        } else {
+            note += &format!(", w_asr = {}", short(t.weights.asr()));
+        }
+        note += ")";
+        if t.fell_back {
+            note += "; no parameter meets the bound, the utopia point was chosen instead";
+        }
+        Some(note)
+    }
+}
+
+/// A number as the front ends print it: shortest round trip, exponent form for very small
+/// or large magnitudes.
+fn short(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-5..1e16).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+impl InstanceRequest {
+    /// The instance: `param` if given, else the preset (classic) or the tuned parameter
+    /// (adaptive). Tuning settings for an instance that is not tuned are refused.
+    ///
+    /// ```
+    /// use ldp_core::{DomainSize, Epsilon, Protocol};
+    /// use ldp_optimize::{InstanceRequest, Knob, TuneRequest};
+    /// let (k, eps) = (DomainSize::new(100)?, Epsilon::new(4.0)?);
+    /// let aue = InstanceRequest { protocol: Protocol::Aue, k, eps, param: None, tuning: TuneRequest::default() };
+    /// let i = aue.resolve()?;
+    /// assert!((i.shown_param().unwrap() - 0.818).abs() < 1e-3);
+    /// assert!(i.tuning_note().unwrap().starts_with("aue tuned at k = 100, eps = 4: p = 0.818"));
+    /// let oue = InstanceRequest { protocol: Protocol::Oue, param: Some(0.6), ..aue };
+    /// assert_eq!(oue.resolve().unwrap_err().knob(), Some(Knob::Param)); // OUE fixes p
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resolve(&self) -> Result<Instance, RequestError> {
+        let protocol = self.protocol;
+        let tuned = protocol.is_adaptive() && self.param.is_none();
+        if !tuned && let Some(knob) = self.tuning.given() {
+            return Err(RequestError::NotTuned {
+                knob,
+                protocol: protocol.name(),
+            });
+        }
+        let spec = match self.param {
+            None if tuned => {
+                let t = self.tuning.tune(protocol, self.k, self.eps)?;
+                return Ok(Instance {
+                    protocol,
+                    spec: t.spec,
+                    tuned: Some(t),
+                });
+            }
+            None => Spec::classic(protocol, self.k, self.eps).expect("a classic protocol"),
+            Some(x) => Spec::new(self.k, self.eps, param_family(protocol, x)?)
+                .map_err(RequestError::Param)?,
+        };
+        Ok(Instance {
+            protocol,
+            spec,
+            tuned: None,
+        })
+    }
+}
+
+/// The family parameters a given value `x` gives `protocol`, before its range is checked:
+/// refused where the protocol has no parameter, its definition fixes it, or it must be
+/// a whole number.
+fn param_family(protocol: Protocol, x: f64) -> Result<FamilyParams, RequestError> {
+    let Some(name) = protocol.parameter_name() else {
+        return Err(RequestError::NoParameter(protocol.name()));
+    };
+    if protocol.fixes_parameter() {
+        let adaptive = Protocol::ADAPTIVE
+            .into_iter()
+            .find(|a| a.family() == protocol.family())
+            .map_or("an adaptive protocol", Protocol::name);
+        return Err(RequestError::FixedParameter {
+            protocol: protocol.name(),
+            name,
+            adaptive,
+        });
+    }
+    FamilyParams::with_value(protocol.family(), x).ok_or(RequestError::NotWhole(name))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objective::ObjectiveSet;
     use ldp_analytic::repeated::MAX_COLLECTIONS;
 
     #[test]
@@ -176,7 +704,7 @@ mod tests {
         let b = Bounds::asr(0.05).unwrap();
         let with = |strategy| TuneRequest {
             strategy,
-            bounds: Some(b),
+            asr_max: Some(0.05),
             ..TuneRequest::default()
         };
         assert_eq!(
@@ -190,8 +718,14 @@ mod tests {
             Strategy::EpsConstraint(b)
         );
         let err = with(Some(Strategy::Utopia)).options().unwrap_err();
-        assert_eq!(err, RequestError::BoundNotTaken("utopia"));
-        assert_eq!(err.knob(), Knob::Bounds);
+        assert_eq!(
+            err,
+            RequestError::BoundNotTaken {
+                knob: Knob::AsrMax,
+                strategy: "utopia"
+            }
+        );
+        assert_eq!(err.knob(), Some(Knob::AsrMax));
         // Without bounds, a named eps-constraint is the paper's.
         let o = TuneRequest {
             strategy: Some(paper),
@@ -247,10 +781,32 @@ mod tests {
                 },
                 Knob::Collections,
             ),
+            (
+                TuneRequest {
+                    bits_max: Some(-1.0),
+                    ..TuneRequest::default()
+                },
+                Knob::BitsMax,
+            ),
+            (
+                TuneRequest {
+                    beta: Some(0.1),
+                    ..TuneRequest::default()
+                },
+                Knob::Beta,
+            ),
+            (
+                TuneRequest {
+                    w_epg: Some(1.0),
+                    target_mass: Some(2.0),
+                    ..TuneRequest::default()
+                },
+                Knob::TargetMass,
+            ),
         ];
         for (request, knob) in cases {
             let err = request.options().unwrap_err();
-            assert_eq!(err.knob(), knob, "{request:?}: {err}");
+            assert_eq!(err.knob(), Some(knob), "{request:?}: {err}");
         }
         // The limits themselves are accepted.
         for t in [1, MAX_COLLECTIONS] {
@@ -268,5 +824,73 @@ mod tests {
             elbow.options().unwrap().weights.active(),
             ObjectiveSet::ASR_MSE
         );
+    }
+
+    #[test]
+    fn instances_refuse_what_would_do_nothing() {
+        let k = DomainSize::new(100).unwrap();
+        let eps = Epsilon::new(1.0).unwrap();
+        let request = |protocol, param, tuning| InstanceRequest {
+            protocol,
+            k,
+            eps,
+            param,
+            tuning,
+        };
+        let weight = TuneRequest {
+            w_asr: Some(0.3),
+            ..TuneRequest::default()
+        };
+        let cases = [
+            (
+                request(Protocol::Oue, None, weight),
+                "oue is not tuned here",
+            ),
+            (
+                request(Protocol::Aue, Some(0.7), weight),
+                "aue is not tuned here",
+            ),
+            (
+                request(Protocol::Grr, Some(2.0), TuneRequest::default()),
+                "grr has no parameter",
+            ),
+            (
+                request(Protocol::Sue, Some(0.6), TuneRequest::default()),
+                "sue fixes p by its definition; for another p use aue",
+            ),
+            (
+                request(Protocol::Olh, Some(7.0), TuneRequest::default()),
+                "olh fixes g by its definition; for another g use alh",
+            ),
+            (
+                request(Protocol::Ss, Some(2.5), TuneRequest::default()),
+                "omega must be a whole number",
+            ),
+            (
+                request(Protocol::Ss, Some(100.0), TuneRequest::default()),
+                "subset size omega must lie in [1, 99]",
+            ),
+        ];
+        for (r, message) in cases {
+            let err = r.resolve().unwrap_err();
+            assert!(err.to_string().starts_with(message), "{err}");
+            assert!(err.knob().is_some(), "{err}");
+        }
+        assert!(
+            request(Protocol::Oue, None, weight)
+                .resolve()
+                .unwrap_err()
+                .to_string()
+                .contains("only ass, aue, alh and athe are")
+        );
+        let ss = request(Protocol::Ss, Some(7.0), TuneRequest::default())
+            .resolve()
+            .unwrap();
+        assert_eq!(ss.shown_param(), Some(7.0));
+        assert_eq!(ss.tuning_note(), None);
+        let grr = request(Protocol::Grr, None, TuneRequest::default())
+            .resolve()
+            .unwrap();
+        assert_eq!(grr.shown_param(), None);
     }
 }

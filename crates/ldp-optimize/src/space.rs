@@ -17,6 +17,21 @@ pub enum Search {
     Refined,
 }
 
+impl Search {
+    /// Both modes.
+    pub const ALL: [Search; 2] = [Search::Paper, Search::Refined];
+
+    /// The name front ends use: `paper`, `refined`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Search::Paper => "paper",
+            Search::Refined => "refined",
+        }
+    }
+}
+
+ldp_core::named_knob!(Search, "search mode");
+
 /// The most grid points a full scan evaluates (the strategies that need the whole
 /// frontier). The paper's ALH space, `[2, max(k, round(e^eps) + 1)]`, passes it above eps
 /// of about 16; the scalarizations search it without a full scan.

@@ -459,3 +459,18 @@ fn hypervolume(pts: &[Objectives], set: ObjectiveSet, reference: [f64; 2]) -> us
         -(width * height)
     }))
 }
+
+/// A strategy by name, with the paper's default settings (trimmed, case-insensitive).
+///
+/// ```
+/// use ldp_optimize::Strategy;
+/// assert_eq!("eps-constraint".parse::<Strategy>()?, Strategy::eps_constraint(0.1)?);
+/// assert!("best".parse::<Strategy>().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl std::str::FromStr for Strategy {
+    type Err = ldp_core::UnknownName;
+    fn from_str(s: &str) -> Result<Self, ldp_core::UnknownName> {
+        ldp_core::names::parse(s, "strategy", &Strategy::PAPER, |s| s.name())
+    }
+}

@@ -68,6 +68,8 @@ pub struct Tuned {
     pub objectives: Objectives,
     /// The strategy that chose it.
     pub strategy: Strategy,
+    /// The weights it was chosen with.
+    pub weights: Weights,
     /// True when the epsilon-constraint had no feasible point and the utopia point was
     /// taken instead.
     pub fell_back: bool,
@@ -324,6 +326,7 @@ pub fn tune_in(
         spec,
         objectives,
         strategy: options.strategy,
+        weights: options.weights,
         fell_back,
         evaluations,
     })

@@ -1,70 +1,47 @@
 //! `ldp.Aggregator`: a mergeable, picklable server.
 
 use ldp_core::{
-    Aggregator as _, Clip, ClipBound, Estimator, Family, FamilyMechanism, Grr, LocalHashing, SheSums, Spec,
-    SubsetSelection, SupportCounts, ThresholdHistogram, UnaryEncoding,
+    Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, FamilyMechanism, Spec,
+    dispatch_aggregator,
 };
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::columns::Columns;
 use crate::errors::{aggregate, param, report};
 use crate::mechanism::Mechanism;
 use crate::reports::Reports;
 
-macro_rules! any_aggregator {
-    ($($variant:ident($ty:ty)),* $(,)?) => {
-        /// The aggregator of any family.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        pub(crate) enum AnyAggregator { $($variant($ty)),* }
-
-        $(impl From<$ty> for AnyAggregator {
-            fn from(a: $ty) -> Self { AnyAggregator::$variant(a) }
-        })*
-
-        /// Runs `$body` with `$a` bound to the typed aggregator.
-        macro_rules! with_aggregator {
-            ($any:expr, $a:ident => $body:expr) => {
-                match $any { $(AnyAggregator::$variant($a) => $body),* }
+/// The server's clipping from `she_clip` (None: the recommended 1 + 40/eps; "none": no
+/// clipping; "recommended"; or a number: that bound), as the bound it resolves to. Only
+/// families whose servers clip (SHE) take one.
+pub(crate) fn she_clip(spec: &Spec, arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ClipBound>> {
+    let clip = match arg {
+        None => Clip::Recommended,
+        Some(arg) => {
+            let clip = match arg.extract::<String>() {
+                Ok(text) => text
+                    .parse::<Clip>()
+                    .map_err(|e| param(format!("she_clip = {text:?}: {e}")))?,
+                Err(_) => {
+                    let bound: f64 = arg.extract()?;
+                    Clip::At(
+                        ClipBound::new(bound)
+                            .map_err(|e| param(format!("she_clip = {bound}: {e}")))?,
+                    )
+                }
             };
+            clip.check_for(spec.family().family())
+                .map_err(|e| param(format!("she_clip: {e}")))?
         }
     };
-}
-
-any_aggregator!(
-    Grr(SupportCounts<Grr>),
-    SubsetSelection(SupportCounts<SubsetSelection>),
-    UnaryEncoding(SupportCounts<UnaryEncoding>),
-    LocalHashing(SupportCounts<LocalHashing>),
-    SummationHistogram(SheSums),
-    ThresholdHistogram(SupportCounts<ThresholdHistogram>),
-);
-
-/// The SHE clipping bound from `she_clip` (None: the recommended 1 + 40/eps; "none": no
-/// clipping; a number: that bound). Only SHE servers take one.
-pub(crate) fn she_clip(spec: &Spec, arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ClipBound>> {
-    let is_she = spec.family().family() == Family::SummationHistogram;
-    let Some(arg) = arg else {
-        return Ok(is_she.then(|| ClipBound::recommended(spec.eps())));
-    };
-    if !is_she {
-        return Err(param("she_clip: only SHE servers clip reports"));
-    }
-    if let Ok(text) = arg.extract::<String>() {
-        return if text == "none" {
-            Ok(None)
-        } else {
-            Err(param(format!(
-                "she_clip = {text:?}: expected a number or \"none\""
-            )))
-        };
-    }
-    let bound: f64 = arg.extract()?;
-    ClipBound::new(bound)
-        .map(Some)
-        .map_err(|e| param(format!("she_clip = {bound}: {e}")))
+    Ok(spec
+        .family()
+        .family()
+        .clips()
+        .then(|| clip.bound(spec.eps()))
+        .flatten())
 }
 
 /// A resolved clipping bound as the server option (no bound: no clipping).
@@ -73,15 +50,7 @@ pub(crate) fn as_clip(bound: Option<ClipBound>) -> Clip {
 }
 
 pub(crate) fn estimator(name: &str) -> PyResult<Estimator> {
-    match name {
-        "unbiased" => Ok(Estimator::Unbiased),
-        "clip" | "clip-renormalize" => Ok(Estimator::ClipRenormalize),
-        "norm-sub" => Ok(Estimator::NormSub),
-        "simplex" => Ok(Estimator::Simplex),
-        other => Err(param(format!(
-            "estimator = {other:?}: expected \"unbiased\", \"clip\", \"norm-sub\" or \"simplex\""
-        ))),
-    }
+    crate::options::named("estimator", Some(name)).map(|e| e.expect("given"))
 }
 
 /// Reports per parallel piece of `add`.
@@ -111,7 +80,7 @@ pub struct Aggregator {
 
 impl Aggregator {
     pub(crate) fn new(mechanism: &Mechanism, clip: Option<ClipBound>) -> Self {
-        let state = ldp_core::dispatch!(&mechanism.any, m => AnyAggregator::from(m.server(as_clip(clip))));
+        let state = mechanism.any.server(as_clip(clip));
         Self {
             mechanism: mechanism.clone(),
             clip,
@@ -131,30 +100,21 @@ impl Aggregator {
     /// Number of reports aggregated.
     #[getter]
     fn n(&self) -> u64 {
-        with_aggregator!(&self.state, a => a.count())
+        dispatch_aggregator!(&self.state, a => a.count())
     }
 
     /// Support count of every item (uint64), or None for SHE.
     #[getter]
     fn counts<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<u64>>> {
-        let counts = match &self.state {
-            AnyAggregator::Grr(a) => a.counts(),
-            AnyAggregator::SubsetSelection(a) => a.counts(),
-            AnyAggregator::UnaryEncoding(a) => a.counts(),
-            AnyAggregator::LocalHashing(a) => a.counts(),
-            AnyAggregator::ThresholdHistogram(a) => a.counts(),
-            AnyAggregator::SummationHistogram(_) => return None,
-        };
+        let counts = dispatch_aggregator!(&self.state, a => a.support_counts())?;
         Some(PyArray1::from_slice(py, counts))
     }
 
     /// SHE's coordinate-wise sums (after clipping), or None for the other families.
     #[getter]
     fn sums<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-        match &self.state {
-            AnyAggregator::SummationHistogram(s) => Some(PyArray1::from_slice(py, s.sums())),
-            _ => None,
-        }
+        let sums = dispatch_aggregator!(&self.state, a => a.coordinate_sums())?;
+        Some(PyArray1::from_slice(py, sums))
     }
 
     /// Adds every report of `reports` (of this mechanism), validated; all or nothing.
@@ -170,17 +130,15 @@ impl Aggregator {
         let clip = self.clip;
         let data = &reports.data;
         let n = data.len();
-        with_aggregator!(&mut self.state, a => {
+        dispatch_aggregator!(&mut self.state, a => {
             let m = a.mechanism().clone();
             let partials: Result<Vec<_>, PyErr> = py.detach(|| {
                 (0..n.div_ceil(PIECE))
                     .into_par_iter()
                     .map(|piece| {
                         let mut partial = m.server(as_clip(clip));
-                        for i in piece * PIECE..n.min((piece + 1) * PIECE) {
-                            m.add_one(&mut partial, data, i)
-                                .map_err(|e| report(format!("report {i}: {e}")))?;
-                        }
+                        m.add_rows(&mut partial, data, piece * PIECE..n.min((piece + 1) * PIECE))
+                            .map_err(|(i, e)| report(format!("report {i}: {e}")))?;
                         Ok(partial)
                     })
                     .collect()
@@ -204,28 +162,14 @@ impl Aggregator {
             )));
         }
         let mut merged = self.state.clone();
-        macro_rules! merge_same {
-            ($($variant:ident),*) => {
-                match (&mut merged, &other.state) {
-                    $((AnyAggregator::$variant(a), AnyAggregator::$variant(b)) => a.merge(b).map_err(aggregate)?,)*
-                    _ => {
-                        return Err(aggregate(format!(
-                            "an aggregator of {} cannot merge one of {}",
-                            self.mechanism.spec_json(),
-                            other.mechanism.spec_json()
-                        )))
-                    }
-                }
-            };
-        }
-        merge_same!(
-            Grr,
-            SubsetSelection,
-            UnaryEncoding,
-            LocalHashing,
-            SummationHistogram,
-            ThresholdHistogram
-        );
+        merged.merge(&other.state).map_err(|e| match e {
+            ldp_core::AggregateError::Incompatible { .. } => aggregate(format!(
+                "an aggregator of {} cannot merge one of {}",
+                self.mechanism.spec_json(),
+                other.mechanism.spec_json()
+            )),
+            e => aggregate(e),
+        })?;
         self.state = merged;
         Ok(())
     }
@@ -240,7 +184,7 @@ impl Aggregator {
         estimator: &str,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let e = crate::aggregator::estimator(estimator)?;
-        let values = with_aggregator!(&self.state, a => a.estimate(e)).map_err(aggregate)?;
+        let values = dispatch_aggregator!(&self.state, a => a.estimate(e)).map_err(aggregate)?;
         Ok(values.into_pyarray(py))
     }
 
@@ -282,7 +226,7 @@ pub(crate) fn _aggregator_from_state(
     clip: Option<f64>,
 ) -> PyResult<Aggregator> {
     let state: AnyAggregator = serde_json::from_str(state).map_err(aggregate)?;
-    let spec = with_aggregator!(&state, a => ldp_core::Mechanism::spec(a.mechanism()));
+    let spec = dispatch_aggregator!(&state, a => ldp_core::Mechanism::spec(a.mechanism()));
     let p = crate::options::protocol(protocol)?;
     let mechanism = Mechanism::build(p, spec, None)?;
     let clip = clip.map(ClipBound::new).transpose().map_err(aggregate)?;

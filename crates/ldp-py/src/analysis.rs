@@ -4,17 +4,15 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ldp_analytic::{asr, cost, epg, variance};
+use ldp_analytic::{asr, variance};
 use ldp_attack::map::map_guess;
 use ldp_attack::{
-    MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior,
-    ReconstructionAttack, measure_until,
+    MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior, ReconstructionAttack,
+    measure_until,
 };
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 use ldp_core::{AttackSurface, Protocol, dispatch};
-use ldp_optimize::{
-    Objective, ObjectiveSet, candidates, choose_protocol_after, frontier_in, tune as tune_protocol,
-};
+use ldp_optimize::{AnalysisError, AnalysisRequest, Objective, ObjectiveSet};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -23,7 +21,7 @@ use rayon::prelude::*;
 use crate::columns::Columns;
 use crate::errors::{param, tuning};
 use crate::mechanism::Mechanism;
-use crate::options::{TuneArgs, budget, domain, poisoning, protocol, resolve, shown_param};
+use crate::options::{TuneArgs, budget, domain, named, protocol, request_error};
 use crate::reports::Reports;
 
 /// Protocol names: a string, a list of strings, or "all".
@@ -97,60 +95,57 @@ pub(crate) fn analyze<'py>(
         .into_iter()
         .map(budget)
         .collect::<PyResult<Vec<_>>>()?;
-    if param.is_some() && ps.len() != 1 {
-        return Err(crate::errors::param("param needs a single protocol"));
-    }
-    let lh = crate::options::lh_asr(lh_asr.as_deref().unwrap_or("paper"))?;
-    let attack =
-        ldp_analytic::Poisoning::new(beta, targets, target_mass).map_err(crate::errors::param)?;
     let args = TuneArgs {
         w_asr,
         w_epg,
         w_bits,
         search,
         strategy,
+        lh_asr,
+        beta: Some(beta),
+        targets: Some(targets),
+        target_mass: Some(target_mass),
         ..TuneArgs::default()
     };
-    let tuned = ps.iter().any(|p| p.is_adaptive()) && param.is_none();
-    if let Some(name) = args.given()
-        && !tuned
-    {
-        return Err(crate::errors::param(format!(
-            "{name}: no protocol here is tuned (ass, aue, alh and athe are, without param)"
-        )));
-    }
-    let mut grid = Vec::new();
-    for &p in &ps {
-        for &k in &ks {
-            for &e in &budgets {
-                grid.push((p, k, e));
+    let tuning = args.request()?;
+    let request = AnalysisRequest {
+        protocols: ps,
+        ks,
+        eps: budgets,
+        param,
+        tuning,
+        collections: None,
+    };
+    let analysed = py
+        .detach(|| ldp_optimize::analyze(&request))
+        .map_err(|e| match e {
+            AnalysisError::Request(e) => request_error(e, &tuning, param),
+            AnalysisError::ParamNeedsOneProtocol(_) => {
+                crate::errors::param("param needs a single protocol")
             }
-        }
-    }
-    let none = TuneArgs::default();
-    let rows: Vec<PyResult<Row>> = py.detach(|| {
-        grid.par_iter()
-            .map(|&(p, k, e)| {
-                let a = if p.is_adaptive() { &args } else { &none };
-                let (spec, _) = resolve(p, k, e, param, a)?;
-                let gain = epg::expected(&spec, &attack).map_err(crate::errors::param)?;
-                Ok(Row(
-                    p,
-                    k.get(),
-                    [
-                        e.get(),
-                        shown_param(p, &spec).unwrap_or(f64::NAN),
-                        asr::expected(&spec, lh),
-                        variance::approx_per_user(&spec),
-                        gain.finite().unwrap_or(f64::INFINITY),
-                        cost::bits(&spec),
-                        cost::server_ops(&spec),
-                        cost::client_draws(&spec),
-                    ],
-                ))
-            })
-            .collect()
-    });
+            e => crate::errors::param(e),
+        })?;
+    let rows: Vec<PyResult<Row>> = analysed
+        .into_iter()
+        .map(|row| {
+            let a = row.outcome.map_err(|e| request_error(e, &tuning, param))?;
+            let m = a.metrics;
+            Ok(Row(
+                row.protocol,
+                row.k.get(),
+                [
+                    row.eps.get(),
+                    a.instance.shown_param().unwrap_or(f64::NAN),
+                    m.asr,
+                    m.mse,
+                    m.epg.finite().unwrap_or(f64::INFINITY),
+                    m.bits,
+                    m.server_ops,
+                    m.client_draws,
+                ],
+            ))
+        })
+        .collect();
     let rows = rows.into_iter().collect::<PyResult<Vec<_>>>()?;
     let d = PyDict::new(py);
     d.set_item(
@@ -226,40 +221,11 @@ pub(crate) fn tune<'py>(
         target_mass,
         asr_after,
     };
+    let request = args.request()?;
+    let failed = |e| request_error(e, &request, None);
     let d = PyDict::new(py);
     if protocol.trim().eq_ignore_ascii_case("all") {
-        if let Some(name) = [
-            ("w_asr", args.w_asr.is_some()),
-            ("w_epg", args.w_epg.is_some()),
-            ("w_bits", args.w_bits.is_some()),
-            ("search", args.search.is_some()),
-            ("strategy", args.strategy.is_some()),
-        ]
-        .into_iter()
-        .find_map(|(n, on)| on.then_some(n))
-        {
-            return Err(crate::errors::param(format!(
-                "{name}: protocol \"all\" picks the lowest MSE under the bounds; it takes no weights, strategy or search"
-            )));
-        }
-        let options = args.options()?;
-        let ldp_optimize::Strategy::EpsConstraint(bounds) = options.strategy else {
-            return Err(crate::errors::param(
-                "protocol \"all\" picks the lowest MSE under bounds: give asr_max, epg_max or bits_max",
-            ));
-        };
-        let choice = py
-            .detach(|| {
-                choose_protocol_after(
-                    k,
-                    eps,
-                    &bounds,
-                    options.lh_asr,
-                    &options.poisoning,
-                    options.collections,
-                )
-            })
-            .map_err(tuning)?;
+        let choice = py.detach(|| request.choose(k, eps)).map_err(failed)?;
         d.set_item("protocol", choice.protocol.name())?;
         d.set_item("strategy", "eps-constraint")?;
         d.set_item("param", choice.spec.family().value())?;
@@ -270,16 +236,7 @@ pub(crate) fn tune<'py>(
         d.set_item("fell_back", false)?;
     } else {
         let p = self::protocol(protocol)?;
-        if !p.is_adaptive() {
-            return Err(crate::errors::param(format!(
-                "protocol {:?}: only ass, aue, alh and athe are tuned (or \"all\" to choose among the twelve)",
-                p.name()
-            )));
-        }
-        let options = args.options()?;
-        let t = py
-            .detach(|| tune_protocol(p, k, eps, &options))
-            .map_err(tuning)?;
+        let t = py.detach(|| request.tune(p, k, eps)).map_err(failed)?;
         d.set_item("protocol", p.name())?;
         d.set_item("strategy", t.strategy.name())?;
         d.set_item("param", t.param())?;
@@ -292,18 +249,6 @@ pub(crate) fn tune<'py>(
     d.set_item("k", k.get())?;
     d.set_item("eps", eps.get())?;
     Ok(d)
-}
-
-fn objective(name: &str) -> PyResult<Objective> {
-    match name {
-        "asr" => Ok(Objective::Asr),
-        "mse" => Ok(Objective::Mse),
-        "epg" => Ok(Objective::Epg),
-        "bits" => Ok(Objective::Bits),
-        other => Err(param(format!(
-            "objective {other:?}: expected \"asr\", \"mse\", \"epg\" or \"bits\""
-        ))),
-    }
 }
 
 /// The Pareto frontier of an adaptive protocol's parameter in two or more of the
@@ -330,39 +275,23 @@ pub(crate) fn frontier<'py>(
     target_mass: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let p = self::protocol(protocol)?;
-    if !p.is_adaptive() {
-        return Err(param(format!(
-            "protocol {:?}: frontiers are over the parameter of ass, aue, alh or athe",
-            p.name()
-        )));
-    }
     let list = objectives
         .iter()
-        .map(|o| objective(o))
+        .map(|o| named::<Objective>("objectives", Some(o)).map(|o| o.expect("given")))
         .collect::<PyResult<Vec<_>>>()?;
     let set = ObjectiveSet::of(&list);
-    if set.len() < 2 {
-        return Err(param("a frontier needs two or more distinct objectives"));
-    }
-    if !set.contains(Objective::Epg)
-        && (beta.is_some() || targets.is_some() || target_mass.is_some())
-    {
-        return Err(param(
-            "beta, targets, target_mass: the poisoning setting matters only with the \"epg\" objective",
-        ));
-    }
-    let options = ldp_optimize::TuneOptions {
-        lh_asr: crate::options::lh_asr(lh_asr.as_deref().unwrap_or("paper"))?,
-        poisoning: poisoning(beta, targets, target_mass)?,
-        ..Default::default()
+    let args = TuneArgs {
+        lh_asr,
+        beta,
+        targets,
+        target_mass,
+        ..TuneArgs::default()
     };
+    let request = args.request()?;
     let (k, eps) = (domain(k)?, budget(eps)?);
-    let front = py.detach(|| -> PyResult<_> {
-        Ok(frontier_in(
-            &candidates(p, k, eps, &options).map_err(tuning)?,
-            set,
-        ))
-    })?;
+    let front = py
+        .detach(|| request.frontier(p, k, eps, &list))
+        .map_err(|e| request_error(e, &request, None))?;
     let d = PyDict::new(py);
     d.set_item(
         "param",
@@ -545,16 +474,7 @@ pub(crate) fn simulate<'py>(
             None
         }
         Some(kind) => {
-            let kind = match kind {
-                "mga" => PoisonKind::Mga,
-                "ria" => PoisonKind::Ria,
-                "roa" => PoisonKind::Roa,
-                other => {
-                    return Err(param(format!(
-                        "poison = {other:?}: expected \"mga\", \"ria\" or \"roa\""
-                    )));
-                }
-            };
+            let kind: PoisonKind = named("poison", Some(kind))?.expect("given");
             let beta = beta.ok_or_else(|| param("beta is required with poison"))?;
             let targets = targets.ok_or_else(|| param("targets is required with poison"))?;
             let config = PoisonConfig::new(kind, beta, targets).map_err(param)?;

@@ -1,47 +1,48 @@
-//! Reports as columns: what a `Reports` object holds, per family, and the typed
-//! conversions both ways.
+//! Reports as columns: what a `Reports` object holds, per report shape, and the typed
+//! conversions both ways. A family whose report is one of ldp-core's report types needs
+//! nothing here.
 
+use ldp_core::report::ReportLimits;
 use ldp_core::{
-    AttackSurface, FamilyMechanism,
-    AggregateError, Aggregator, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport,
-    SheReport, SheSums, SubsetReport, SubsetSelection, SummationHistogram, SupportCounts,
-    ThresholdHistogram, UnaryEncoding,
+    AggregateError, Aggregator, AttackSurface, FamilyMechanism, GrrReport, LhReport, OnesReport,
+    SheReport, SubsetReport,
 };
 use ldp_jsonl::JsonReport;
 use rayon::prelude::*;
 
-/// The reports of one mechanism, one column per field.
+/// The reports of one mechanism, one column per field, by report shape (not family).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Data {
-    /// GRR: the reported item.
-    Grr { y: Vec<u32> },
-    /// LH: the hash seed and the hashed value.
-    Lh { seed: Vec<u32>, y: Vec<u32> },
-    /// SS, UE, THE: report i is `indices[offsets[i]..offsets[i + 1]]` (CSR).
+    /// One value per report (GRR's item).
+    Values { y: Vec<u32> },
+    /// A seed and a value per report (LH's hash seed and hashed value).
+    SeedValues { seed: Vec<u32>, y: Vec<u32> },
+    /// A set of indices per report (SS, UE, THE): report i is
+    /// `indices[offsets[i]..offsets[i + 1]]` (CSR).
     Sets {
         offsets: Vec<i64>,
         indices: Vec<u32>,
     },
-    /// SHE: report i is `values[i * k..(i + 1) * k]`.
-    She { k: usize, values: Vec<f64> },
+    /// k numbers per report (SHE): report i is `values[i * k..(i + 1) * k]`.
+    Vectors { k: usize, values: Vec<f64> },
 }
 
 impl Data {
     pub(crate) fn len(&self) -> usize {
         match self {
-            Data::Grr { y } | Data::Lh { y, .. } => y.len(),
+            Data::Values { y } | Data::SeedValues { y, .. } => y.len(),
             Data::Sets { offsets, .. } => offsets.len() - 1,
-            Data::She { k, values } => values.len() / k,
+            Data::Vectors { k, values } => values.len() / k,
         }
     }
 
     /// Reports `start..stop`.
     pub(crate) fn slice(&self, start: usize, stop: usize) -> Data {
         match self {
-            Data::Grr { y } => Data::Grr {
+            Data::Values { y } => Data::Values {
                 y: y[start..stop].to_vec(),
             },
-            Data::Lh { seed, y } => Data::Lh {
+            Data::SeedValues { seed, y } => Data::SeedValues {
                 seed: seed[start..stop].to_vec(),
                 y: y[start..stop].to_vec(),
             },
@@ -52,7 +53,7 @@ impl Data {
                     indices: indices[base as usize..offsets[stop] as usize].to_vec(),
                 }
             }
-            Data::She { k, values } => Data::She {
+            Data::Vectors { k, values } => Data::Vectors {
                 k: *k,
                 values: values[start * k..stop * k].to_vec(),
             },
@@ -62,19 +63,19 @@ impl Data {
     /// The parts one after another, copied in parallel into buffers of the exact size.
     pub(crate) fn concat(empty: Data, parts: &[Data]) -> Data {
         match empty {
-            Data::Grr { .. } => Data::Grr {
+            Data::Values { .. } => Data::Values {
                 y: join(parts, |p| match p {
-                    Data::Grr { y } => y,
+                    Data::Values { y } => y,
                     _ => unreachable!(),
                 }),
             },
-            Data::Lh { .. } => Data::Lh {
+            Data::SeedValues { .. } => Data::SeedValues {
                 seed: join(parts, |p| match p {
-                    Data::Lh { seed, .. } => seed,
+                    Data::SeedValues { seed, .. } => seed,
                     _ => unreachable!(),
                 }),
                 y: join(parts, |p| match p {
-                    Data::Lh { y, .. } => y,
+                    Data::SeedValues { y, .. } => y,
                     _ => unreachable!(),
                 }),
             },
@@ -111,10 +112,10 @@ impl Data {
                 });
                 Data::Sets { offsets, indices }
             }
-            Data::She { k, .. } => Data::She {
+            Data::Vectors { k, .. } => Data::Vectors {
                 k,
                 values: join(parts, |p| match p {
-                    Data::She { values, .. } => values,
+                    Data::Vectors { values, .. } => values,
                     _ => unreachable!(),
                 }),
             },
@@ -124,8 +125,8 @@ impl Data {
     /// Appends `other`, of the same family.
     pub(crate) fn extend(&mut self, other: &Data) {
         match (self, other) {
-            (Data::Grr { y }, Data::Grr { y: more }) => y.extend_from_slice(more),
-            (Data::Lh { seed, y }, Data::Lh { seed: s, y: more }) => {
+            (Data::Values { y }, Data::Values { y: more }) => y.extend_from_slice(more),
+            (Data::SeedValues { seed, y }, Data::SeedValues { seed: s, y: more }) => {
                 seed.extend_from_slice(s);
                 y.extend_from_slice(more);
             }
@@ -140,7 +141,9 @@ impl Data {
                 offsets.extend(o[1..].iter().map(|x| x + base));
                 indices.extend_from_slice(i);
             }
-            (Data::She { values, .. }, Data::She { values: v, .. }) => values.extend_from_slice(v),
+            (Data::Vectors { values, .. }, Data::Vectors { values: v, .. }) => {
+                values.extend_from_slice(v)
+            }
             _ => unreachable!("reports of one mechanism share a family"),
         }
     }
@@ -168,20 +171,142 @@ fn join<T: Copy + Default + Send + Sync>(
     out
 }
 
-/// A mechanism whose reports live in [`Data`].
+/// A report type as columns: one implementation per report type of ldp-core.
+pub(crate) trait Columnar: Sized + Send + Sync {
+    /// No reports, for a mechanism whose reports lie within `limits`.
+    fn empty(limits: &ReportLimits) -> Data;
+    /// Appends the report.
+    fn push(&self, data: &mut Data);
+    /// An empty report, to be filled by [`Columnar::read`].
+    fn blank() -> Self;
+    /// Overwrites `self` with report `i` (reusing its buffers).
+    fn read(&mut self, data: &Data, i: usize);
+}
+
+impl Columnar for GrrReport {
+    fn empty(_: &ReportLimits) -> Data {
+        Data::Values { y: Vec::new() }
+    }
+    fn push(&self, data: &mut Data) {
+        let Data::Values { y } = data else {
+            unreachable!("a column of values")
+        };
+        y.push(self.y);
+    }
+    fn blank() -> Self {
+        GrrReport { y: 0 }
+    }
+    fn read(&mut self, data: &Data, i: usize) {
+        let Data::Values { y } = data else {
+            unreachable!("a column of values")
+        };
+        self.y = y[i];
+    }
+}
+
+impl Columnar for LhReport {
+    fn empty(_: &ReportLimits) -> Data {
+        Data::SeedValues {
+            seed: Vec::new(),
+            y: Vec::new(),
+        }
+    }
+    fn push(&self, data: &mut Data) {
+        let Data::SeedValues { seed, y } = data else {
+            unreachable!("columns of seeds and values")
+        };
+        seed.push(self.seed);
+        y.push(self.y);
+    }
+    fn blank() -> Self {
+        LhReport { seed: 0, y: 0 }
+    }
+    fn read(&mut self, data: &Data, i: usize) {
+        let Data::SeedValues { seed, y } = data else {
+            unreachable!("columns of seeds and values")
+        };
+        (self.seed, self.y) = (seed[i], y[i]);
+    }
+}
+
+/// The columns of a report that is a sorted set of indices in its field `$field`.
+macro_rules! set_columns {
+    ($report:ident, $field:ident) => {
+        impl Columnar for $report {
+            fn empty(_: &ReportLimits) -> Data {
+                Data::Sets {
+                    offsets: vec![0],
+                    indices: Vec::new(),
+                }
+            }
+            fn push(&self, data: &mut Data) {
+                let Data::Sets { offsets, indices } = data else {
+                    unreachable!("columns of sets")
+                };
+                indices.extend_from_slice(&self.$field);
+                offsets.push(indices.len() as i64);
+            }
+            fn blank() -> Self {
+                $report { $field: Vec::new() }
+            }
+            fn read(&mut self, data: &Data, i: usize) {
+                let Data::Sets { offsets, indices } = data else {
+                    unreachable!("columns of sets")
+                };
+                self.$field.clear();
+                self.$field
+                    .extend_from_slice(&indices[offsets[i] as usize..offsets[i + 1] as usize]);
+            }
+        }
+    };
+}
+set_columns!(SubsetReport, subset);
+set_columns!(OnesReport, ones);
+
+impl Columnar for SheReport {
+    fn empty(limits: &ReportLimits) -> Data {
+        Data::Vectors {
+            k: limits.entries as usize,
+            values: Vec::new(),
+        }
+    }
+    fn push(&self, data: &mut Data) {
+        let Data::Vectors { values, .. } = data else {
+            unreachable!("a column of vectors")
+        };
+        values.extend_from_slice(&self.y);
+    }
+    fn blank() -> Self {
+        SheReport { y: Vec::new() }
+    }
+    fn read(&mut self, data: &Data, i: usize) {
+        let Data::Vectors { k, values } = data else {
+            unreachable!("a column of vectors")
+        };
+        self.y.clear();
+        self.y.extend_from_slice(&values[i * k..(i + 1) * k]);
+    }
+}
+
+/// A mechanism whose reports live in [`Data`]: every family whose report type is
+/// [`Columnar`].
 pub(crate) trait Columns:
-    FamilyMechanism<Report: JsonReport + Send + Sync> + AttackSurface + Sync
+    FamilyMechanism<Report: Columnar + JsonReport> + AttackSurface + Sync
 {
     /// No reports.
-    fn empty(&self) -> Data;
+    fn empty(&self) -> Data {
+        Self::Report::empty(&self.spec().report_limits())
+    }
     /// Appends one report.
-    fn push(&self, data: &mut Data, report: &Self::Report);
+    fn push(&self, data: &mut Data, report: &Self::Report) {
+        report.push(data);
+    }
     /// No reports, with room for `reports` of them (sets: their expected size).
     fn with_capacity(&self, reports: usize) -> Data {
         let mut data = self.empty();
         match &mut data {
-            Data::Grr { y } => y.reserve(reports),
-            Data::Lh { seed, y } => {
+            Data::Values { y } => y.reserve(reports),
+            Data::SeedValues { seed, y } => {
                 seed.reserve(reports);
                 y.reserve(reports);
             }
@@ -193,150 +318,36 @@ pub(crate) trait Columns:
                     indices.reserve((per * reports as f64) as usize);
                 }
             }
-            Data::She { k, values } => values.reserve(reports * *k),
+            Data::Vectors { k, values } => values.reserve(reports * *k),
         }
         data
     }
     /// Report `i`.
-    fn report(&self, data: &Data, i: usize) -> Self::Report;
-    /// Adds report `i` to `server`, validated.
-    fn add_one(
+    fn report(&self, data: &Data, i: usize) -> Self::Report {
+        let mut report = Self::Report::blank();
+        report.read(data, i);
+        report
+    }
+    /// Adds reports `rows` to `server`, validated; the first rejected one stops it and is
+    /// named by its index.
+    fn add_rows(
         &self,
         server: &mut Self::Aggregator,
         data: &Data,
-        i: usize,
-    ) -> Result<(), AggregateError>;
-}
-
-macro_rules! sets {
-    ($ty:ty, $report:ident, $field:ident) => {
-        impl Columns for $ty {
-            fn empty(&self) -> Data {
-                Data::Sets {
-                    offsets: vec![0],
-                    indices: Vec::new(),
-                }
-            }
-            fn push(&self, data: &mut Data, report: &$report) {
-                let Data::Sets { offsets, indices } = data else {
-                    unreachable!()
-                };
-                indices.extend_from_slice(&report.$field);
-                offsets.push(indices.len() as i64);
-            }
-            fn report(&self, data: &Data, i: usize) -> $report {
-                let Data::Sets { offsets, indices } = data else {
-                    unreachable!()
-                };
-                $report {
-                    $field: indices[offsets[i] as usize..offsets[i + 1] as usize].to_vec(),
-                }
-            }
-            fn add_one(
-                &self,
-                server: &mut SupportCounts<$ty>,
-                data: &Data,
-                i: usize,
-            ) -> Result<(), AggregateError> {
-                let Data::Sets { offsets, indices } = data else {
-                    unreachable!()
-                };
-                server.add_support(&indices[offsets[i] as usize..offsets[i + 1] as usize])
-            }
+        rows: std::ops::Range<usize>,
+    ) -> Result<(), (usize, AggregateError)> {
+        let mut report = Self::Report::blank();
+        for i in rows {
+            report.read(data, i);
+            server.add(&report).map_err(|e| (i, e))?;
         }
-    };
-}
-sets!(SubsetSelection, SubsetReport, subset);
-sets!(UnaryEncoding, OnesReport, ones);
-sets!(ThresholdHistogram, OnesReport, ones);
-
-impl Columns for Grr {
-    fn empty(&self) -> Data {
-        Data::Grr { y: Vec::new() }
-    }
-    fn push(&self, data: &mut Data, report: &GrrReport) {
-        let Data::Grr { y } = data else {
-            unreachable!()
-        };
-        y.push(report.y);
-    }
-    fn report(&self, data: &Data, i: usize) -> GrrReport {
-        let Data::Grr { y } = data else {
-            unreachable!()
-        };
-        GrrReport { y: y[i] }
-    }
-    fn add_one(
-        &self,
-        server: &mut SupportCounts<Grr>,
-        data: &Data,
-        i: usize,
-    ) -> Result<(), AggregateError> {
-        let Data::Grr { y } = data else {
-            unreachable!()
-        };
-        server.add_support(&[y[i]])
+        Ok(())
     }
 }
 
-impl Columns for LocalHashing {
-    fn empty(&self) -> Data {
-        Data::Lh {
-            seed: Vec::new(),
-            y: Vec::new(),
-        }
-    }
-    fn push(&self, data: &mut Data, report: &LhReport) {
-        let Data::Lh { seed, y } = data else {
-            unreachable!()
-        };
-        seed.push(report.seed);
-        y.push(report.y);
-    }
-    fn report(&self, data: &Data, i: usize) -> LhReport {
-        let Data::Lh { seed, y } = data else {
-            unreachable!()
-        };
-        LhReport {
-            seed: seed[i],
-            y: y[i],
-        }
-    }
-    fn add_one(
-        &self,
-        server: &mut SupportCounts<LocalHashing>,
-        data: &Data,
-        i: usize,
-    ) -> Result<(), AggregateError> {
-        server.add(&self.report(data, i))
-    }
-}
-
-impl Columns for SummationHistogram {
-    fn empty(&self) -> Data {
-        Data::She {
-            k: self.domain_size().as_usize(),
-            values: Vec::new(),
-        }
-    }
-    fn push(&self, data: &mut Data, report: &SheReport) {
-        let Data::She { values, .. } = data else {
-            unreachable!()
-        };
-        values.extend_from_slice(&report.y);
-    }
-    fn report(&self, data: &Data, i: usize) -> SheReport {
-        let Data::She { k, values } = data else {
-            unreachable!()
-        };
-        SheReport {
-            y: values[i * k..(i + 1) * k].to_vec(),
-        }
-    }
-    fn add_one(&self, server: &mut SheSums, data: &Data, i: usize) -> Result<(), AggregateError> {
-        let Data::She { k, values } = data else {
-            unreachable!()
-        };
-        server.add_values(&values[i * k..(i + 1) * k])
-    }
+impl<M> Columns for M
+where
+    M: FamilyMechanism + AttackSurface + Sync,
+    M::Report: Columnar + JsonReport,
+{
 }

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::aggregator::Aggregator;
 use crate::columns::{Columns, Data};
 use crate::errors::param;
-use crate::options::{TuneArgs, budget, domain, resolve, shown_param};
+use crate::options::{TuneArgs, budget, domain, resolve};
 use crate::reports::Reports;
 
 /// A protocol instance: its client (`perturb`) and its server (`aggregator`).
@@ -92,11 +92,11 @@ impl Mechanism {
         self.spec.eps().get()
     }
 
-    /// The family parameter (omega, p, g or theta), or None where the protocol has none or
-    /// its definition fixes it (GRR, SHE, SUE, OUE), as in `ldp analyze`.
+    /// The family parameter (omega, p, g or theta), or None for a family without one (GRR,
+    /// SHE), as in `ldp analyze`.
     #[getter]
     fn param(&self) -> Option<f64> {
-        shown_param(self.protocol, &self.spec)
+        self.spec.family().value()
     }
 
     /// The spec as JSON: what Parquet files record under `ldp.spec`, and what
@@ -216,7 +216,12 @@ impl Mechanism {
             self.spec.k(),
             self.spec.eps().get()
         );
-        if let Some(p) = shown_param(self.protocol, &self.spec) {
+        if let Some(p) = self
+            .spec
+            .family()
+            .value()
+            .filter(|_| !self.protocol.fixes_parameter())
+        {
             s += &format!(", param={p}");
         }
         s + ")"
@@ -287,24 +292,6 @@ pub(crate) fn mechanism(
         target_mass,
         asr_after,
     };
-    // Arguments of tuning only: refused where nothing is tuned (TuneArgs::given covers
-    // the weights, strategy, search and bounds).
-    let stray = [
-        ("lh_asr", args.lh_asr.is_some()),
-        ("beta", args.beta.is_some()),
-        ("targets", args.targets.is_some()),
-        ("target_mass", args.target_mass.is_some()),
-    ]
-    .into_iter()
-    .find_map(|(n, on)| on.then_some(n));
-    if (!p.is_adaptive() || param.is_some())
-        && let Some(name) = stray
-    {
-        return Err(crate::errors::param(format!(
-            "{name}: {} is not tuned here (only ass, aue, alh and athe are, and not with param)",
-            p.name()
-        )));
-    }
     let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, &args))?;
     Mechanism::build(p, spec, tuned)
 }

@@ -33,17 +33,17 @@ pub struct Reports {
     pub(crate) data: Data,
 }
 
-fn no_field(family: &str, field: &str) -> PyErr {
-    PyAttributeError::new_err(format!("{family} reports have no `{field}`"))
+fn no_field(shape: &str, field: &str) -> PyErr {
+    PyAttributeError::new_err(format!("reports of shape {shape:?} have no `{field}`"))
 }
 
 impl Reports {
-    fn family_name(&self) -> &'static str {
+    fn shape_name(&self) -> &'static str {
         match self.data {
-            Data::Grr { .. } => "grr",
-            Data::Lh { .. } => "lh",
-            Data::Sets { .. } => "sets",
-            Data::She { .. } => "she",
+            Data::Values { .. } => "value",
+            Data::SeedValues { .. } => "seed_value",
+            Data::Sets { .. } => "set",
+            Data::Vectors { .. } => "vector",
         }
     }
 
@@ -70,11 +70,12 @@ impl Reports {
         self.mechanism.clone()
     }
 
-    /// Which columns the reports have: "grr" (y), "lh" (seed, y), "sets" (offsets,
-    /// indices) or "she" (values).
+    /// The reports' shape, which says which columns they have: "value" (y: GRR),
+    /// "seed_value" (seed, y: LH), "set" (offsets, indices: SS, UE, THE) or "vector"
+    /// (values: SHE).
     #[getter]
-    fn family(&self) -> &'static str {
-        self.family_name()
+    fn shape(&self) -> &'static str {
+        self.shape_name()
     }
 
     fn __len__(&self) -> usize {
@@ -85,8 +86,8 @@ impl Reports {
     #[getter]
     fn y<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         match &self.data {
-            Data::Grr { y } | Data::Lh { y, .. } => Ok(PyArray1::from_slice(py, y)),
-            _ => Err(no_field(self.family_name(), "y")),
+            Data::Values { y } | Data::SeedValues { y, .. } => Ok(PyArray1::from_slice(py, y)),
+            _ => Err(no_field(self.shape_name(), "y")),
         }
     }
 
@@ -94,8 +95,8 @@ impl Reports {
     #[getter]
     fn seed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         match &self.data {
-            Data::Lh { seed, .. } => Ok(PyArray1::from_slice(py, seed)),
-            _ => Err(no_field(self.family_name(), "seed")),
+            Data::SeedValues { seed, .. } => Ok(PyArray1::from_slice(py, seed)),
+            _ => Err(no_field(self.shape_name(), "seed")),
         }
     }
 
@@ -104,7 +105,7 @@ impl Reports {
     fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         match &self.data {
             Data::Sets { offsets, .. } => Ok(PyArray1::from_slice(py, offsets)),
-            _ => Err(no_field(self.family_name(), "offsets")),
+            _ => Err(no_field(self.shape_name(), "offsets")),
         }
     }
 
@@ -113,7 +114,7 @@ impl Reports {
     fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         match &self.data {
             Data::Sets { indices, .. } => Ok(PyArray1::from_slice(py, indices)),
-            _ => Err(no_field(self.family_name(), "indices")),
+            _ => Err(no_field(self.shape_name(), "indices")),
         }
     }
 
@@ -121,11 +122,11 @@ impl Reports {
     #[getter]
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &self.data {
-            Data::She { k, values } => {
+            Data::Vectors { k, values } => {
                 let flat = values.clone().into_pyarray(py);
                 Ok(flat.reshape([values.len() / k, *k])?.into_any())
             }
-            _ => Err(no_field(self.family_name(), "values")),
+            _ => Err(no_field(self.shape_name(), "values")),
         }
     }
 
@@ -133,10 +134,10 @@ impl Reports {
     fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let names: &[&str] = match self.data {
-            Data::Grr { .. } => &["y"],
-            Data::Lh { .. } => &["seed", "y"],
+            Data::Values { .. } => &["y"],
+            Data::SeedValues { .. } => &["seed", "y"],
             Data::Sets { .. } => &["offsets", "indices"],
-            Data::She { .. } => &["values"],
+            Data::Vectors { .. } => &["values"],
         };
         let me = Bound::new(py, self.clone())?;
         for name in names {
@@ -238,13 +239,13 @@ impl Reports {
         .filter_map(|(n, on)| on.then_some(n))
         .collect();
         let (data, needed): (Option<Data>, &[&str]) = match empty {
-            Data::Grr { .. } => (
+            Data::Values { .. } => (
                 y.map(|y| u32s(y, "y", false))
                     .transpose()?
-                    .map(|y| Data::Grr { y }),
+                    .map(|y| Data::Values { y }),
                 &["y"],
             ),
-            Data::Lh { .. } => match (seed, y) {
+            Data::SeedValues { .. } => match (seed, y) {
                 (Some(s), Some(y)) => {
                     let (seed, y) = (u32s(s, "seed", true)?, u32s(y, "y", false)?);
                     if seed.len() != y.len() {
@@ -254,7 +255,7 @@ impl Reports {
                             y.len()
                         )));
                     }
-                    (Some(Data::Lh { seed, y }), &["seed", "y"])
+                    (Some(Data::SeedValues { seed, y }), &["seed", "y"])
                 }
                 _ => (None, &["seed", "y"]),
             },
@@ -270,7 +271,7 @@ impl Reports {
                 }
                 _ => (None, &["offsets", "indices"]),
             },
-            Data::She { k, .. } => match values {
+            Data::Vectors { k, .. } => match values {
                 Some(v) => {
                     let (values, shape) = floats(v)?;
                     if shape.len() != 2 || shape[1] != k {
@@ -278,7 +279,7 @@ impl Reports {
                             "values must be an n x {k} array, not of shape {shape:?}"
                         )));
                     }
-                    (Some(Data::She { k, values }), &["values"])
+                    (Some(Data::Vectors { k, values }), &["values"])
                 }
                 None => (None, &["values"]),
             },

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use ldp_arrow::{ArrowReports, ParquetReports};
 use ldp_core::simulation::USERS_PER_STREAM;
 use ldp_core::{Aggregator, Clip, Estimator, FamilyMechanism, dispatch};
@@ -14,28 +14,22 @@ use rayon::prelude::*;
 use super::ProtocolArgs;
 use crate::lines::{Line, ReadAhead};
 use crate::output::number;
-use crate::protocol::build;
+use crate::protocol::{build, knob};
 use crate::streams::{CHUNK_LINES, chunk_lines};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum EstimatorArg {
-    /// Raw unbiased estimate (may be negative).
-    Unbiased,
-    /// Clip negatives, renormalize (multi-freq-ldpy's MI estimator).
-    Clip,
-    /// Norm-Sub.
-    NormSub,
-    /// Projection onto the probability simplex.
-    Simplex,
-}
 
 #[derive(Debug, Args)]
 pub(crate) struct AggregateArgs {
     #[command(flatten)]
     protocol: ProtocolArgs,
-    /// Post-processing of the estimate.
-    #[arg(long, value_enum, default_value_t = EstimatorArg::Unbiased)]
-    estimator: EstimatorArg,
+    /// Post-processing of the estimate: unbiased (may be negative), clip (clip negatives,
+    /// renormalize: multi-freq-ldpy's MI estimator), norm-sub, or simplex (projection onto
+    /// the probability simplex).
+    #[arg(
+        long,
+        value_parser = knob::<Estimator>(Estimator::ALL.map(Estimator::name)),
+        default_value = "unbiased"
+    )]
+    estimator: Estimator,
     /// SHE: clip every report coordinate to [-C, C] before summing (default: 1 + 40/eps,
     /// which biases genuine coordinates by under 1e-9 * 2/eps and bounds a fake report's
     /// gain to C per target); `none` sums reports as they are, as the paper does.
@@ -63,12 +57,7 @@ pub(crate) fn server_clip(arg: Option<&str>, spec: &ldp_core::Spec) -> Result<Cl
 pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
     let spec = a.protocol.resolve()?.spec;
     let clip = server_clip(a.she_clip.as_deref(), &spec)?;
-    let estimator = match a.estimator {
-        EstimatorArg::Unbiased => Estimator::Unbiased,
-        EstimatorArg::Clip => Estimator::ClipRenormalize,
-        EstimatorArg::NormSub => Estimator::NormSub,
-        EstimatorArg::Simplex => Estimator::Simplex,
-    };
+    let estimator = a.estimator;
     let cap = ldp_jsonl::max_line_len(&spec);
     let estimate = dispatch!(build(&spec)?, m => {
         let total = match &a.input {

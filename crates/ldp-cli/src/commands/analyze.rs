@@ -1,18 +1,19 @@
 //! `ldp analyze`.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use ldp_analytic::{Poisoning, asr, cost, epg, variance};
+use ldp_analytic::LhAsr;
 use ldp_core::simulation::{Role, perturb_all};
 use ldp_core::{Protocol, Spec, dispatch};
 use ldp_jsonl::JsonReport;
+use ldp_optimize::{AnalysisError, AnalysisRequest, analyze};
 use rayon::prelude::*;
 
 use super::repeated;
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{
-    BoundArgs, LhAsrArg, TuneArgs, budget, build, domain, param_family, parse_protocol, resolve,
-    shown_param,
+    BoundArgs, PoisoningArgs, TuneArgs, budget, build, domain, flagged, lh_asr_parser,
+    parse_protocol, shown, tune_request,
 };
 
 #[derive(Debug, Args)]
@@ -29,18 +30,13 @@ pub(crate) struct AnalyzeArgs {
     /// The family parameter, for a single protocol (see `ldp perturb --help`).
     #[arg(long)]
     param: Option<f64>,
-    /// LH ASR form: the paper's approximation or the exact expectation.
-    #[arg(long = "lh-asr", value_enum, default_value_t = LhAsrArg::Paper)]
-    lh_asr: LhAsrArg,
-    /// Fraction of fake users of the maximal gain attack.
-    #[arg(long, default_value_t = 0.05)]
-    beta: f64,
-    /// Number of target items r.
-    #[arg(long, default_value_t = 1)]
-    targets: u32,
-    /// True mass of the targets f_T.
-    #[arg(long = "target-mass", default_value_t = 0.01)]
-    target_mass: f64,
+    /// LH ASR form: the paper's approximation or the exact expectation (default paper).
+    #[arg(long = "lh-asr", value_parser = lh_asr_parser())]
+    lh_asr: Option<LhAsr>,
+    /// The maximal gain attack of the epg column (defaults: --beta 0.05, --targets 1,
+    /// --target-mass 0.01).
+    #[command(flatten)]
+    poisoning: PoisoningArgs,
     /// Keep only the rows with ASR at most A.
     #[arg(long = "asr-max", value_name = "A")]
     asr_max: Option<f64>,
@@ -102,18 +98,6 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             .map(|p| parse_protocol(p))
             .collect::<Result<_>>()?
     };
-    if let Some(x) = a.param {
-        if protocols.len() != 1 {
-            bail!("--param needs a single --protocol");
-        }
-        param_family(protocols[0], x)?;
-    }
-    let tuned = protocols.iter().any(|p| p.is_adaptive()) && a.param.is_none();
-    if let Some(flag) = a.tuning.given()
-        && !tuned
-    {
-        bail!("{flag}: no protocol here is tuned (ass, aue, alh and athe are, without --param)");
-    }
     if let Some(a) = a.asr_max
         && !(0.0..=1.0).contains(&a)
     {
@@ -148,16 +132,6 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
                 })?,
         ),
     };
-    let poisoning = Poisoning::new(a.beta, a.targets, a.target_mass).map_err(|e| {
-        let flag = match e {
-            ldp_analytic::PoisoningError::Param(_) => format!("--beta {}", number(a.beta)),
-            ldp_analytic::PoisoningError::TargetMass(_) => {
-                format!("--target-mass {}", number(a.target_mass))
-            }
-            _ => format!("--targets {}", a.targets),
-        };
-        anyhow::Error::new(e).context(flag)
-    })?;
     // Check every k and eps up front, so that their errors come first and once.
     let ks = a.k.iter().map(|&k| domain(k)).collect::<Result<Vec<_>>>()?;
     let budgets = a
@@ -165,61 +139,61 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         .iter()
         .map(|&e| budget(e))
         .collect::<Result<Vec<_>>>()?;
-    if tuned {
-        // Checked once here rather than once per row.
-        a.tuning.options(&BoundArgs::default())?;
-    }
-    let mut grid = Vec::with_capacity(protocols.len() * ks.len() * budgets.len());
-    for &p in &protocols {
-        for &k in &ks {
-            for &e in &budgets {
-                grid.push((p, k, e));
-            }
-        }
-    }
-    let no_tuning = TuneArgs::default();
-    let results: Vec<Result<Vec<Value>>> = grid
+    // --asr-max and --bits-max filter rows here: they are not tuning bounds.
+    let tuning = tune_request(&a.tuning, &BoundArgs::default(), a.lh_asr, &a.poisoning);
+    let request = AnalysisRequest {
+        protocols,
+        ks,
+        eps: budgets,
+        param: a.param,
+        tuning,
+        collections: a.collections,
+    };
+    let analysed = analyze(&request).map_err(|e| match e {
+        AnalysisError::Request(e) => flagged(e, &tuning, a.param),
+        AnalysisError::ParamNeedsOneProtocol(_) => anyhow!("--param needs a single --protocol"),
+        e => anyhow::Error::new(e),
+    })?;
+    let results: Vec<Result<Vec<Value>>> = analysed
         .par_iter()
-        .map(|&(p, k, e)| {
-            let args = if p.is_adaptive() {
-                &a.tuning
-            } else {
-                &no_tuning
-            };
-            let spec = resolve(p, k, e, a.param, args, &BoundArgs::default())?.spec;
-            let mut row = vec![
-                Value::from(p.name()),
-                Value::Int(u64::from(k.get())),
-                Value::Num(e.get()),
-                shown_param(p, &spec).map_or(Value::Empty, Value::number),
-                Value::Num(asr::expected(&spec, a.lh_asr.into())),
-                Value::Num(variance::approx_per_user(&spec)),
-                epg::expected(&spec, &poisoning)
-                    .with_context(|| format!("--targets {}", a.targets))?
-                    .finite()
-                    .into(),
-                Value::number(cost::bits(&spec)),
-                Value::number(cost::server_ops(&spec)),
-                Value::number(cost::client_draws(&spec)),
+        .map(|row| {
+            let r = row
+                .outcome
+                .clone()
+                .map_err(|e| flagged(e, &tuning, a.param))?;
+            let m = r.metrics;
+            let mut values = vec![
+                Value::from(row.protocol.name()),
+                Value::Int(u64::from(row.k.get())),
+                Value::Num(row.eps.get()),
+                shown(&r.instance),
+                Value::Num(m.asr),
+                Value::Num(m.mse),
+                m.epg.finite().into(),
+                Value::number(m.bits),
+                Value::number(m.server_ops),
+                Value::number(m.client_draws),
             ];
             if a.json_bytes {
-                row.push(Value::Num(json_bytes(&spec)?));
+                values.push(Value::Num(json_bytes(&r.instance.spec)?));
             }
             if let Some(t) = a.collections {
-                row.extend([
-                    Value::Int(u64::from(t)),
-                    ldp_analytic::repeated::asr_after(&spec, t).into(),
-                ]);
+                values.extend([Value::Int(u64::from(t)), r.asr_after.into()]);
             }
-            Ok(row)
+            Ok(values)
         })
         .collect();
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for ((p, k, e), r) in grid.iter().zip(results) {
+    for (row, r) in analysed.iter().zip(results) {
         match r {
-            Ok(row) => rows.push(row),
-            Err(err) => failures.push(format!("{} k = {k}, eps = {e}: {err:#}", p.name())),
+            Ok(values) => rows.push(values),
+            Err(err) => failures.push(format!(
+                "{} k = {}, eps = {}: {err:#}",
+                row.protocol.name(),
+                row.k,
+                row.eps
+            )),
         }
     }
     if rows.is_empty()
@@ -263,8 +237,14 @@ fn run_memoized(a: &AnalyzeArgs) -> Result<()> {
             bail!("{flag} does not apply to the memoized protocols");
         }
     }
-    if let Some(flag) = a.tuning.given() {
-        bail!("{flag}: the memoized protocols are not tuned");
+    let tuning = tune_request(
+        &a.tuning,
+        &BoundArgs::default(),
+        None,
+        &PoisoningArgs::default(),
+    );
+    if let Some(knob) = tuning.tuning_given() {
+        bail!("{}: the memoized protocols are not tuned", knob.flag());
     }
     let protocols = repeated::parse_memoized(&a.protocol)?;
     let perm = repeated::eps_perm(a.eps_perm)?;

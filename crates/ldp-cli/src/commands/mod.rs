@@ -11,7 +11,10 @@ mod tune;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
-use crate::protocol::{BoundArgs, Resolved, TuneArgs, budget, domain, parse_protocol, resolve};
+use crate::protocol::{
+    BoundArgs, PoisoningArgs, TuneArgs, budget, domain, parse_protocol, resolve, tune_request,
+};
+use ldp_optimize::Instance;
 
 #[derive(Parser)]
 #[command(
@@ -48,19 +51,19 @@ pub(crate) struct ProtocolArgs {
 
 impl ProtocolArgs {
     /// The instance; prints how an adaptive protocol was tuned on stderr.
-    pub(crate) fn resolve(&self) -> Result<Resolved> {
-        let resolved = resolve(
+    pub(crate) fn resolve(&self) -> Result<Instance> {
+        let request = tune_request(&self.tuning, &self.bounds, None, &PoisoningArgs::default());
+        let instance = resolve(
             parse_protocol(&self.protocol)?,
             domain(self.k)?,
             budget(self.eps)?,
             self.param,
-            &self.tuning,
-            &self.bounds,
+            request,
         )?;
-        if let Some(note) = &resolved.note {
+        if let Some(note) = instance.tuning_note() {
             eprintln!("ldp: {note}");
         }
-        Ok(resolved)
+        Ok(instance)
     }
 }
 

@@ -19,21 +19,12 @@ use super::repeated;
 use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
 use crate::memory;
 use crate::output::{Format, Value, number, print};
+use crate::protocol::knob;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum DatasetArg {
     /// UCI Adult, Age attribute (48,842 people, k = 100).
     AdultAge,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum PoisonArg {
-    /// Maximal gain attack.
-    Mga,
-    /// Random item attack.
-    Ria,
-    /// Random output attack.
-    Roa,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,9 +63,10 @@ pub(crate) struct SimulateArgs {
     /// The MAP attack's prior: the data's own distribution (the best prior there is).
     #[arg(long = "prior-from-data")]
     prior_from_data: bool,
-    /// Poisoning attack to add.
-    #[arg(long, value_enum)]
-    poison: Option<PoisonArg>,
+    /// Poisoning attack to add: mga (maximal gain), ria (random item), roa (random
+    /// output).
+    #[arg(long, value_parser = knob::<PoisonKind>(PoisonKind::ALL.map(PoisonKind::name)))]
+    poison: Option<PoisonKind>,
     /// Fraction of fake users among all users (with --poison).
     #[arg(long)]
     beta: Option<f64>,
@@ -245,11 +237,6 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(",");
-            let kind = match kind {
-                PoisonArg::Mga => PoisonKind::Mga,
-                PoisonArg::Ria => PoisonKind::Ria,
-                PoisonArg::Roa => PoisonKind::Roa,
-            };
             let config = PoisonConfig::new(kind, beta, targets).map_err(|e| {
                 let flag = match e {
                     PoisonError::Param(_) => format!("--beta {}", number(beta)),

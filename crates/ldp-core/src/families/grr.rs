@@ -8,7 +8,7 @@ use crate::attack_surface::{AttackSurface, MaxGain, support_attack_surface};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
-use crate::report::GrrReport;
+use crate::report::{GrrReport, ReportLimits};
 use crate::sampling::uniform_other;
 use crate::server::Clip;
 use crate::spec::Spec;
@@ -79,6 +79,15 @@ impl FamilyMechanism for Grr {
 
     fn support_size_range(_: DomainSize, (): ()) -> Option<(u32, u32)> {
         Some((1, 1))
+    }
+
+    /// One item.
+    fn report_limits(k: DomainSize, (): ()) -> ReportLimits {
+        ReportLimits {
+            values: k.get(),
+            entries: 1,
+            seeds: 0,
+        }
     }
 }
 

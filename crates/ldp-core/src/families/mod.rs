@@ -24,8 +24,10 @@ pub mod unary;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::ParamError;
+use crate::aggregate::Aggregator;
+use crate::error::{AggregateError, ParamError};
 use crate::mechanism::Mechanism;
+use crate::report::ReportLimits;
 use crate::server::Clip;
 use crate::space::ParameterSpace;
 use crate::spec::Spec;
@@ -50,6 +52,9 @@ pub trait FamilyMechanism: Mechanism + Registered {
     /// The fewest and the most items one report can support (GRR exactly one, SS exactly
     /// omega, UE between 0 and k); `None` when reports do not support items (SHE).
     fn support_size_range(k: DomainSize, param: Self::Param) -> Option<(u32, u32)>;
+
+    /// How large a report can be ([`ReportLimits`]).
+    fn report_limits(k: DomainSize, param: Self::Param) -> ReportLimits;
 
     /// Whether the family's servers clip report coordinates: true for SHE, whose reports
     /// are real vectors; the others' reports have bounded influence by construction.

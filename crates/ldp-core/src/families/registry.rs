@@ -6,7 +6,8 @@
 //!
 //! - the tag enum [`crate::Family`] and the parameter enum [`crate::FamilyParams`] (one
 //!   variant each, the fields as written);
-//! - [`crate::AnyMechanism`], with conversions from and to each mechanism type;
+//! - [`crate::AnyMechanism`], with conversions from and to each mechanism type, and
+//!   [`crate::AnyAggregator`], the server state of any family;
 //! - each family type's [`crate::Registered`] implementation: its parameter type (the
 //!   fields, as a tuple: `()`, one value, or several) and the conversions between it and
 //!   `FamilyParams`;
@@ -153,6 +154,17 @@ macro_rules! registry {
                 }
             }
 
+            /// How large a report can be ([`FamilyMechanism::report_limits`]).
+            pub(crate) fn report_limits(self, k: DomainSize) -> ReportLimits {
+                match self {
+                    $( FamilyParams::$Family { $( $( $field ),* )? } => {
+                        #[allow(unused_parens)]
+                        let param = ( $( $( $field ),* )? );
+                        <$module::$Type as FamilyMechanism>::report_limits(k, param)
+                    } )+
+                }
+            }
+
             /// The fewest and the most items one report supports
             /// ([`FamilyMechanism::support_size_range`]).
             pub(crate) fn support_size_range(self, k: DomainSize) -> Option<(u32, u32)> {
@@ -178,6 +190,45 @@ macro_rules! registry {
             pub fn spec(&self) -> Spec {
                 match self {
                     $( AnyMechanism::$Family(m) => Mechanism::spec(m), )+
+                }
+            }
+        }
+
+        /// The server state of any family, for code that holds aggregators of a family
+        /// chosen at run time (serialized with the family's name as its tag). Match it with
+        /// [`dispatch_aggregator!`](crate::dispatch_aggregator).
+        #[derive(Debug, Clone, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        pub enum AnyAggregator {
+            $( $(#[$family_meta])* $Family(<$module::$Type as Mechanism>::Aggregator), )+
+        }
+
+        impl AnyAggregator {
+            /// Adds everything `other` has aggregated: both must be built for the same
+            /// mechanism (and, for SHE, the same clipping).
+            pub fn merge(&mut self, other: &AnyAggregator) -> Result<(), AggregateError> {
+                match (self, other) {
+                    $( (AnyAggregator::$Family(a), AnyAggregator::$Family(b)) => a.merge(b), )+
+                    (left, right) => Err(AggregateError::Incompatible {
+                        left: format!("{:?}", left.spec()),
+                        right: format!("{:?}", right.spec()),
+                    }),
+                }
+            }
+
+            /// The spec of the mechanism it aggregates.
+            pub fn spec(&self) -> Spec {
+                match self {
+                    $( AnyAggregator::$Family(a) => Mechanism::spec(Aggregator::mechanism(a)), )+
+                }
+            }
+        }
+
+        impl AnyMechanism {
+            /// A server for untrusted clients ([`FamilyMechanism::server`]).
+            pub fn server(&self, clip: Clip) -> AnyAggregator {
+                match self {
+                    $( AnyMechanism::$Family(m) => AnyAggregator::$Family(FamilyMechanism::server(m, clip)), )+
                 }
             }
         }
@@ -388,6 +439,18 @@ macro_rules! registry {
             ($d any:expr, $d m:ident => $d body:expr) => {
                 match $d any {
                     $( $crate::AnyMechanism::$Family($d m) => $d body, )+
+                }
+            };
+        }
+
+        /// Runs `$body` with `$a` bound to the concrete aggregator inside an
+        /// [`AnyAggregator`](crate::AnyAggregator) (by value or by reference, as `$any` is
+        /// given). Generated from the registry of [`families`](crate::families).
+        #[macro_export]
+        macro_rules! dispatch_aggregator {
+            ($d any:expr, $d a:ident => $d body:expr) => {
+                match $d any {
+                    $( $crate::AnyAggregator::$Family($d a) => $d body, )+
                 }
             };
         }

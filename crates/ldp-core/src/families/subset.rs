@@ -8,7 +8,7 @@ use crate::attack_surface::{AttackSurface, MaxGain, distinct_outside, support_at
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
-use crate::report::{SubsetReport, check_sorted_distinct};
+use crate::report::{ReportLimits, SubsetReport, check_sorted_distinct};
 use crate::sampling::{floyd_sorted, lift_around};
 use crate::server::Clip;
 use crate::space::ParameterSpace;
@@ -116,6 +116,15 @@ impl FamilyMechanism for SubsetSelection {
 
     fn support_size_range(_: DomainSize, omega: u32) -> Option<(u32, u32)> {
         Some((omega, omega))
+    }
+
+    /// omega items.
+    fn report_limits(k: DomainSize, omega: u32) -> ReportLimits {
+        ReportLimits {
+            values: k.get(),
+            entries: omega,
+            seeds: 0,
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, check_runnable, eq_by_spec};
-use crate::report::SheReport;
+use crate::report::{ReportLimits, SheReport};
 use crate::server::Clip;
 use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
@@ -192,6 +192,15 @@ impl FamilyMechanism for SummationHistogram {
 
     fn support_size_range(_: DomainSize, (): ()) -> Option<(u32, u32)> {
         None
+    }
+
+    /// k numbers.
+    fn report_limits(k: DomainSize, (): ()) -> ReportLimits {
+        ReportLimits {
+            values: 0,
+            entries: k.get(),
+            seeds: 0,
+        }
     }
 
     const CLIPS: bool = true;
@@ -581,6 +590,10 @@ impl Aggregator for SheSums {
 
     fn count(&self) -> u64 {
         self.n
+    }
+
+    fn coordinate_sums(&self) -> Option<&[f64]> {
+        Some(&self.sums)
     }
 
     /// Paper Section SHE: `f_i = (sum_j y^j_i) / n`; Laplace noise has mean zero.

@@ -3,6 +3,7 @@
 use crate::error::ParamError;
 use crate::families::bits::{IndependentBits, independent_bits_mechanism};
 use crate::families::{FamilyMechanism, FamilyParams};
+use crate::report::ReportLimits;
 use crate::space::ParameterSpace;
 use crate::vocab::{DomainSize, Epsilon};
 
@@ -129,6 +130,15 @@ impl FamilyMechanism for ThresholdHistogram {
 
     fn support_size_range(k: DomainSize, _: f64) -> Option<(u32, u32)> {
         Some((0, k.get()))
+    }
+
+    /// Up to k indices above the threshold.
+    fn report_limits(k: DomainSize, _: f64) -> ReportLimits {
+        ReportLimits {
+            values: k.get(),
+            entries: k.get(),
+            seeds: 0,
+        }
     }
 }
 

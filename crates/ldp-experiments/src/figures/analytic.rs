@@ -63,7 +63,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             let spec = protocol_spec(*p, domain(*k)?, budget(*e)?, options)?;
             Ok(vec![
                 p.label().into(),
-                family_label(p.family()).into(),
+                family_label(*p).into(),
                 (*k).into(),
                 regime.clone().into(),
                 (*e).into(),

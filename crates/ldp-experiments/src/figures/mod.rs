@@ -76,36 +76,66 @@ pub(crate) fn budget(e: f64) -> Result<Epsilon, ExperimentError> {
     Ok(Epsilon::new(e)?)
 }
 
-/// Family label used to group panels.
-pub(crate) fn family_label(f: Family) -> &'static str {
-    match f {
-        Family::Grr | Family::SubsetSelection => "GRR and SS",
-        Family::UnaryEncoding => "Unary encoding",
-        Family::LocalHashing => "Local hashing",
-        Family::SummationHistogram | Family::ThresholdHistogram => "Histogram encoding",
-    }
-}
+/// The paper's panel groups, in its order: short title, label, and the families each
+/// holds (GRR with SS, the direct encodings; unary encoding; local hashing; the histogram
+/// encodings). A family the paper does not have is a group of its own, after these.
+const PAPER_GROUPS: [(&str, &str, &[Family]); 4] = [
+    (
+        "GRR and SS",
+        "GRR and SS",
+        &[Family::Grr, Family::SubsetSelection],
+    ),
+    ("UE", "Unary encoding", &[Family::UnaryEncoding]),
+    ("LH", "Local hashing", &[Family::LocalHashing]),
+    (
+        "HE",
+        "Histogram encoding",
+        &[Family::SummationHistogram, Family::ThresholdHistogram],
+    ),
+];
 
-/// The panel group of a protocol: GRR with SS (the direct encodings), then unary
-/// encoding, local hashing and the histogram encodings.
+/// The panel group of a protocol: its paper group, or after them one per other family,
+/// in registry order.
 fn group(p: Protocol) -> usize {
-    match p.family() {
-        Family::Grr | Family::SubsetSelection => 0,
-        Family::UnaryEncoding => 1,
-        Family::LocalHashing => 2,
-        Family::SummationHistogram | Family::ThresholdHistogram => 3,
-    }
+    let f = p.family();
+    PAPER_GROUPS
+        .iter()
+        .position(|(_, _, families)| families.contains(&f))
+        .unwrap_or_else(|| {
+            let later = Family::ALL
+                .iter()
+                .filter(|g| !PAPER_GROUPS.iter().any(|(_, _, fs)| fs.contains(g)));
+            PAPER_GROUPS.len() + later.take_while(|&&g| g != f).count()
+        })
 }
 
-/// The title of `p`'s panel group.
+/// The label of `p`'s panel group ("Unary encoding"); a family the paper does not have is
+/// labelled by its first protocol.
+pub(crate) fn family_label(p: Protocol) -> &'static str {
+    PAPER_GROUPS
+        .get(group(p))
+        .map_or_else(|| first_protocol(p.family()).label(), |g| g.1)
+}
+
+/// The title of `p`'s panel group ("UE").
 pub(crate) fn group_title(p: Protocol) -> &'static str {
-    ["GRR and SS", "UE", "LH", "HE"][group(p)]
+    PAPER_GROUPS
+        .get(group(p))
+        .map_or_else(|| first_protocol(p.family()).label(), |g| g.0)
+}
+
+/// The family's first protocol in registry order.
+fn first_protocol(f: Family) -> Protocol {
+    Protocol::ALL
+        .into_iter()
+        .find(|p| p.family() == f)
+        .expect("every family has a protocol")
 }
 
 /// The protocols grouped for panels: each group's classic protocols, then its adaptive
 /// ones, in the order given.
 pub(crate) fn family_groups(protocols: &[Protocol]) -> Vec<Vec<Protocol>> {
-    let mut groups: Vec<Vec<Protocol>> = vec![Vec::new(); 4];
+    let mut groups: Vec<Vec<Protocol>> = vec![Vec::new(); PAPER_GROUPS.len() + Family::ALL.len()];
     for adaptive in [false, true] {
         for &p in protocols.iter().filter(|p| p.is_adaptive() == adaptive) {
             groups[group(p)].push(p);
@@ -131,14 +161,14 @@ pub(crate) fn value(v: f64) -> String {
     }
 }
 
-/// The parameter's name for axis labels.
+/// The parameter's name for axis labels: Greek where the name is a Greek letter
+/// (omega, theta), `-` for a family without one.
 pub(crate) fn param_name(p: Protocol) -> &'static str {
-    match p.family() {
-        Family::SubsetSelection => "ω",
-        Family::UnaryEncoding => "p",
-        Family::LocalHashing => "g",
-        Family::ThresholdHistogram => "θ",
-        Family::Grr | Family::SummationHistogram => "-",
+    match p.parameter_name() {
+        Some("omega") => "ω",
+        Some("theta") => "θ",
+        Some(name) => name,
+        None => "-",
     }
 }
 
@@ -148,18 +178,7 @@ pub(crate) fn classic_param(
     k: DomainSize,
     eps: Epsilon,
 ) -> Result<Option<f64>, ExperimentError> {
-    let spec = ldp_core::Spec::classic(classic_of(p), k, eps)
+    let spec = ldp_core::Spec::classic(p.classic_counterpart(), k, eps)
         .map_err(|e| ExperimentError::Config(e.to_string()))?;
     Ok(spec.family().value())
-}
-
-/// The classic counterpart of an adaptive protocol.
-pub(crate) fn classic_of(p: Protocol) -> Protocol {
-    match p {
-        Protocol::Ass => Protocol::Ss,
-        Protocol::Aue => Protocol::Oue,
-        Protocol::Alh => Protocol::Olh,
-        Protocol::Athe => Protocol::The,
-        other => other,
-    }
 }

@@ -4,7 +4,7 @@
 use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, candidates, tune};
 
-use super::{Output, budget, classic_of, classic_param, domain, param_name, value};
+use super::{Output, budget, classic_param, domain, param_name, value};
 use crate::config::Experiment;
 use crate::error::ExperimentError;
 use crate::plot::{Axis, Dash, Figure, Look, OKABE_ITO, Panel, Point, Series, VLine};
@@ -34,7 +34,7 @@ pub(super) fn run(
     let mut panels = Vec::new();
     for &p in protocols {
         let chosen = tune(p, kk, ee, options)?.param();
-        let classic = classic_of(p);
+        let classic = p.classic_counterpart();
         let classic_param = classic_param(p, kk, ee)?.unwrap_or(f64::NAN);
         findings.push(format!(
             "{}: {} = {} (tuned) vs {} = {} ({})",

@@ -3,7 +3,7 @@
 use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, Weights, tune};
 
-use super::{Output, budget, classic_of, classic_param, domain, param_name, value};
+use super::{Output, budget, classic_param, domain, param_name, value};
 use crate::config::{EpsRange, Experiment};
 use crate::error::ExperimentError;
 use crate::plot::{Axis, Dash, Figure, Look, Marker, OKABE_ITO, Panel, Point, Series, VLine};
@@ -31,7 +31,7 @@ pub(super) fn run(
         "classic_param",
     ]);
     for &p in protocols {
-        let classic = classic_of(p);
+        let classic = p.classic_counterpart();
         let classic_param = classic_param(p, kk, ee)?;
         for w in w_asr.values() {
             let o = TuneOptions {

@@ -113,19 +113,43 @@ pub fn protocol_marker(p: Protocol) -> Look {
     }
 }
 
-/// The look of `p` in every figure: its family's colour; classic protocols solid with a
-/// filled marker, adaptive ones dashed with a hollow one of their own shape.
+/// The colour and marker of each classic protocol of the paper, as its figures have them
+/// (an adaptive protocol takes its classic counterpart's, hollow).
+const PAPER_LOOKS: [(Protocol, Rgb, Marker); 8] = [
+    (Protocol::Grr, OKABE_ITO[0], Marker::Circle),
+    (Protocol::Ss, OKABE_ITO[6], Marker::Square),
+    (Protocol::Sue, OKABE_ITO[5], Marker::Triangle),
+    (Protocol::Oue, OKABE_ITO[2], Marker::TriangleDown),
+    (Protocol::Blh, OKABE_ITO[3], Marker::Plus),
+    (Protocol::Olh, OKABE_ITO[1], Marker::Diamond),
+    (Protocol::She, OKABE_ITO[7], Marker::Cross),
+    (Protocol::The, OKABE_ITO[4], Marker::Star),
+];
+
+/// The colour and marker of a classic protocol: the paper's table, and for the protocols
+/// added since, the palette's colours in turn, each with a marker no paper protocol of
+/// that colour has (so that every protocol looks different from every other).
+fn classic_look(p: Protocol) -> (Rgb, Marker) {
+    if let Some(&(_, color, marker)) = PAPER_LOOKS.iter().find(|(q, _, _)| *q == p) {
+        return (color, marker);
+    }
+    let later = p.id() as usize - Protocol::PAPER.len();
+    let (_, color, taken) = PAPER_LOOKS[later % PAPER_LOOKS.len()];
+    let at = MARKERS
+        .iter()
+        .position(|&m| m == taken)
+        .expect("a listed marker");
+    (
+        color,
+        MARKERS[(at + 1 + later / PAPER_LOOKS.len()) % MARKERS.len()],
+    )
+}
+
+/// The look of `p` in every figure: its colour and marker (the paper's for its
+/// protocols); classic protocols solid with a filled marker, adaptive ones dashed with a
+/// hollow marker of their classic counterpart's shape.
 pub fn protocol_look(p: Protocol) -> Look {
-    let (color, marker) = match p {
-        Protocol::Grr => (OKABE_ITO[0], Marker::Circle),
-        Protocol::Ss | Protocol::Ass => (OKABE_ITO[6], Marker::Square),
-        Protocol::Sue => (OKABE_ITO[5], Marker::Triangle),
-        Protocol::Oue | Protocol::Aue => (OKABE_ITO[2], Marker::TriangleDown),
-        Protocol::Blh => (OKABE_ITO[3], Marker::Plus),
-        Protocol::Olh | Protocol::Alh => (OKABE_ITO[1], Marker::Diamond),
-        Protocol::She => (OKABE_ITO[7], Marker::Cross),
-        Protocol::The | Protocol::Athe => (OKABE_ITO[4], Marker::Star),
-    };
+    let (color, marker) = classic_look(p.classic_counterpart());
     if p.is_adaptive() {
         Look {
             color,

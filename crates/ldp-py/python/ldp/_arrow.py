@@ -8,15 +8,15 @@ def to_arrow(reports):
         import pyarrow as pa
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("Reports.to_arrow needs pyarrow: pip install pyarrow") from e
-    family = reports.family
-    if family == "grr":
+    shape = reports.shape
+    if shape == "value":
         column = pa.array(reports.y, type=pa.uint32())
-    elif family == "lh":
+    elif shape == "seed_value":
         column = pa.StructArray.from_arrays(
             [pa.array(reports.seed, type=pa.uint32()), pa.array(reports.y, type=pa.uint32())],
             fields=[pa.field("seed", pa.uint32(), nullable=False), pa.field("y", pa.uint32(), nullable=False)],
         )
-    elif family == "sets":
+    elif shape == "set":
         offsets = reports.offsets
         if offsets[-1] >= 2**31:
             raise ValueError("more than 2^31 indices: split the reports (List offsets are 32-bit)")

@@ -8,7 +8,7 @@ use crate::attack_surface::{AttackSurface, MaxGain, best_seed, support_attack_su
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
-use crate::report::LhReport;
+use crate::report::{LhReport, ReportLimits};
 use crate::sampling::uniform_other;
 use crate::server::Clip;
 use crate::space::ParameterSpace;
@@ -146,6 +146,15 @@ impl FamilyMechanism for LocalHashing {
 
     fn support_size_range(k: DomainSize, _: u32) -> Option<(u32, u32)> {
         Some((0, k.get()))
+    }
+
+    /// A 32-bit seed and a value in `0..g`.
+    fn report_limits(_: DomainSize, g: u32) -> ReportLimits {
+        ReportLimits {
+            values: g,
+            entries: 1,
+            seeds: 1 << 32,
+        }
     }
 }
 
