@@ -1,7 +1,7 @@
 //! What each family's module of this crate provides: its closed forms, side by side.
 //!
 //! The entry points of this crate ([`crate::asr::expected`], [`crate::variance::approx_per_user`],
-//! [`crate::epg::expected`], [`crate::cost::bits`], [`crate::repeated::asr_after`], ...)
+//! [`crate::epg::expected`], [`crate::cost::bits`], [`crate::longitudinal::asr_after`], ...)
 //! take a [`Spec`](ldp_core::Spec) and call its family's implementation through
 //! [`ldp_core::dispatch_family!`]: a family without one is a compile error there.
 
@@ -49,13 +49,13 @@ pub trait ClosedForms: FamilyMechanism {
     /// Expected random variates one report consumes on the client ([`crate::cost`]).
     fn client_draws(k: DomainSize, eps: Epsilon, param: Self::Param) -> f64;
 
-    /// Exact expected ASR after `t` linked reports of one value ([`crate::repeated`]);
+    /// Exact expected ASR after `t` linked reports of one value ([`crate::longitudinal`]);
     /// `None` where no exact form is implemented.
     fn asr_after(k: DomainSize, eps: Epsilon, param: Self::Param, t: u32) -> Option<f64>;
 
     /// `(P10, P01)`: the probabilities that one report of the true item x supports x and
     /// not a given other item, and the reverse; they set the rate at which linked reports
-    /// give x away ([`crate::repeated::error_exponent`]). `None` without supports.
+    /// give x away ([`crate::longitudinal::error_exponent`]). `None` without supports.
     fn pairwise_support(k: DomainSize, eps: Epsilon, param: Self::Param) -> Option<(f64, f64)>;
 
     /// Exact expected success rate of the MAP attack, `sum_y max_x prior(x) P[y | x]`, for

@@ -6,7 +6,7 @@
 //! reconstruction attack ([`asr`]) and of the MAP attack with a prior ([`map`]), the
 //! expected gain of the maximal gain poisoning attack ([`epg`]), and, beyond the paper, the
 //! communication and computation cost of a report ([`cost`]), and what repeated collection
-//! of one value gives an attacker, with and without memoization ([`repeated`]). Everything
+//! of one value gives an attacker, with and without memoization ([`longitudinal`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
 //! no allocation. An adaptive protocol is its family evaluated at its tuned parameter
 //! (tuning lives in `ldp-optimize`).
@@ -55,10 +55,10 @@ pub mod bounds;
 pub mod cost;
 pub mod epg;
 mod family;
+pub mod longitudinal;
 pub mod map;
 pub mod pure;
 mod quad;
-pub mod repeated;
 pub mod support;
 pub mod variance;
 

@@ -1,12 +1,12 @@
 //! The law of a report's support given the true item, shared by the families whose
 //! likelihood takes two values per report (`c_y rho` on the supported items, `c_y`
 //! elsewhere): from it follow the one-shot ASR of the uniform-over-support attack, the ASR
-//! after t linked reports, the pairwise rates of [`crate::repeated::error_exponent`] and
+//! after t linked reports, the pairwise rates of [`crate::longitudinal::error_exponent`] and
 //! the MAP attack's exact success rate.
 
 use ldp_core::DomainSize;
 
-use crate::{asr, map, repeated};
+use crate::{asr, longitudinal, map};
 
 /// How one report supports items when the true item is x.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,9 +47,9 @@ impl SupportLaw {
     /// dependent.
     pub fn asr_after(self, k: DomainSize, t: u32) -> Option<f64> {
         match self {
-            SupportLaw::UniformSubset { size: 1, p } => Some(repeated::multinomial(k, t, p)),
+            SupportLaw::UniformSubset { size: 1, p } => Some(longitudinal::multinomial(k, t, p)),
             SupportLaw::UniformSubset { .. } => None,
-            SupportLaw::Independent { p, q } => Some(repeated::independent_counts(k, t, p, q)),
+            SupportLaw::Independent { p, q } => Some(longitudinal::independent_counts(k, t, p, q)),
         }
     }
 

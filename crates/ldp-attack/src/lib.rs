@@ -11,7 +11,7 @@
 //!   ([`PoisonKind`]); fake reports pass the same validation as genuine ones, and the
 //!   local-hashing attack's seed search is bounded and documented
 //!   ([`ldp_core::attack_surface::best_seed`]);
-//! - repeated collection ([`linked`]): the combined-likelihood attack on t linked reports
+//! - repeated collection ([`longitudinal`]): the combined-likelihood attack on t linked reports
 //!   of one value, with and without memoization;
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
 //!   Age data of the paper), perturb, aggregate, estimate and attack, over seeded runs in
@@ -38,7 +38,7 @@
 //! ```
 
 pub mod data;
-pub mod linked;
+pub mod longitudinal;
 pub mod map;
 mod measure;
 mod poison;

@@ -186,10 +186,3 @@ pub(crate) fn resolve(
     .resolve()
     .map_err(|e| flagged(e, &tuning, param))
 }
-
-/// The parameter column: the instance's parameter, empty where its family has none.
-pub(crate) fn shown(instance: &Instance) -> crate::output::Value {
-    instance
-        .shown_param()
-        .map_or(crate::output::Value::Empty, crate::output::Value::number)
-}

@@ -132,11 +132,11 @@ fn lh_aggregate(c: &mut Criterion) {
 
 fn families(c: &mut Criterion) {
     bench_family(c, "grr", Grr::new);
-    bench_family(c, "ss", SubsetSelection::with_optimal_size);
+    bench_family(c, "ss", SubsetSelection::optimized);
     bench_family(c, "oue", UnaryEncoding::optimized);
     bench_family(c, "sue", UnaryEncoding::symmetric);
     bench_family(c, "lh", LocalHashing::optimized);
-    bench_family(c, "the", ThresholdHistogram::optimal);
+    bench_family(c, "the", ThresholdHistogram::optimized);
     bench_family(c, "she", SummationHistogram::new);
 }
 

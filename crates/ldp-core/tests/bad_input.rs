@@ -65,7 +65,7 @@ fn items_outside_the_domain_are_rejected_by_every_family() {
         err
     );
     assert_eq!(
-        SubsetSelection::with_optimal_size(k(10), eps(1.0))
+        SubsetSelection::optimized(k(10), eps(1.0))
             .unwrap()
             .perturb(10, &mut rng)
             .unwrap_err(),
@@ -93,7 +93,7 @@ fn items_outside_the_domain_are_rejected_by_every_family() {
         err
     );
     assert_eq!(
-        ThresholdHistogram::optimal(k(10), eps(1.0))
+        ThresholdHistogram::optimized(k(10), eps(1.0))
             .unwrap()
             .perturb(u32::MAX, &mut rng)
             .unwrap_err()
@@ -167,7 +167,7 @@ fn malformed_reports_are_rejected_with_the_field_named() {
             value: 4
         })
     );
-    let the = ThresholdHistogram::optimal(k(5), eps(1.0)).unwrap();
+    let the = ThresholdHistogram::optimized(k(5), eps(1.0)).unwrap();
     assert_eq!(
         the.validate(&ones(&[4, 0])),
         Err(ReportError::Unsorted {

@@ -36,11 +36,11 @@ fn clients_estimate_the_distribution<M: Mechanism>(m: M) {
 #[test]
 fn every_family_runs_on_a_client() {
     clients_estimate_the_distribution(Grr::new(k(), eps()).unwrap());
-    clients_estimate_the_distribution(SubsetSelection::with_optimal_size(k(), eps()).unwrap());
+    clients_estimate_the_distribution(SubsetSelection::optimized(k(), eps()).unwrap());
     clients_estimate_the_distribution(UnaryEncoding::optimized(k(), eps()).unwrap());
     clients_estimate_the_distribution(LocalHashing::optimized(k(), eps()).unwrap());
     clients_estimate_the_distribution(SummationHistogram::new(k(), eps()).unwrap());
-    clients_estimate_the_distribution(ThresholdHistogram::optimal(k(), eps()).unwrap());
+    clients_estimate_the_distribution(ThresholdHistogram::optimized(k(), eps()).unwrap());
 }
 
 #[test]

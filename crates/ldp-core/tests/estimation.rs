@@ -57,17 +57,14 @@ fn eps(v: f64) -> Epsilon {
 fn every_family_is_unbiased() {
     for e in [0.5, 2.0] {
         check_unbiased(&Grr::new(k(), eps(e)).unwrap(), 300);
-        check_unbiased(
-            &SubsetSelection::with_optimal_size(k(), eps(e)).unwrap(),
-            300,
-        );
+        check_unbiased(&SubsetSelection::optimized(k(), eps(e)).unwrap(), 300);
         check_unbiased(&SubsetSelection::new(k(), eps(e), 3).unwrap(), 300);
         check_unbiased(&UnaryEncoding::symmetric(k(), eps(e)).unwrap(), 300);
         check_unbiased(&UnaryEncoding::optimized(k(), eps(e)).unwrap(), 300);
         check_unbiased(&LocalHashing::binary(k(), eps(e)).unwrap(), 300);
         check_unbiased(&LocalHashing::optimized(k(), eps(e)).unwrap(), 300);
         check_unbiased(&SummationHistogram::new(k(), eps(e)).unwrap(), 300);
-        check_unbiased(&ThresholdHistogram::optimal(k(), eps(e)).unwrap(), 300);
+        check_unbiased(&ThresholdHistogram::optimized(k(), eps(e)).unwrap(), 300);
     }
 }
 
@@ -263,7 +260,7 @@ mod finite {
             let (k, eps) = (DomainSize::new(5).unwrap(), Epsilon::new(e).unwrap());
             let grr = ldp_core::Grr::new(k, eps).unwrap();
             let ue = UnaryEncoding::new(k, eps, 0.7).unwrap();
-            let the = ThresholdHistogram::optimal(k, eps).unwrap();
+            let the = ThresholdHistogram::optimized(k, eps).unwrap();
             let (mut a, mut b, mut c) = (grr.aggregator(), ue.aggregator(), the.aggregator());
             for &y in &ys {
                 a.add(&GrrReport { y }).unwrap();

@@ -55,7 +55,7 @@ fn presets_produce_pinned_reports() {
         ]
     );
     assert_eq!(
-        first_three(&ThresholdHistogram::optimal(k, e).unwrap()),
+        first_three(&ThresholdHistogram::optimized(k, e).unwrap()),
         [
             r#"{"ones":[4,5,8]}"#,
             r#"{"ones":[0,1,3,4,6]}"#,
@@ -95,14 +95,9 @@ fn she_perturbs_the_same_with_or_without_a_vector() {
 fn presets_match_the_paper() {
     let (k, e) = (DomainSize::new(100).unwrap(), Epsilon::new(4.0).unwrap());
     // Appendix "parameter_results": SS omega = 2, OLH g = 56, THE theta = 0.816, OUE p = 0.5.
-    assert_eq!(
-        SubsetSelection::with_optimal_size(k, e)
-            .unwrap()
-            .subset_size(),
-        2
-    );
+    assert_eq!(SubsetSelection::optimized(k, e).unwrap().subset_size(), 2);
     assert_eq!(LocalHashing::optimized(k, e).unwrap().hash_range(), 56);
-    let theta = ThresholdHistogram::optimal(k, e).unwrap().threshold();
+    let theta = ThresholdHistogram::optimized(k, e).unwrap().threshold();
     assert!((theta - 0.816).abs() < 5e-4, "{theta}");
     // The closed-form optimum: the variance is larger on both sides.
     let var = |t: f64| {

@@ -106,7 +106,7 @@ fn unary_and_threshold_match_their_distributions() {
             15,
         );
         fit_full_output(
-            &ThresholdHistogram::optimal(k(5), eps(e)).unwrap(),
+            &ThresholdHistogram::optimized(k(5), eps(e)).unwrap(),
             x,
             &outputs,
             16,
@@ -190,7 +190,7 @@ fn geometric_gap_sampler_matches_bernoulli_law_at_large_k() {
     );
     fit_bit_marginals(&UnaryEncoding::new(k(200), eps(4.0), 0.99).unwrap(), 0, 23);
     fit_bit_marginals(
-        &ThresholdHistogram::optimal(k(1000), eps(1.0)).unwrap(),
+        &ThresholdHistogram::optimized(k(1000), eps(1.0)).unwrap(),
         500,
         24,
     );

@@ -16,7 +16,7 @@ fn presets(k: DomainSize, eps: Epsilon) -> Vec<(Protocol, AnyMechanism)> {
         (Protocol::Grr, AnyMechanism::Grr(Grr::new(k, eps).unwrap())),
         (
             Protocol::Ss,
-            AnyMechanism::SubsetSelection(SubsetSelection::with_optimal_size(k, eps).unwrap()),
+            AnyMechanism::SubsetSelection(SubsetSelection::optimized(k, eps).unwrap()),
         ),
         (
             Protocol::Sue,
@@ -40,7 +40,7 @@ fn presets(k: DomainSize, eps: Epsilon) -> Vec<(Protocol, AnyMechanism)> {
         ),
         (
             Protocol::The,
-            AnyMechanism::ThresholdHistogram(ThresholdHistogram::optimal(k, eps).unwrap()),
+            AnyMechanism::ThresholdHistogram(ThresholdHistogram::optimized(k, eps).unwrap()),
         ),
     ]
 }

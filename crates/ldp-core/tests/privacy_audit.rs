@@ -103,7 +103,11 @@ fn thresholding_is_eps_ldp_for_every_theta() {
             .into_iter()
             .map(|ones| OnesReport { ones })
             .collect();
-        audit(&ThresholdHistogram::optimal(k, eps).unwrap(), &outputs, 1.0);
+        audit(
+            &ThresholdHistogram::optimized(k, eps).unwrap(),
+            &outputs,
+            1.0,
+        );
         for theta in [0.5, 0.6, 0.783, 0.9, 1.0] {
             audit(
                 &ThresholdHistogram::new(k, eps, theta).unwrap(),

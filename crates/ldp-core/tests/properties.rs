@@ -54,7 +54,7 @@ proptest! {
         let items: Vec<u32> = (0..n as u32).map(|i| i % kv).collect();
         check_merge(&UnaryEncoding::optimized(k, eps).unwrap(), &items, seed);
         check_merge(&LocalHashing::optimized(k, eps).unwrap(), &items, seed);
-        check_merge(&SubsetSelection::with_optimal_size(k, eps).unwrap(), &items, seed);
+        check_merge(&SubsetSelection::optimized(k, eps).unwrap(), &items, seed);
         // SHE sums floats: merging is associative up to rounding.
         let she = SummationHistogram::new(k, eps).unwrap();
         let parts: Vec<_> = (0..3).map(|r| simulate(&she, &items, seed, r, Role::Genuine).unwrap()).collect();

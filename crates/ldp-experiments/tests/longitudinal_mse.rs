@@ -1,8 +1,8 @@
-//! The memoized protocols' estimation error against `ldp_analytic::repeated`'s variance:
+//! The memoized protocols' estimation error against `ldp_analytic::longitudinal`'s variance:
 //! one collection of n users, many seeded runs, the measured MSE over the k items beside
 //! the exact variance `V/n + f (1 - p_s - q_s) / (n (p_s - q_s))` with `V` the closed form.
 
-use ldp_analytic::repeated;
+use ldp_analytic::longitudinal;
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{DomainSize, Epsilon};
@@ -61,7 +61,8 @@ fn measured_mse_of_one_collection_matches_the_closed_form() {
         let expected = truth
             .iter()
             .map(|f| {
-                repeated::memoized_variance(&l) / nf + f * (1.0 - c.p - c.q) / (nf * (c.p - c.q))
+                longitudinal::memoized_variance(&l) / nf
+                    + f * (1.0 - c.p - c.q) / (nf * (c.p - c.q))
             })
             .sum::<f64>()
             / f64::from(k);

@@ -2,7 +2,7 @@
 //! `ldp analyze`, Python's `analyze` and the browser page's table show, resolved and
 //! evaluated once here so that they agree by construction.
 
-use ldp_analytic::{Metrics, Options, evaluate, repeated};
+use ldp_analytic::{Metrics, Options, evaluate, longitudinal};
 use ldp_core::{DomainSize, Epsilon, Protocol};
 
 use crate::request::{Instance, InstanceRequest, Knob, RequestError, TuneRequest};
@@ -29,6 +29,21 @@ pub struct AnalysisRequest {
     pub collections: Option<u32>,
 }
 
+/// The columns of an analysis as every front end names them: the protocol, k, and the
+/// numbers of [`Analysis::numbers`].
+pub const ANALYSIS_COLUMNS: [&str; 10] = [
+    "protocol",
+    "k",
+    "eps",
+    "param",
+    "asr",
+    "mse",
+    "epg",
+    "bits",
+    "server_cost",
+    "client_cost",
+];
+
 /// One analysed instance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Analysis {
@@ -53,6 +68,25 @@ pub struct AnalysisRow {
     pub eps: Epsilon,
     /// The instance and its closed forms, or why there is none.
     pub outcome: Result<Analysis, RequestError>,
+}
+
+impl Analysis {
+    /// The numbers of the columns after `protocol` and `k` ([`ANALYSIS_COLUMNS`]): eps,
+    /// the parameter (none for a family without one), ASR, MSE, EPG (none when unbounded),
+    /// bits, server and client cost.
+    pub fn numbers(&self) -> [Option<f64>; 8] {
+        let m = self.metrics;
+        [
+            Some(self.instance.spec.eps().get()),
+            self.instance.shown_param(),
+            Some(m.asr),
+            Some(m.mse),
+            m.epg.finite(),
+            Some(m.bits),
+            Some(m.server_ops),
+            Some(m.client_draws),
+        ]
+    }
 }
 
 /// Why an analysis cannot start.
@@ -140,7 +174,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
         poisoning: tuning.poisoning()?,
     };
     if let Some(t) = request.collections {
-        repeated::check_collections(&[t]).map_err(RequestError::from)?;
+        longitudinal::check_collections(&[t]).map_err(RequestError::from)?;
     }
     // The tuning of the adaptive rows: their settings, and the poisoning setting only
     // where EPG is weighted (it is otherwise the `epg` column's alone).
@@ -206,7 +240,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
                 .map_err(|e| RequestError::Poisoning(e, Knob::Targets))?;
             let asr_after = request
                 .collections
-                .and_then(|t| repeated::asr_after(&instance.spec, t));
+                .and_then(|t| longitudinal::asr_after(&instance.spec, t));
             Ok(Analysis {
                 instance,
                 metrics,
@@ -260,7 +294,7 @@ mod tests {
                 a.metrics.mse,
                 ldp_analytic::variance::approx_per_user(&spec)
             );
-            assert_eq!(a.asr_after, repeated::asr_after(&spec, 30));
+            assert_eq!(a.asr_after, longitudinal::asr_after(&spec, 30));
         }
     }
 

@@ -52,7 +52,7 @@ pub fn choose_protocol(
 }
 
 /// [`choose_protocol`] with the ASR after `collections` linked reports of one unchanged
-/// value ([`ldp_analytic::repeated::asr_after`], LH under an ideal hash) as the bounded and
+/// value ([`ldp_analytic::longitudinal::asr_after`], LH under an ideal hash) as the bounded and
 /// reported ASR: the question of a deployment that collects daily. Instances without an
 /// exact form after more than one report (SS and ASS beyond omega = 1, SHE) are left out.
 /// For `collections` > 1 every other instance is evaluated (the classic presets and the

@@ -46,7 +46,8 @@ mod strategy;
 mod tune;
 
 pub use analysis::{
-    Analysis, AnalysisError, AnalysisRequest, AnalysisRow, MAX_ANALYSIS_ROWS, analyze,
+    ANALYSIS_COLUMNS, Analysis, AnalysisError, AnalysisRequest, AnalysisRow, MAX_ANALYSIS_ROWS,
+    analyze,
 };
 pub use choose::{Choice, choose_protocol, choose_protocol_after};
 pub use error::OptimizeError;

@@ -5,7 +5,7 @@
 //! [`TuneRequest`] or an [`InstanceRequest`], calls it, and names the setting at fault
 //! ([`RequestError::knob`]) in its own spelling.
 
-use ldp_analytic::repeated::{CollectionsError, check_collections};
+use ldp_analytic::longitudinal::{CollectionsError, check_collections};
 use ldp_analytic::{LhAsr, Poisoning, PoisoningError};
 use ldp_core::{DomainSize, Epsilon, FamilyParams, ParamError, Protocol, Spec};
 use thiserror::Error;
@@ -124,7 +124,7 @@ pub enum RequestError {
     #[error(transparent)]
     Strategy(OptimizeError),
     /// The number of collections lies outside 1 to
-    /// [`MAX_COLLECTIONS`](ldp_analytic::repeated::MAX_COLLECTIONS).
+    /// [`MAX_COLLECTIONS`](ldp_analytic::longitudinal::MAX_COLLECTIONS).
     #[error(transparent)]
     Collections(#[from] CollectionsError),
     /// The poisoning setting is out of range.
@@ -285,7 +285,7 @@ pub struct TuneRequest {
     /// The largest report size in bits.
     pub bits_max: Option<f64>,
     /// Tune against the ASR after this many linked reports, 1 to
-    /// [`MAX_COLLECTIONS`](ldp_analytic::repeated::MAX_COLLECTIONS) (default 1, the
+    /// [`MAX_COLLECTIONS`](ldp_analytic::longitudinal::MAX_COLLECTIONS) (default 1, the
     /// paper's one-shot ASR).
     pub collections: Option<u32>,
     /// The LH ASR form of the objective (default the paper's).
@@ -672,7 +672,7 @@ fn param_family(protocol: Protocol, x: f64) -> Result<FamilyParams, RequestError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ldp_analytic::repeated::MAX_COLLECTIONS;
+    use ldp_analytic::longitudinal::MAX_COLLECTIONS;
 
     #[test]
     fn the_empty_request_is_the_default_options() {

@@ -31,7 +31,7 @@ pub struct TuneOptions {
     /// The poisoning attack whose gain is the EPG objective.
     pub poisoning: Poisoning,
     /// Reports of one unchanged value the attacker links: the ASR objective is the exact
-    /// ASR after this many collections (`ldp_analytic::repeated::asr_after`; LH under an
+    /// ASR after this many collections (`ldp_analytic::longitudinal::asr_after`; LH under an
     /// ideal hash). The default, 1, is the paper's one-shot ASR (LH in the `lh_asr` form).
     /// Above 1 every strategy scans the whole grid, and protocols without an exact form
     /// (ASS beyond omega = 1) fail with [`OptimizeError::NoRepeatedForm`].
@@ -119,7 +119,7 @@ fn asr_objective(spec: &Spec, options: &TuneOptions) -> Result<f64, OptimizeErro
     match options.collections {
         0 => Err(OptimizeError::NoCollections),
         1 => Ok(asr::expected(spec, options.lh_asr)),
-        t => ldp_analytic::repeated::asr_after(spec, t).ok_or(OptimizeError::NoRepeatedForm {
+        t => ldp_analytic::longitudinal::asr_after(spec, t).ok_or(OptimizeError::NoRepeatedForm {
             family: spec.family().family(),
             collections: t,
         }),

@@ -125,7 +125,7 @@ fn brute_force_after(
             vec![Spec::classic(p, k, eps).unwrap()]
         };
         for spec in specs {
-            let Some(asr) = ldp_analytic::repeated::asr_after(&spec, t) else {
+            let Some(asr) = ldp_analytic::longitudinal::asr_after(&spec, t) else {
                 continue;
             };
             let o = ldp_optimize::Objectives {

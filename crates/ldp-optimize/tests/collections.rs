@@ -1,6 +1,6 @@
 //! Tuning against the ASR after t linked reports.
 
-use ldp_analytic::{repeated, variance};
+use ldp_analytic::{longitudinal, variance};
 use ldp_core::{DomainSize, Epsilon, Protocol};
 use ldp_optimize::{OptimizeError, TuneOptions, candidates, tune};
 
@@ -20,7 +20,7 @@ fn the_tuned_parameter_minimizes_the_score_with_the_asr_after_t_reports() {
                 .into_iter()
                 .map(|c| {
                     let spec = ldp_core::Spec::new(k, eps, c.params).unwrap();
-                    let score = 0.5 * repeated::asr_after(&spec, t).unwrap()
+                    let score = 0.5 * longitudinal::asr_after(&spec, t).unwrap()
                         + 0.5 * variance::approx_per_user(&spec);
                     (score, c.param())
                 })
@@ -29,7 +29,7 @@ fn the_tuned_parameter_minimizes_the_score_with_the_asr_after_t_reports() {
             assert_eq!(tuned.param(), best.1, "{protocol:?} t={t}");
             assert_eq!(
                 tuned.objectives.asr,
-                repeated::asr_after(&tuned.spec, t).unwrap()
+                longitudinal::asr_after(&tuned.spec, t).unwrap()
             );
         }
     }

@@ -12,7 +12,7 @@ use ldp_attack::{
 };
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 use ldp_core::{AttackSurface, Protocol, dispatch};
-use ldp_optimize::{AnalysisError, AnalysisRequest, Objective, ObjectiveSet};
+use ldp_optimize::{ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -44,21 +44,9 @@ fn many<'py, T: FromPyObjectOwned<'py>>(arg: &Bound<'py, PyAny>) -> PyResult<Vec
     }
 }
 
-/// One row of `analyze`: protocol, k, and the numbers of [`Row::NUMBERS`].
+/// One row of `analyze`: protocol, k, and the numbers of the columns after them
+/// ([`ANALYSIS_COLUMNS`]).
 struct Row(Protocol, u32, [f64; 8]);
-
-impl Row {
-    const NUMBERS: [&'static str; 8] = [
-        "eps",
-        "param",
-        "asr",
-        "mse",
-        "epg",
-        "bits",
-        "server_cost",
-        "client_cost",
-    ];
-}
 
 /// Closed-form ASR, MSE, EPG and costs over protocols x k x eps (see `ldp.analyze`, which
 /// wraps this and returns a DataFrame when pandas is installed).
@@ -129,19 +117,21 @@ pub(crate) fn analyze<'py>(
         .into_iter()
         .map(|row| {
             let a = row.outcome.map_err(|e| request_error(e, &tuning, param))?;
-            let m = a.metrics;
+            let [eps, param, rest @ ..] = a.numbers();
+            let [asr, mse, epg, bits, server, client] = rest;
             Ok(Row(
                 row.protocol,
                 row.k.get(),
                 [
-                    row.eps.get(),
-                    a.instance.shown_param().unwrap_or(f64::NAN),
-                    m.asr,
-                    m.mse,
-                    m.epg.finite().unwrap_or(f64::INFINITY),
-                    m.bits,
-                    m.server_ops,
-                    m.client_draws,
+                    eps.expect("a budget"),
+                    // No parameter: NaN; an unbounded gain: infinity.
+                    param.unwrap_or(f64::NAN),
+                    asr.expect("an ASR"),
+                    mse.expect("an MSE"),
+                    epg.unwrap_or(f64::INFINITY),
+                    bits.expect("bits"),
+                    server.expect("a server cost"),
+                    client.expect("a client cost"),
                 ],
             ))
         })
@@ -159,7 +149,7 @@ pub(crate) fn analyze<'py>(
             .collect::<Vec<_>>()
             .into_pyarray(py),
     )?;
-    for (i, name) in Row::NUMBERS.iter().enumerate() {
+    for (i, name) in ANALYSIS_COLUMNS[2..].iter().enumerate() {
         let column: Vec<f64> = rows.iter().map(|r| r.2[i]).collect();
         d.set_item(name, column.into_pyarray(py))?;
     }

@@ -1,8 +1,8 @@
 //! Repeated collection: the memoized protocols (`ldp.longitudinal`), the exact ASR after t
 //! linked reports (`ldp.asr_after`), and its measurement (`ldp.simulate_linked`).
 
-use ldp_analytic::repeated;
-use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+use ldp_analytic::longitudinal as closed_forms;
+use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{
     Longitudinal as Inner, LongitudinalProtocol, LongitudinalReport, Memo,
 };
@@ -51,7 +51,7 @@ pub(crate) fn longitudinal(
 
 /// Each number of collections in `1..=MAX_COLLECTIONS`.
 pub(crate) fn check_collections(collections: &[u32]) -> PyResult<()> {
-    repeated::check_collections(collections).map_err(|e| param(format!("collections: {e}")))
+    closed_forms::check_collections(collections).map_err(|e| param(format!("collections: {e}")))
 }
 
 /// The user's memo then `collections` reports, from one stream per batch of users.
@@ -118,19 +118,19 @@ impl Longitudinal {
     /// Approximate variance per user of one collection's estimate.
     #[getter]
     fn variance(&self) -> f64 {
-        repeated::memoized_variance(&self.inner)
+        closed_forms::memoized_variance(&self.inner)
     }
 
     /// The exact ASR of the attack that links `collections` reports of one value.
     fn asr_after(&self, collections: u32) -> PyResult<f64> {
         check_collections(&[collections])?;
-        Ok(repeated::memoized(&self.inner, collections))
+        Ok(closed_forms::memoized(&self.inner, collections))
     }
 
     /// The ASR's limit as the collections grow: the memo's one-shot ASR.
     #[getter]
     fn asr_limit(&self) -> f64 {
-        repeated::memoized_limit(&self.inner)
+        closed_forms::memoized_limit(&self.inner)
     }
 
     /// Memoizes every user's item and returns `collections` reports per user, as a list
@@ -292,13 +292,13 @@ pub(crate) fn asr_after(
         let spec = m.get().spec;
         Ok(collections
             .iter()
-            .map(|&t| repeated::asr_after(&spec, t))
+            .map(|&t| closed_forms::asr_after(&spec, t))
             .collect())
     } else if let Ok(l) = target.cast::<Longitudinal>() {
         let l = &l.get().inner;
         Ok(collections
             .iter()
-            .map(|&t| Some(repeated::memoized(l, t)))
+            .map(|&t| Some(closed_forms::memoized(l, t)))
             .collect())
     } else {
         Err(param(
@@ -344,23 +344,16 @@ pub(crate) fn simulate_linked<'py>(
     };
     check_collections(&collections)?;
     let pop = crate::analysis::population(items, dataset, k, "the target")?;
-    let mut sorted = collections.clone();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let config = LinkedConfig {
-        runs,
-        seed,
-        users,
-        collections: sorted.clone(),
-    };
+    let config = LinkedConfig::new(runs, seed, users, &collections);
+    let sorted = config.collections.clone();
     let m = py
         .detach(|| measure_linked(&collection, &pop, &config))
         .map_err(param)?;
     let expected: Vec<f64> = sorted
         .iter()
         .map(|&t| match &collection {
-            Collection::OneShot(spec) => repeated::asr_after(spec, t).unwrap_or(f64::NAN),
-            Collection::Memoized(l) => repeated::memoized(l, t),
+            Collection::OneShot(spec) => closed_forms::asr_after(spec, t).unwrap_or(f64::NAN),
+            Collection::Memoized(l) => closed_forms::memoized(l, t),
         })
         .collect();
     let d = PyDict::new(py);

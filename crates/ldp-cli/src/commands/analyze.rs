@@ -6,14 +6,14 @@ use ldp_analytic::LhAsr;
 use ldp_core::simulation::{Role, perturb_all};
 use ldp_core::{Protocol, Spec, dispatch};
 use ldp_jsonl::JsonReport;
-use ldp_optimize::{AnalysisError, AnalysisRequest, analyze};
+use ldp_optimize::{ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, analyze};
 use rayon::prelude::*;
 
-use super::repeated;
+use super::longitudinal;
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{
     BoundArgs, PoisoningArgs, TuneArgs, budget, build, domain, flagged, lh_asr_parser,
-    parse_protocol, shown, tune_request,
+    parse_protocol, tune_request,
 };
 
 #[derive(Debug, Args)]
@@ -66,24 +66,11 @@ pub(crate) struct AnalyzeArgs {
     tuning: TuneArgs,
 }
 
-const COLUMNS: [&str; 10] = [
-    "protocol",
-    "k",
-    "eps",
-    "param",
-    "asr",
-    "mse",
-    "epg",
-    "bits",
-    "server_cost",
-    "client_cost",
-];
-
 pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     if let Some(t) = a.collections {
-        repeated::check_collections("--collections", &[t])?;
+        longitudinal::check_collections("--collections", &[t])?;
     }
-    if a.eps_perm.is_some() || a.protocol.iter().any(|p| repeated::is_memoized(p)) {
+    if a.eps_perm.is_some() || a.protocol.iter().any(|p| longitudinal::is_memoized(p)) {
         return run_memoized(a);
     }
     let protocols: Vec<Protocol> = if a
@@ -111,7 +98,7 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             number(b)
         );
     }
-    let mut columns: Vec<&str> = COLUMNS.to_vec();
+    let mut columns: Vec<&str> = ANALYSIS_COLUMNS.to_vec();
     if a.json_bytes {
         columns.push("json_bytes");
     }
@@ -161,19 +148,11 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
                 .outcome
                 .clone()
                 .map_err(|e| flagged(e, &tuning, a.param))?;
-            let m = r.metrics;
             let mut values = vec![
                 Value::from(row.protocol.name()),
                 Value::Int(u64::from(row.k.get())),
-                Value::Num(row.eps.get()),
-                shown(&r.instance),
-                Value::Num(m.asr),
-                Value::Num(m.mse),
-                m.epg.finite().into(),
-                Value::number(m.bits),
-                Value::number(m.server_ops),
-                Value::number(m.client_draws),
             ];
+            values.extend(r.numbers().map(|v| v.map_or(Value::Empty, Value::number)));
             if a.json_bytes {
                 values.push(Value::Num(json_bytes(&r.instance.spec)?));
             }
@@ -246,17 +225,17 @@ fn run_memoized(a: &AnalyzeArgs) -> Result<()> {
     if let Some(knob) = tuning.tuning_given() {
         bail!("{}: the memoized protocols are not tuned", knob.flag());
     }
-    let protocols = repeated::parse_memoized(&a.protocol)?;
-    let perm = repeated::eps_perm(a.eps_perm)?;
+    let protocols = longitudinal::parse_memoized(&a.protocol)?;
+    let perm = longitudinal::eps_perm(a.eps_perm)?;
     let mut rows = Vec::new();
     for &p in &protocols {
         for &k in &a.k {
             for &e in &a.eps {
-                rows.push(repeated::analyze_row(p, k, e, perm, a.collections)?);
+                rows.push(longitudinal::analyze_row(p, k, e, perm, a.collections)?);
             }
         }
     }
-    let columns = repeated::analyze_columns(a.collections);
+    let columns = longitudinal::analyze_columns(a.collections);
     print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 

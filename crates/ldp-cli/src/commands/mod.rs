@@ -3,8 +3,8 @@
 mod aggregate;
 mod analyze;
 mod attack;
+mod longitudinal;
 mod perturb;
-mod repeated;
 mod simulate;
 mod tune;
 

@@ -15,7 +15,7 @@ use rand::RngExt;
 use super::ProtocolArgs;
 use super::aggregate::server_clip;
 use super::attack::read_prior;
-use super::repeated;
+use super::longitudinal;
 use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
 use crate::memory;
 use crate::output::{Format, Value, number, print};
@@ -127,34 +127,37 @@ fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
         if p.param.is_some() {
             bail!("--param does not apply to the memoized protocols");
         }
-        let protocol = repeated::parse_memoized(std::slice::from_ref(&p.protocol))?;
+        let protocol = longitudinal::parse_memoized(std::slice::from_ref(&p.protocol))?;
         let [protocol] = protocol[..] else {
             bail!("--protocol all: --memoize simulates one protocol at a time");
         };
-        let l = repeated::build(
+        let l = longitudinal::build(
             protocol,
             crate::protocol::domain(p.k)?,
-            repeated::eps_perm(a.eps_perm)?,
+            longitudinal::eps_perm(a.eps_perm)?,
             crate::protocol::budget(p.eps)?,
         )?;
-        (repeated::Target::Memoized(l), protocol.name())
+        (longitudinal::Target::Memoized(l), protocol.name())
     } else {
-        if repeated::is_memoized(&a.protocol.protocol) {
+        if longitudinal::is_memoized(&a.protocol.protocol) {
             bail!(
                 "--protocol {}: add --memoize and --eps-perm E",
                 a.protocol.protocol.trim()
             );
         }
         let name = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
-        (repeated::Target::OneShot(a.protocol.resolve()?.spec), name)
+        (
+            longitudinal::Target::OneShot(a.protocol.resolve()?.spec),
+            name,
+        )
     };
     let k = match &target {
-        repeated::Target::OneShot(spec) => spec.k(),
-        repeated::Target::Memoized(l) => l.domain_size(),
+        longitudinal::Target::OneShot(spec) => spec.k(),
+        longitudinal::Target::Memoized(l) => l.domain_size(),
     };
     let pop = population(a, k)?;
     let (columns, rows) =
-        repeated::simulate_rows(&target, name, &pop, a.runs, a.seed, collections)?;
+        longitudinal::simulate_rows(&target, name, &pop, a.runs, a.seed, collections)?;
     print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 

@@ -48,7 +48,7 @@ pub fn paper_space(k: DomainSize, _: Epsilon) -> ParameterSpace {
 ///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, SubsetSelection};
-/// let ss = SubsetSelection::with_optimal_size(DomainSize::new(100)?, Epsilon::new(4.0)?)?;
+/// let ss = SubsetSelection::optimized(DomainSize::new(100)?, Epsilon::new(4.0)?)?;
 /// assert_eq!(ss.subset_size(), 2); // round(100 / (e^4 + 1))
 /// assert!(SubsetSelection::new(DomainSize::new(100)?, Epsilon::new(4.0)?, 100).is_err());
 /// # Ok::<(), ldp_core::Error>(())
@@ -89,7 +89,7 @@ impl SubsetSelection {
     }
 
     /// The paper's preset, [`optimal_size`], which minimizes the MSE.
-    pub fn with_optimal_size(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
+    pub fn optimized(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
         Self::new(k, eps, optimal_size(k, eps))
     }
 

@@ -64,7 +64,7 @@ pub fn paper_space(_: DomainSize, _: Epsilon) -> ParameterSpace {
 ///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, ThresholdHistogram};
-/// let the = ThresholdHistogram::optimal(DomainSize::new(100)?, Epsilon::new(4.0)?)?;
+/// let the = ThresholdHistogram::optimized(DomainSize::new(100)?, Epsilon::new(4.0)?)?;
 /// assert!((the.threshold() - 0.81568).abs() < 1e-5); // paper: 0.816
 /// assert!(ThresholdHistogram::new(DomainSize::new(100)?, Epsilon::new(4.0)?, 0.4).is_err());
 /// # Ok::<(), ldp_core::Error>(())
@@ -101,7 +101,7 @@ impl ThresholdHistogram {
     }
 
     /// THE with the variance-minimizing threshold, [`optimal_threshold`].
-    pub fn optimal(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
+    pub fn optimized(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
         Self::new(k, eps, optimal_threshold(eps))
     }
 

@@ -3,8 +3,8 @@
 mod analytic;
 mod costs;
 mod empirical;
+mod longitudinal;
 mod objective;
-mod repeated;
 mod strategies;
 mod weights;
 
@@ -57,7 +57,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             domain_sizes,
             eps,
         } => costs::run(exp, &options, protocols, domain_sizes, eps),
-        Kind::Repeated { .. } => repeated::run(exp, &options),
+        Kind::Repeated { .. } => longitudinal::run(exp, &options),
         Kind::Empirical {
             protocols,
             dataset,

@@ -61,7 +61,7 @@ pub enum CollectionsError {
 /// the `ldp` tool, the Python package and `ldp_optimize::TuneRequest` accept.
 ///
 /// ```
-/// use ldp_analytic::repeated::{check_collections, CollectionsError, MAX_COLLECTIONS};
+/// use ldp_analytic::longitudinal::{check_collections, CollectionsError, MAX_COLLECTIONS};
 /// assert_eq!(check_collections(&[1, 365, MAX_COLLECTIONS]), Ok(()));
 /// assert_eq!(check_collections(&[30, 0]), Err(CollectionsError::Zero));
 /// assert_eq!(check_collections(&[20_000]), Err(CollectionsError::TooMany(20_000)));
@@ -83,7 +83,7 @@ pub fn check_collections(collections: &[u32]) -> Result<(), CollectionsError> {
 /// value is its one-shot [`asr::expected`].
 ///
 /// ```
-/// use ldp_analytic::repeated::asr_after;
+/// use ldp_analytic::longitudinal::asr_after;
 /// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 /// let oue = Spec::classic(Protocol::Oue, DomainSize::new(100)?, Epsilon::new(1.0)?)?;
 /// let (one, month) = (asr_after(&oue, 1).unwrap(), asr_after(&oue, 30).unwrap());

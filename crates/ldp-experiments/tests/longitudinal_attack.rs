@@ -1,9 +1,9 @@
 //! The combined-likelihood attack on t linked reports (ldp-attack), measured on real reports,
-//! against the exact closed forms of `ldp_analytic::repeated`, within 3 standard errors. It lives
+//! against the exact closed forms of `ldp_analytic::longitudinal`, within 3 standard errors. It lives
 //! here because ldp-attack and ldp-analytic never depend on each other (DESIGN §2).
 
-use ldp_analytic::{asr, repeated};
-use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+use ldp_analytic::{asr, longitudinal};
+use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_attack::{MeasureError, Population};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
 use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
@@ -58,7 +58,7 @@ fn one_shot_protocols_on_adult_age_match_the_closed_forms() {
         let m = measure_linked(&Collection::OneShot(spec), &pop, &config(4000, 7)).unwrap();
         for (i, &t) in TS.iter().enumerate() {
             let what = format!("{:?} t={t}", spec.family());
-            match repeated::asr_after(&spec, t) {
+            match longitudinal::asr_after(&spec, t) {
                 Some(want) => check(&what, &m.asr[i], want),
                 // SS (omega > 1) and SHE: one report is the one-shot closed form; beyond
                 // it the Bayes-optimal attack cannot lose ground (within noise), and fifty
@@ -87,9 +87,9 @@ fn memoized_protocols_on_adult_age_match_the_closed_forms() {
             check(
                 &format!("{protocol:?} t={t}"),
                 &m.asr[i],
-                repeated::memoized(&l, t),
+                longitudinal::memoized(&l, t),
             );
-            assert!(m.asr[i].mean <= repeated::memoized_limit(&l) + 3.0 * m.asr[i].se);
+            assert!(m.asr[i].mean <= longitudinal::memoized_limit(&l) + 3.0 * m.asr[i].se);
         }
     }
 }
@@ -99,7 +99,7 @@ fn a_uniform_population_gives_the_same_rates() {
     let k = DomainSize::new(20).unwrap();
     let pop = Population::from_items(k, (0..6000).map(|i| i % 20).collect()).unwrap();
     for spec in twelve(k, eps(0.5)) {
-        if repeated::asr_after(&spec, 1).is_none() {
+        if longitudinal::asr_after(&spec, 1).is_none() {
             continue;
         }
         let m = measure_linked(&Collection::OneShot(spec), &pop, &config(6000, 9)).unwrap();
@@ -107,7 +107,7 @@ fn a_uniform_population_gives_the_same_rates() {
             check(
                 &format!("{:?} t={t}", spec.family()),
                 &m.asr[i],
-                repeated::asr_after(&spec, t).unwrap(),
+                longitudinal::asr_after(&spec, t).unwrap(),
             );
         }
     }
@@ -118,7 +118,7 @@ fn a_uniform_population_gives_the_same_rates() {
             check(
                 &format!("{protocol:?} t={t}"),
                 &m.asr[i],
-                repeated::memoized(&l, t),
+                longitudinal::memoized(&l, t),
             );
         }
     }

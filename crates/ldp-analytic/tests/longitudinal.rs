@@ -2,7 +2,7 @@
 //! (and every memo), take the MAP guess by the true joint likelihood with exact ties, and
 //! average. Independent of the closed forms' counting arguments.
 
-use ldp_analytic::{asr, grr, local_hash, repeated};
+use ldp_analytic::{asr, grr, local_hash, longitudinal};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol as L, Round};
 use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
 
@@ -118,7 +118,7 @@ fn one_shot_closed_forms_match_brute_force() {
             if spec.family() != FamilyParams::Grr && t > 3 {
                 continue;
             }
-            let closed = repeated::asr_after(spec, t).unwrap();
+            let closed = longitudinal::asr_after(spec, t).unwrap();
             let brute = one_shot_brute(spec, t);
             assert!(
                 (closed - brute).abs() < 1e-12,
@@ -133,7 +133,7 @@ fn memoized_closed_forms_match_brute_force() {
     for protocol in [L::LGrr, L::LSue, L::LOue, L::LOsue, L::LSoue] {
         let l = Longitudinal::new(protocol, k(3), e(2.0), e(0.8)).unwrap();
         for t in 1..=3 {
-            let closed = repeated::memoized(&l, t);
+            let closed = longitudinal::memoized(&l, t);
             let brute = memo_brute(&l, t);
             assert!(
                 (closed - brute).abs() < 1e-12,
@@ -156,7 +156,7 @@ fn one_report_is_the_one_shot_asr() {
                 Protocol::Blh,
             ] {
                 let spec = Spec::classic(protocol, k(kv), e(eps)).unwrap();
-                let one = repeated::asr_after(&spec, 1).unwrap();
+                let one = longitudinal::asr_after(&spec, 1).unwrap();
                 let want = match spec.family() {
                     FamilyParams::LocalHashing { g } => local_hash::asr_exact(k(kv), e(eps), g),
                     _ => asr::expected(&spec, Default::default()),
@@ -167,9 +167,10 @@ fn one_report_is_the_one_shot_asr() {
                 );
             }
             let ss1 = Spec::new(k(kv), e(eps), FamilyParams::SubsetSelection { omega: 1 }).unwrap();
-            let one = repeated::asr_after(&ss1, 3).unwrap();
-            let grr = repeated::asr_after(&Spec::classic(Protocol::Grr, k(kv), e(eps)).unwrap(), 3)
-                .unwrap();
+            let one = longitudinal::asr_after(&ss1, 3).unwrap();
+            let grr =
+                longitudinal::asr_after(&Spec::classic(Protocol::Grr, k(kv), e(eps)).unwrap(), 3)
+                    .unwrap();
             assert!((one - grr).abs() < 1e-12, "SS with omega = 1 is GRR");
             for protocol in [L::LGrr, L::LOsue, L::LSoue] {
                 let Ok(l) = Longitudinal::new(protocol, k(kv), e(eps * 2.0), e(eps)) else {
@@ -181,7 +182,7 @@ fn one_report_is_the_one_shot_asr() {
                 } else {
                     asr::ones(k(kv), chain.p, chain.q)
                 };
-                let one = repeated::memoized(&l, 1);
+                let one = longitudinal::memoized(&l, 1);
                 assert!(
                     (one - want).abs() <= 1e-12 * want,
                     "{protocol:?} k={kv} eps={eps}: {one} vs {want}"
@@ -198,12 +199,12 @@ fn linked_reports_drive_the_attack_to_certainty_at_the_chernoff_rate() {
     // + o(1). At t1 = 800 the slope is within 3.1% of C (0.01488 against 0.01535 for OUE),
     // approaching it from below.
     let slope = |spec: &Spec, t1: u32| {
-        let err = |t| 1.0 - repeated::asr_after(spec, t).unwrap();
+        let err = |t| 1.0 - longitudinal::asr_after(spec, t).unwrap();
         ((err(t1) / err(2 * t1)).ln() - 0.5 * 2f64.ln()) / f64::from(t1)
     };
     for protocol in [Protocol::Oue, Protocol::Sue, Protocol::Olh, Protocol::The] {
         let spec = Spec::classic(protocol, k(20), e(0.5)).unwrap();
-        let c = repeated::error_exponent(&spec).unwrap();
+        let c = longitudinal::error_exponent(&spec).unwrap();
         let s = slope(&spec, 800);
         assert!(
             (s / c - 1.0).abs() < 0.05,
@@ -212,7 +213,7 @@ fn linked_reports_drive_the_attack_to_certainty_at_the_chernoff_rate() {
     }
     // GRR's multinomial form at a budget where a few hundred reports suffice.
     let grr = Spec::classic(Protocol::Grr, k(5), e(0.5)).unwrap();
-    let c = repeated::error_exponent(&grr).unwrap();
+    let c = longitudinal::error_exponent(&grr).unwrap();
     let s = slope(&grr, 400);
     assert!((s / c - 1.0).abs() < 0.05, "GRR: slope {s} vs C {c}");
 }
@@ -221,10 +222,10 @@ fn linked_reports_drive_the_attack_to_certainty_at_the_chernoff_rate() {
 fn memoization_caps_the_attack_at_the_first_round() {
     for protocol in [L::LGrr, L::LSue, L::LOue, L::LOsue, L::LSoue] {
         let l = Longitudinal::new(protocol, k(100), e(2.0), e(1.0)).unwrap();
-        let limit = repeated::memoized_limit(&l);
+        let limit = longitudinal::memoized_limit(&l);
         let mut last = 0.0;
         for t in [1, 10, 100, 1000, 3000] {
-            let a = repeated::memoized(&l, t);
+            let a = longitudinal::memoized(&l, t);
             assert!(
                 a >= last - 1e-10 && a <= limit + 1e-10,
                 "{protocol:?} t={t}: {a} (limit {limit})"
@@ -241,17 +242,17 @@ fn memoization_caps_the_attack_at_the_first_round() {
 #[test]
 fn the_collections_to_exceed_a_level_are_the_first_t_above_it() {
     let spec = Spec::classic(Protocol::Oue, k(100), e(1.0)).unwrap();
-    let t = repeated::collections_to_exceed(&spec, 0.5, 10_000).unwrap();
-    assert!(repeated::asr_after(&spec, t).unwrap() > 0.5);
-    assert!(repeated::asr_after(&spec, t - 1).unwrap() <= 0.5);
-    assert_eq!(repeated::collections_to_exceed(&spec, 0.5, t - 1), None);
+    let t = longitudinal::collections_to_exceed(&spec, 0.5, 10_000).unwrap();
+    assert!(longitudinal::asr_after(&spec, t).unwrap() > 0.5);
+    assert!(longitudinal::asr_after(&spec, t - 1).unwrap() <= 0.5);
+    assert_eq!(longitudinal::collections_to_exceed(&spec, 0.5, t - 1), None);
 }
 
 #[test]
 fn memoized_variance_of_l_grr_is_grr_at_eps_1() {
     let l = Longitudinal::new(L::LGrr, k(50), e(3.0), e(1.0)).unwrap();
     let grr = grr::variance(k(50), e(1.0));
-    assert!((repeated::memoized_variance(&l) / grr - 1.0).abs() < 1e-10);
+    assert!((longitudinal::memoized_variance(&l) / grr - 1.0).abs() < 1e-10);
 }
 
 /// Extreme parameters (q close to 1, tiny budgets, large domains) stay finite, in [0, 1],
@@ -273,7 +274,7 @@ fn extreme_parameters_stay_finite_probabilities() {
             for spec in presets.into_iter().chain(unary) {
                 let p = spec.family();
                 for t in [1, 2, 50] {
-                    let a = repeated::asr_after(&spec, t).unwrap();
+                    let a = longitudinal::asr_after(&spec, t).unwrap();
                     assert!(
                         (0.0..=1.0).contains(&a),
                         "k={kv} eps={eps} {p:?} t={t}: {a}"

@@ -3,14 +3,14 @@
 //!
 //! The attacker links a user's reports (a device id, a cookie) and guesses the value that
 //! maximizes the joint likelihood under a uniform prior. For every pure protocol and every
-//! memoized chain that is the item supported by the most reports (`ldp_analytic::repeated`
+//! memoized chain that is the item supported by the most reports (`ldp_analytic::longitudinal`
 //! shows why), so the attack keeps one score per item: support counts (kept in `f64`,
 //! exact below 2^53, so ties stay ties and are broken uniformly); for SHE, the sum of the
 //! reports' log-likelihoods. The guess after t reports is evaluated at every requested t
 //! on the same reports (common random numbers across t).
 //!
 //! ```
-//! use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+//! use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 //! use ldp_attack::Population;
 //! use ldp_core::{Epsilon, Protocol, Spec};
 //! let pop = Population::adult_age();
@@ -63,6 +63,27 @@ pub struct LinkedConfig {
     /// The numbers of linked reports at which to evaluate the attack, strictly increasing
     /// and at least 1. Each user sends as many reports as the largest.
     pub collections: Vec<u32>,
+}
+
+impl LinkedConfig {
+    /// A configuration evaluating the attack after each of `collections` (in any order,
+    /// repeats allowed: they are sorted and deduplicated).
+    ///
+    /// ```
+    /// use ldp_attack::longitudinal::LinkedConfig;
+    /// assert_eq!(LinkedConfig::new(2, 7, None, &[30, 1, 30]).collections, vec![1, 30]);
+    /// ```
+    pub fn new(runs: u64, seed: u64, users: Option<usize>, collections: &[u32]) -> Self {
+        let mut sorted = collections.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        Self {
+            runs,
+            seed,
+            users,
+            collections: sorted,
+        }
+    }
 }
 
 /// The attack's success rate after each number of collections.

@@ -2,9 +2,9 @@
 //! with and without memoization. Beyond the paper, which names "additional adversarial
 //! models" as its next step.
 
-use ldp_analytic::repeated;
+use ldp_analytic::longitudinal;
 use ldp_attack::Population;
-use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
 use ldp_core::{Epsilon, Protocol};
 use ldp_optimize::{TuneOptions, protocol_spec};
@@ -279,11 +279,12 @@ fn compute(
     let (collection, exact, eps_perm, param, summary): (Collection, Exact, _, _, _) = match curve {
         Curve::OneShot(p) => {
             let spec = protocol_spec(p, pop.k(), eps, options)?;
-            let summary = repeated::asr_after(&spec, 1)
-                .map(|_| Summary::ExceedsHalfAt(repeated::collections_to_exceed(&spec, 0.5, last)));
+            let summary = longitudinal::asr_after(&spec, 1).map(|_| {
+                Summary::ExceedsHalfAt(longitudinal::collections_to_exceed(&spec, 0.5, last))
+            });
             (
                 Collection::OneShot(spec),
-                Box::new(move |t| repeated::asr_after(&spec, t)),
+                Box::new(move |t| longitudinal::asr_after(&spec, t)),
                 None,
                 spec.family().value(),
                 summary,
@@ -293,10 +294,10 @@ fn compute(
             let perm = budget(eps.get() * factor)?;
             let l = Longitudinal::new(p, pop.k(), perm, eps)?;
             let closed = l.clone();
-            let ceiling = Summary::Ceiling(repeated::memoized_limit(&l));
+            let ceiling = Summary::Ceiling(longitudinal::memoized_limit(&l));
             (
                 Collection::Memoized(l),
-                Box::new(move |t| Some(repeated::memoized(&closed, t))),
+                Box::new(move |t| Some(longitudinal::memoized(&closed, t))),
                 Some(perm.get()),
                 None,
                 Some(ceiling),

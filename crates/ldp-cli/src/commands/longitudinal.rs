@@ -2,8 +2,8 @@
 //! (`--collections`), and the memoized protocols (`--eps-perm`, `--memoize`).
 
 use anyhow::{Context, Result, bail};
-use ldp_analytic::repeated;
-use ldp_attack::linked::{Collection, LinkedConfig, measure_linked};
+use ldp_analytic::longitudinal;
+use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
 use ldp_core::{DomainSize, Epsilon, ParamError, Spec};
 
@@ -45,7 +45,7 @@ pub(crate) fn check_collections(flag: &str, collections: &[u32]) -> Result<()> {
     if collections.is_empty() {
         bail!("{flag}: give at least one number of collections");
     }
-    repeated::check_collections(collections).with_context(|| flag.to_owned())
+    longitudinal::check_collections(collections).with_context(|| flag.to_owned())
 }
 
 /// The memoized instance, its errors naming the flags at fault.
@@ -100,16 +100,16 @@ pub(crate) fn analyze_row(
         Value::Num(eps_1),
         Value::Num(eps_perm.get()),
         Value::from(l.protocol().name()),
-        Value::Num(repeated::memoized(&l, 1)),
-        Value::Num(repeated::memoized_variance(&l)),
+        Value::Num(longitudinal::memoized(&l, 1)),
+        Value::Num(longitudinal::memoized_variance(&l)),
     ];
     if let Some(t) = collections {
         row.extend([
             Value::Int(u64::from(t)),
-            Value::Num(repeated::memoized(&l, t)),
+            Value::Num(longitudinal::memoized(&l, t)),
         ]);
     }
-    row.push(Value::Num(repeated::memoized_limit(&l)));
+    row.push(Value::Num(longitudinal::memoized_limit(&l)));
     Ok(row)
 }
 
@@ -130,15 +130,8 @@ pub(crate) fn simulate_rows(
     collections: &[u32],
 ) -> Result<(Vec<&'static str>, Vec<Vec<Value>>)> {
     check_collections("--collections", collections)?;
-    let mut sorted = collections.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let config = LinkedConfig {
-        runs,
-        seed,
-        users: None,
-        collections: sorted.clone(),
-    };
+    let config = LinkedConfig::new(runs, seed, None, collections);
+    let sorted = config.collections.clone();
     let (collection, eps, perm) = match target {
         Target::OneShot(spec) => (Collection::OneShot(*spec), spec.eps().get(), None),
         Target::Memoized(l) => (
@@ -165,8 +158,8 @@ pub(crate) fn simulate_rows(
         .zip(&m.asr)
         .map(|(&t, e)| {
             let expected = match target {
-                Target::OneShot(spec) => repeated::asr_after(spec, t),
-                Target::Memoized(l) => Some(repeated::memoized(l, t)),
+                Target::OneShot(spec) => longitudinal::asr_after(spec, t),
+                Target::Memoized(l) => Some(longitudinal::memoized(l, t)),
             };
             vec![
                 Value::from(name),
