@@ -28,25 +28,56 @@ pub struct LowerBounds {
     pub bits: Option<f64>,
 }
 
+/// Which objectives a search needs bounds of (the others are not computed: SS's bits
+/// bound takes two log-binomials).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// The ASR.
+    pub asr: bool,
+    /// The MSE.
+    pub mse: bool,
+    /// The EPG.
+    pub epg: bool,
+    /// The report size.
+    pub bits: bool,
+}
+
+impl Wanted {
+    /// Every objective.
+    pub const ALL: Wanted = Wanted {
+        asr: true,
+        mse: true,
+        epg: true,
+        bits: true,
+    };
+}
+
 /// Lower bounds over every instance whose parameter lies between those of `lo` and `hi`
-/// (of one family, at one k and eps); all `None` when the family has none, or when `lo`
-/// and `hi` are of different families.
+/// (of one family, at one k and eps), of the `wanted` objectives; `None` for an objective
+/// not wanted or without a bound, and all `None` when `lo` and `hi` are of different
+/// families.
 ///
 /// ```
-/// use ldp_analytic::{bounds::lower_bounds, variance, LhAsr, Poisoning};
+/// use ldp_analytic::{bounds::{lower_bounds, Wanted}, variance, LhAsr, Poisoning};
 /// use ldp_core::{DomainSize, Epsilon, FamilyParams, Spec};
 /// let (k, eps) = (DomainSize::new(100)?, Epsilon::new(4.0)?);
 /// let lh = |g| Spec::new(k, eps, FamilyParams::LocalHashing { g });
-/// let b = lower_bounds(&lh(10)?, &lh(20)?, LhAsr::Paper, &Poisoning::default());
+/// let b = lower_bounds(&lh(10)?, &lh(20)?, Wanted::ALL, LhAsr::Paper, &Poisoning::default());
 /// for g in 10..=20 {
 ///     assert!(b.mse.unwrap() <= variance::approx_per_user(&lh(g)?));
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn lower_bounds(lo: &Spec, hi: &Spec, lh: LhAsr, poisoning: &Poisoning) -> LowerBounds {
+pub fn lower_bounds(
+    lo: &Spec,
+    hi: &Spec,
+    wanted: Wanted,
+    lh: LhAsr,
+    poisoning: &Poisoning,
+) -> LowerBounds {
     let (k, eps) = (lo.k(), lo.eps());
     dispatch_family!(lo.family(), F, a => match F::param_of(&hi.family()) {
-        Some(b) => F::lower_bounds(k, eps, a, b, lh, poisoning),
+        Some(b) => F::lower_bounds(k, eps, a, b, wanted, lh, poisoning),
         None => LowerBounds::default(),
     })
 }

@@ -68,18 +68,20 @@ pub trait ClosedForms: FamilyMechanism {
         sorted_prior: &[f64],
     ) -> Option<f64>;
 
-    /// Lower bounds of the objectives over every parameter value from `lo` to `hi`, for
-    /// branch-and-bound tuning ([`crate::bounds`]); `None` for an objective without a
-    /// bound. The default knows none.
+    /// Lower bounds of the `wanted` objectives over every parameter value from `lo` to
+    /// `hi`, for branch-and-bound tuning ([`crate::bounds`]); `None` for an objective not
+    /// wanted or without a bound. The default knows none.
+    #[allow(clippy::too_many_arguments)]
     fn lower_bounds(
         k: DomainSize,
         eps: Epsilon,
         lo: Self::Param,
         hi: Self::Param,
+        wanted: crate::bounds::Wanted,
         lh: LhAsr,
         poisoning: &Poisoning,
     ) -> crate::bounds::LowerBounds {
-        let _ = (k, eps, lo, hi, lh, poisoning);
+        let _ = (k, eps, lo, hi, wanted, lh, poisoning);
         crate::bounds::LowerBounds::default()
     }
 }

@@ -4,7 +4,7 @@
 use ldp_core::{DomainSize, Epsilon, LocalHashing, families};
 
 use crate::asr::LhAsr;
-use crate::bounds::LowerBounds;
+use crate::bounds::{LowerBounds, Wanted};
 use crate::cost::{Encoding, index_bits};
 use crate::epg::Poisoning;
 use crate::family::ClosedForms;
@@ -115,6 +115,7 @@ impl ClosedForms for LocalHashing {
         eps: Epsilon,
         a: u32,
         b: u32,
+        wanted: Wanted,
         lh: LhAsr,
         poisoning: &Poisoning,
     ) -> LowerBounds {
@@ -123,7 +124,7 @@ impl ClosedForms for LocalHashing {
         let (af, bf) = (f64::from(a), f64::from(b));
         // p(g) = 1 / (1 + (g - 1) t), decreasing in g.
         let p = |g: f64| 1.0 / (1.0 + (g - 1.0) * t);
-        let asr = match lh {
+        let asr = || match lh {
             // p / max(k/g, 1): increasing up to g = k, decreasing after, so smallest at an
             // end.
             LhAsr::Paper => {
@@ -140,16 +141,20 @@ impl ClosedForms for LocalHashing {
             }
         };
         // (1 + h t)^2 / (s^2 h) with h = g - 1 is convex, smallest at h = 1/t.
-        let h = (1.0 / t).clamp(af - 1.0, bf - 1.0);
-        let mse = (1.0 + h * t).powi(2) / (s * s * h);
+        let mse = || {
+            let h = (1.0 / t).clamp(af - 1.0, bf - 1.0);
+            (1.0 + h * t).powi(2) / (s * s * h)
+        };
         // beta (r (1 + (g - 1) t) / s - f_T): increasing in g.
-        let r = f64::from(poisoning.targets());
-        let epg = poisoning.beta() * (r * (1.0 + (af - 1.0) * t) / s - poisoning.target_mass());
+        let epg = || {
+            let r = f64::from(poisoning.targets());
+            poisoning.beta() * (r * (1.0 + (af - 1.0) * t) / s - poisoning.target_mass())
+        };
         LowerBounds {
-            asr: Some(asr),
-            mse: Some(mse),
-            epg: Some(epg),
-            bits: Some(32.0 + (af.log2() - 1e-9).ceil()),
+            asr: wanted.asr.then(asr),
+            mse: wanted.mse.then(mse),
+            epg: wanted.epg.then(epg),
+            bits: wanted.bits.then(|| 32.0 + (af.log2() - 1e-9).ceil()),
         }
     }
 }

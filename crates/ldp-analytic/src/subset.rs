@@ -4,7 +4,7 @@ use ldp_core::families::subset::ln_binomial;
 use ldp_core::{DomainSize, Epsilon, SubsetSelection, families};
 
 use crate::asr::LhAsr;
-use crate::bounds::LowerBounds;
+use crate::bounds::{LowerBounds, Wanted};
 use crate::cost::{Encoding, index_bits, whole_bits};
 use crate::epg::Poisoning;
 use crate::family::ClosedForms;
@@ -111,28 +111,28 @@ impl ClosedForms for SubsetSelection {
         eps: Epsilon,
         a: u32,
         b: u32,
+        wanted: Wanted,
         _: LhAsr,
         _: &Poisoning,
     ) -> LowerBounds {
         let (t, s) = (t(eps), one_minus_t(eps));
         let kf = k.as_f64();
         let (af, bf) = (f64::from(a), f64::from(b));
-        // 1 / (omega s + k t): decreasing in omega.
-        let asr = 1.0 / (bf * s + kf * t);
-        // (s w + k t - 1)(s w + (k - 1) t) / (w (k - w) s^2): both numerator factors are
-        // nonnegative and increasing, the denominator concave with its largest value at
-        // w = k/2.
-        let w_max = (kf / 2.0).clamp(af, bf);
-        let numerator = (s * af + kf * t - 1.0).max(0.0) * (s * af + (kf - 1.0) * t);
-        let mse = numerator / (w_max * (kf - w_max) * s * s);
-        // ceil(log2 C(k, w)) is unimodal in w: smallest at an end (and the index list is
-        // never smaller than the rank at w = 1, where they agree).
-        let bits = rank_bits(k, a).min(rank_bits(k, b));
         LowerBounds {
-            asr: Some(asr),
-            mse: Some(mse),
+            // 1 / (omega s + k t): decreasing in omega.
+            asr: wanted.asr.then(|| 1.0 / (bf * s + kf * t)),
+            // (s w + k t - 1)(s w + (k - 1) t) / (w (k - w) s^2): both numerator factors
+            // are nonnegative and increasing, the denominator concave with its largest
+            // value at w = k/2.
+            mse: wanted.mse.then(|| {
+                let w_max = (kf / 2.0).clamp(af, bf);
+                let numerator = (s * af + kf * t - 1.0).max(0.0) * (s * af + (kf - 1.0) * t);
+                numerator / (w_max * (kf - w_max) * s * s)
+            }),
             epg: None,
-            bits: Some(bits),
+            // ceil(log2 C(k, w)) is unimodal in w: smallest at an end (and the index list
+            // is never smaller than the rank).
+            bits: wanted.bits.then(|| rank_bits(k, a).min(rank_bits(k, b))),
         }
     }
 }

@@ -52,6 +52,7 @@ impl TryFrom<SpecFields> for Spec {
 
 impl Spec {
     /// Validates the parameter against its family's range.
+    #[inline]
     pub fn new(k: DomainSize, eps: Epsilon, family: FamilyParams) -> Result<Self, ParamError> {
         family.check(k, eps)?;
         Ok(Spec { k, eps, family })

@@ -372,119 +372,44 @@ impl Experiment {
             }
             out
         }
-        let kind = match &self.kind {
+        // Fewer domain sizes and budgets, every other collection, a few runs: the same
+        // figure, reduced in place.
+        let mut kind = self.kind.clone();
+        match &mut kind {
             Kind::AsrVsEps {
-                protocols,
-                domain_sizes,
-                eps,
-            } => Kind::AsrVsEps {
-                protocols: protocols.clone(),
-                domain_sizes: ends(domain_sizes),
-                eps: thin(eps),
-            },
-            Kind::MseVsEps {
-                panels,
-                protocols,
-                domain_sizes,
-                eps,
-            } => Kind::MseVsEps {
-                panels: *panels,
-                protocols: protocols.clone(),
-                domain_sizes: ends(domain_sizes),
-                eps: thin(eps),
-            },
-            Kind::AsrVsMse {
-                protocols,
-                domain_sizes,
-                eps,
-                panels,
-            } => Kind::AsrVsMse {
-                protocols: protocols.clone(),
-                domain_sizes: ends(domain_sizes),
-                eps: thin(eps),
-                panels: *panels,
-            },
-            Kind::AsrMseEpg {
-                protocols,
-                domain_size,
-                eps,
-                poisoning,
-            } => Kind::AsrMseEpg {
-                protocols: protocols.clone(),
-                domain_size: *domain_size,
-                eps: thin(eps),
-                poisoning: *poisoning,
-            },
-            Kind::Strategies {
-                protocols,
-                domain_sizes,
-                eps,
-                strategies,
-            } => Kind::Strategies {
-                protocols: protocols.clone(),
-                domain_sizes: ends(domain_sizes),
-                eps: thin(eps),
-                strategies: strategies.clone(),
-            },
-            Kind::Weights {
-                protocols,
-                domain_size,
-                eps,
-                w_asr,
-            } => Kind::Weights {
-                protocols: protocols.clone(),
-                domain_size: *domain_size,
-                eps: *eps,
-                w_asr: EpsRange {
-                    step: w_asr.step * 2.0,
-                    ..w_asr.clone()
-                },
-            },
-            Kind::Objective { .. } => self.kind.clone(),
-            Kind::Costs {
-                protocols,
-                domain_sizes,
-                eps,
-            } => Kind::Costs {
-                protocols: protocols.clone(),
-                domain_sizes: ends(domain_sizes),
-                eps: eps.clone(),
-            },
+                domain_sizes, eps, ..
+            }
+            | Kind::MseVsEps {
+                domain_sizes, eps, ..
+            }
+            | Kind::AsrVsMse {
+                domain_sizes, eps, ..
+            }
+            | Kind::Strategies {
+                domain_sizes, eps, ..
+            } => {
+                *domain_sizes = ends(domain_sizes);
+                *eps = thin(eps);
+            }
+            Kind::AsrMseEpg { eps, .. } => *eps = thin(eps),
+            Kind::Weights { w_asr, .. } => w_asr.step *= 2.0,
+            Kind::Objective { .. } => {}
+            Kind::Costs { domain_sizes, .. } => *domain_sizes = ends(domain_sizes),
             Kind::Repeated {
-                protocols,
-                memoized,
-                eps,
-                eps_perm_factor,
                 collections,
                 measured,
-                dataset,
-                seed,
+                users,
                 ..
-            } => Kind::Repeated {
-                protocols: protocols.clone(),
-                memoized: memoized.clone(),
-                eps: eps.clone(),
-                eps_perm_factor: *eps_perm_factor,
-                collections: collections.iter().copied().step_by(2).collect(),
-                measured: measured.iter().copied().filter(|&t| t <= 50).collect(),
-                dataset: *dataset,
-                users: 200,
-                seed: *seed,
-            },
-            Kind::Empirical {
-                protocols,
-                dataset,
-                eps,
-                seed,
-                ..
-            } => Kind::Empirical {
-                protocols: protocols.clone(),
-                dataset: *dataset,
-                eps: thin(eps),
-                runs: 3,
-                seed: *seed,
-            },
-        };
+            } => {
+                *collections = collections.iter().copied().step_by(2).collect();
+                measured.retain(|&t| t <= 50);
+                *users = 200;
+            }
+            Kind::Empirical { eps, runs, .. } => {
+                *eps = thin(eps);
+                *runs = 3;
+            }
+        }
         Experiment {
             kind,
             ..self.clone()

@@ -47,7 +47,7 @@ fn paper_grid(c: &mut Criterion) {
             for &kv in &ks {
                 for &e in &eps {
                     let (k, ee) = (DomainSize::new(kv).unwrap(), Epsilon::new(e).unwrap());
-                    for p in Protocol::ALL {
+                    for p in Protocol::PAPER {
                         let spec = protocol_spec(p, k, ee, &o).unwrap();
                         black_box(ldp_optimize::objectives(&spec, o.lh_asr, &o.poisoning).unwrap());
                     }

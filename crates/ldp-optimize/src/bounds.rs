@@ -2,6 +2,7 @@
 //! ALH's g), for the branch-and-bound search of [`crate::search`]: each family's closed
 //! forms provide them ([`ldp_analytic::bounds`]).
 
+use ldp_analytic::bounds::Wanted;
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
 use crate::objective::{Objective, ObjectiveSet, Objectives};
@@ -21,9 +22,16 @@ pub(crate) fn lower_bounds(
     b: u32,
 ) -> Option<Objectives> {
     let spec = |x: u32| Spec::new(k, eps, params_at(protocol, f64::from(x))).ok();
+    let wanted = Wanted {
+        asr: needed.contains(Objective::Asr),
+        mse: needed.contains(Objective::Mse),
+        epg: needed.contains(Objective::Epg),
+        bits: needed.contains(Objective::Bits),
+    };
     let lb = ldp_analytic::bounds::lower_bounds(
         &spec(a)?,
         &spec(b)?,
+        wanted,
         options.lh_asr,
         &options.poisoning,
     );

@@ -94,6 +94,7 @@ pub trait ParamValue: Copy {
 }
 
 impl ParamValue for f64 {
+    #[inline]
     fn from_f64(v: f64) -> Option<Self> {
         Some(v)
     }
@@ -103,6 +104,7 @@ impl ParamValue for f64 {
 }
 
 impl ParamValue for u32 {
+    #[inline]
     fn from_f64(v: f64) -> Option<Self> {
         (v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v)).then_some(v as u32)
     }
@@ -114,6 +116,7 @@ impl ParamValue for u32 {
 impl FamilyParams {
     /// The single free parameter as a number (omega, p, g or theta); `None` for families
     /// without one.
+    #[inline]
     pub fn value(&self) -> Option<f64> {
         match self.values()[..] {
             [v] => Some(v),
@@ -124,6 +127,7 @@ impl FamilyParams {
     /// The parameters of a one-parameter `family` at `value` (omega and g must be whole
     /// numbers); `None` for a family that takes no single value, and for a value that is
     /// not of the parameter's kind. The range is checked by [`Spec::new`].
+    #[inline]
     pub fn with_value(family: Family, value: f64) -> Option<Self> {
         match family.parameter_names() {
             [_] => Self::with_values(family, &[value]),

@@ -64,6 +64,7 @@ macro_rules! registry {
 
             /// The names of the family's parameters, as [`FamilyParams`] spells them
             /// (empty for GRR and SHE).
+            #[inline]
             pub fn parameter_names(self) -> &'static [&'static str] {
                 match self {
                     $( Family::$Family => &[ $( $( stringify!($field) ),* )? ], )+
@@ -87,6 +88,7 @@ macro_rules! registry {
 
         impl FamilyParams {
             /// The family these parameters belong to.
+            #[inline]
             pub fn family(&self) -> Family {
                 match self {
                     $( FamilyParams::$Family { .. } => Family::$Family, )+
@@ -94,6 +96,7 @@ macro_rules! registry {
             }
 
             /// The parameters as numbers, in the order of [`Family::parameter_names`].
+            #[inline]
             pub fn values(&self) -> Vec<f64> {
                 match *self {
                     $( FamilyParams::$Family { $( $( $field ),* )? } => {
@@ -106,6 +109,7 @@ macro_rules! registry {
             /// [`Family::parameter_names`]); `None` when their number is wrong or a value is
             /// not of its parameter's kind (omega and g are whole numbers). The ranges are
             /// checked by [`Spec::new`](crate::Spec::new).
+            #[inline]
             pub fn with_values(family: Family, values: &[f64]) -> Option<Self> {
                 match family {
                     $( Family::$Family => {
@@ -121,6 +125,7 @@ macro_rules! registry {
             }
 
             /// Checks the parameters against (k, eps) ([`FamilyMechanism::check`]).
+            #[inline]
             pub(crate) fn check(self, k: DomainSize, eps: Epsilon) -> Result<(), ParamError> {
                 match self {
                     $( FamilyParams::$Family { $( $( $field ),* )? } => {
@@ -144,6 +149,7 @@ macro_rules! registry {
 
             /// `(p*, q*)`, `None` for families that are not pure
             /// ([`FamilyMechanism::probabilities`]).
+            #[inline]
             pub(crate) fn probabilities(self, k: DomainSize, eps: Epsilon) -> Option<(f64, f64)> {
                 match self {
                     $( FamilyParams::$Family { $( $( $field ),* )? } => {
