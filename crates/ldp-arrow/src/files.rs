@@ -49,6 +49,29 @@ pub fn report_field<M: ArrowReports>(mechanism: &M, encoding: SetEncoding) -> Fi
     Field::new(REPORT_COLUMN, mechanism.report_type(encoding), false)
 }
 
+/// The schema of a table of `mechanism`'s reports: the `report` field, and the spec and
+/// the set encoding in the schema's metadata (under [`SPEC_KEY`] and [`ENCODING_KEY`]),
+/// where pyarrow, pandas and DataFusion carry them along.
+///
+/// ```
+/// use ldp_arrow::{report_schema, SetEncoding, SPEC_KEY};
+/// use ldp_core::{DomainSize, Epsilon, Grr};
+/// let grr = Grr::new(DomainSize::new(4)?, Epsilon::new(1.0)?)?;
+/// let schema = report_schema(&grr, SetEncoding::List);
+/// assert_eq!(schema.metadata()[SPEC_KEY], r#"{"k":4,"eps":1.0,"family":"grr"}"#);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn report_schema<M: ArrowReports>(mechanism: &M, encoding: SetEncoding) -> Schema {
+    let metadata = [
+        (
+            SPEC_KEY.to_owned(),
+            serde_json::to_string(&mechanism.spec()).expect("a spec serializes"),
+        ),
+        (ENCODING_KEY.to_owned(), encoding.name().to_owned()),
+    ];
+    Schema::new(vec![report_field(mechanism, encoding)]).with_metadata(metadata.into())
+}
+
 /// Parquet writer properties that record `spec` and `encoding` in the file (Snappy
 /// compression). For writers of files with more columns than the reports (a day, a
 /// cohort).
@@ -75,7 +98,7 @@ impl<M: ArrowReports> ReportWriter<M> {
     ) -> Result<Self, ArrowLdpError> {
         let spec = mechanism.spec();
         let encoding = encoding.unwrap_or_else(|| SetEncoding::smaller_for(&spec));
-        let schema = Arc::new(Schema::new(vec![report_field(&mechanism, encoding)]));
+        let schema = Arc::new(report_schema(&mechanism, encoding));
         let file = File::create(path).map_err(io(path))?;
         let writer = ArrowWriter::try_new(
             file,

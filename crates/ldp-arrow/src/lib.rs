@@ -40,7 +40,8 @@ use ldp_core::{AggregateError, Spec};
 
 pub use convert::{ArrowReports, ArrowShape};
 pub use files::{
-    ParquetReports, Part, ReportWriter, parquet_files, read_spec, report_field, writer_properties,
+    ParquetReports, Part, ReportWriter, parquet_files, read_spec, report_field, report_schema,
+    writer_properties,
 };
 
 /// The Parquet key-value metadata key holding the mechanism's spec (JSON).

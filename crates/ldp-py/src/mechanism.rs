@@ -38,6 +38,39 @@ impl PartialEq for Mechanism {
 }
 
 impl Mechanism {
+    /// A mechanism from its spec JSON (see `from_spec`).
+    pub(crate) fn parse_spec(spec: &str, protocol: Option<&str>) -> PyResult<Self> {
+        let parsed: Spec =
+            serde_json::from_str(spec).map_err(|e| param(format!("not a spec: {e}")))?;
+        let p = match protocol {
+            Some(name) => crate::options::protocol(name)?,
+            None => Protocol::CLASSIC
+                .into_iter()
+                .find(|p| Spec::classic(*p, parsed.k(), parsed.eps()).ok() == Some(parsed))
+                .or_else(|| {
+                    // Another parameter: the family's adaptive protocol, else a protocol
+                    // of the family that takes any value of it.
+                    let family = parsed.family().family();
+                    Protocol::ALL
+                        .into_iter()
+                        .find(|p| p.is_adaptive() && p.family() == family)
+                        .or_else(|| {
+                            Protocol::CLASSIC
+                                .into_iter()
+                                .find(|p| p.family() == family && !p.fixes_parameter())
+                        })
+                })
+                .ok_or_else(|| param("no protocol has this spec's family"))?,
+        };
+        if p.family() != parsed.family().family() {
+            return Err(param(format!(
+                "protocol {:?} is not of the spec's family",
+                p.name()
+            )));
+        }
+        Mechanism::build(p, parsed, None)
+    }
+
     pub(crate) fn build(protocol: Protocol, spec: Spec, tuned: Option<Tuned>) -> PyResult<Self> {
         let any = spec.build().map_err(param)?;
         Ok(Self {
@@ -124,32 +157,23 @@ impl Mechanism {
         Ok(Some(d))
     }
 
-    /// A mechanism from its spec JSON (`protocol` names it when several protocols share
-    /// the spec, e.g. "aue" for a unary encoding with p = 1/2; default: the classic one).
+    /// A mechanism from its spec JSON, as a string or as bytes (what pyarrow's schema
+    /// metadata holds under `b"ldp.spec"`). `protocol` names it when several protocols
+    /// share the spec, e.g. "aue" for a unary encoding with p = 1/2; default: the classic
+    /// one.
     #[staticmethod]
     #[pyo3(signature = (spec, protocol=None))]
-    fn from_spec(spec: &str, protocol: Option<&str>) -> PyResult<Self> {
-        let parsed: Spec =
-            serde_json::from_str(spec).map_err(|e| param(format!("not a spec: {e}")))?;
-        let p = match protocol {
-            Some(name) => crate::options::protocol(name)?,
-            None => Protocol::CLASSIC
-                .into_iter()
-                .find(|p| Spec::classic(*p, parsed.k(), parsed.eps()).ok() == Some(parsed))
-                .or_else(|| {
-                    Protocol::ALL
-                        .into_iter()
-                        .find(|p| p.is_adaptive() && p.family() == parsed.family().family())
-                })
-                .ok_or_else(|| param("no protocol has this spec's family"))?,
+    fn from_spec(spec: &Bound<'_, PyAny>, protocol: Option<&str>) -> PyResult<Self> {
+        let text = match spec.extract::<String>() {
+            Ok(text) => text,
+            Err(_) => {
+                let bytes: Vec<u8> = spec.extract().map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err("spec: a JSON string (str or bytes)")
+                })?;
+                String::from_utf8(bytes).map_err(|_| param("spec: not UTF-8"))?
+            }
         };
-        if p.family() != parsed.family().family() {
-            return Err(param(format!(
-                "protocol {:?} is not of the spec's family",
-                p.name()
-            )));
-        }
-        Mechanism::build(p, parsed, None)
+        Self::parse_spec(&text, protocol)
     }
 
     /// Perturbs every item (a numpy integer array in 0..k) and returns the reports.

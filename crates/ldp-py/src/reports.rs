@@ -2,12 +2,16 @@
 
 use std::io::{BufRead, BufWriter, Write};
 
+use arrow_array::RecordBatch;
+use arrow_ipc::reader::StreamReader;
+use arrow_ipc::writer::StreamWriter;
+use ldp_arrow::ArrowReports;
 use ldp_core::{Mechanism as _, dispatch};
 use ldp_jsonl::{Digits, JsonReport};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PySlice};
+use pyo3::types::{PyBytes, PyDict, PyList, PySlice};
 
 use crate::columns::{Columns, Data};
 use crate::errors::{param, report};
@@ -370,13 +374,122 @@ impl Reports {
     }
 
     /// The reports as a pyarrow Table with one column, `report`, in the schema of the
-    /// `ldp-arrow` crate (sets as `List<UInt32>`) and the spec in the schema metadata
-    /// under `ldp.spec`: `pyarrow.parquet.write_table` makes a file `ldp aggregate
-    /// --input` reads. Needs pyarrow.
-    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+    /// `ldp-arrow` crate (sets as `List<UInt32>`, or a bitmap with `encoding="bitmap"`),
+    /// the spec in the schema metadata under `ldp.spec`: `pyarrow.parquet.write_table`
+    /// makes a file `ldp aggregate --input` reads. Needs pyarrow.
+    #[pyo3(signature = (encoding="list"))]
+    fn to_arrow<'py>(slf: &Bound<'py, Self>, encoding: &str) -> PyResult<Bound<'py, PyAny>> {
+        let stream = slf.borrow().arrow_ipc(slf.py(), encoding)?;
         slf.py()
             .import("ldp._arrow")?
-            .call_method1("to_arrow", (slf,))
+            .call_method1("from_ipc", (stream,))
+    }
+
+    /// Reports from a pyarrow Table or RecordBatch with a `report` column in ldp-arrow's
+    /// schema (what `to_arrow` makes, or a Parquet file read by pyarrow), or from the path
+    /// of a Parquet file or directory (`read_parquet`). The mechanism is the one the data
+    /// records under `ldp.spec`, or `mechanism` where it records none; a recorded spec that
+    /// contradicts `mechanism` is an error. Every report is checked.
+    ///
+    /// >>> import ldp, numpy as np
+    /// >>> m = ldp.mechanism("oue", k=8, eps=1.0)
+    /// >>> r = m.perturb(np.arange(100) % 8, seed=1)
+    /// >>> ldp.Reports.from_arrow(r.to_arrow()) == r
+    /// True
+    #[staticmethod]
+    #[pyo3(signature = (data, mechanism=None))]
+    fn from_arrow<'py>(
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        mechanism: Option<Bound<'py, Mechanism>>,
+    ) -> PyResult<Reports> {
+        let reports = py
+            .import("ldp._arrow")?
+            .call_method1("from_arrow", (data, mechanism))?;
+        let reports = reports.cast::<Reports>()?;
+        Ok(reports.borrow().clone())
+    }
+
+    /// The reports of an Arrow IPC stream in ldp-arrow's schema, checked on the way in:
+    /// what `ldp.Reports.from_arrow` sends. The mechanism is the one given, or the one the
+    /// stream's `ldp.spec` metadata names; a spec that contradicts the one given is an
+    /// error.
+    #[staticmethod]
+    #[pyo3(signature = (stream, mechanism=None))]
+    fn _from_arrow_ipc(
+        py: Python<'_>,
+        stream: &[u8],
+        mechanism: Option<PyRef<'_, Mechanism>>,
+    ) -> PyResult<Reports> {
+        let mechanism = mechanism.map(|m| m.clone());
+        let reader = StreamReader::try_new(std::io::Cursor::new(stream), None)
+            .map_err(|e| param(format!("not an Arrow IPC stream: {e}")))?;
+        let recorded = reader.schema().metadata().get(ldp_arrow::SPEC_KEY).cloned();
+        let mechanism = mechanism_for(recorded.as_deref(), mechanism)?;
+        let batches = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| param(format!("the Arrow stream cannot be read: {e}")))?;
+        let data = py.detach(|| {
+            dispatch!(&mechanism.any, m => {
+                let mut data = m.empty();
+                let mut first = 0u64;
+                for batch in &batches {
+                    let column = batch
+                        .column_by_name(ldp_arrow::REPORT_COLUMN)
+                        .ok_or_else(|| report("the table has no `report` column".to_owned()))?;
+                    let reports = m.reports_from_array(column.as_ref()).map_err(|e| match e {
+                        ldp_arrow::ArrowLdpError::Row { row, error } => {
+                            report(format!("row {}: {error}", first + row))
+                        }
+                        e => report(e.to_string()),
+                    })?;
+                    for r in &reports {
+                        m.push(&mut data, r);
+                    }
+                    first += batch.num_rows() as u64;
+                }
+                Ok::<_, PyErr>(data)
+            })
+        })?;
+        Ok(Reports { mechanism, data })
+    }
+
+    /// The reports of a Parquet file, or of every `.parquet` file under a directory, as
+    /// `ldp perturb --output` writes them (or pyarrow, with the spec in the metadata):
+    /// every file must record the same mechanism, the one given if one is. Needs no
+    /// pyarrow.
+    #[staticmethod]
+    #[pyo3(signature = (path, mechanism=None))]
+    fn read_parquet(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        mechanism: Option<PyRef<'_, Mechanism>>,
+    ) -> PyResult<Reports> {
+        let mechanism = mechanism.map(|m| m.clone());
+        let files = ldp_arrow::parquet_files(&path).map_err(arrow_error)?;
+        let recorded = match ldp_arrow::read_spec(&files[0]) {
+            Ok(spec) => Some(serde_json::to_string(&spec).expect("a spec serializes")),
+            Err(ldp_arrow::ArrowLdpError::NoSpec) => None,
+            Err(e) => return Err(arrow_error(e)),
+        };
+        let mechanism = mechanism_for(recorded.as_deref(), mechanism)?;
+        let data = py.detach(|| {
+            let reader =
+                ldp_arrow::ParquetReports::open(&path, &mechanism.spec).map_err(arrow_error)?;
+            dispatch!(&mechanism.any, m => {
+                let mut data = m.empty();
+                reader
+                    .for_each_batch(|column, _| {
+                        for r in m.reports_from_array(column)? {
+                            m.push(&mut data, &r);
+                        }
+                        Ok(())
+                    })
+                    .map_err(arrow_error)?;
+                Ok::<_, PyErr>(data)
+            })
+        })?;
+        Ok(Reports { mechanism, data })
     }
 
     fn __repr__(&self) -> String {
@@ -389,6 +502,74 @@ impl Reports {
 
     fn __eq__(&self, other: &Reports) -> bool {
         self.mechanism.spec == other.mechanism.spec && self.data == other.data
+    }
+}
+
+impl Reports {
+    /// The reports as an Arrow IPC stream in ldp-arrow's schema.
+    fn arrow_ipc<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let encoding = ldp_arrow::SetEncoding::from_name(encoding).ok_or_else(|| {
+            param(format!(
+                "encoding = {encoding:?}: expected \"list\" or \"bitmap\""
+            ))
+        })?;
+        let bytes = py.detach(|| {
+            dispatch!(&self.mechanism.any, m => {
+                let reports: Vec<_> = (0..self.data.len()).map(|i| m.report(&self.data, i)).collect();
+                let schema = std::sync::Arc::new(ldp_arrow::report_schema(m, encoding));
+                let column = m.to_array(&reports, encoding);
+                let batch = RecordBatch::try_new(schema.clone(), vec![column])
+                    .map_err(|e| report(e.to_string()))?;
+                let mut out = Vec::new();
+                let mut writer = StreamWriter::try_new(&mut out, &schema)
+                    .map_err(|e| report(e.to_string()))?;
+                writer.write(&batch).map_err(|e| report(e.to_string()))?;
+                writer.finish().map_err(|e| report(e.to_string()))?;
+                drop(writer);
+                Ok::<_, PyErr>(out)
+            })
+        })?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+}
+
+/// The mechanism of reports that record the spec `recorded` (JSON), given `given`: the
+/// given one (which must agree with a recorded spec), or the recorded one.
+fn mechanism_for(recorded: Option<&str>, given: Option<Mechanism>) -> PyResult<Mechanism> {
+    match (recorded, given) {
+        (Some(spec), Some(m)) => {
+            let spec: ldp_core::Spec = serde_json::from_str(spec)
+                .map_err(|e| param(format!("the recorded ldp.spec is not a spec: {e}")))?;
+            if spec == m.spec {
+                Ok(m)
+            } else {
+                Err(param(format!(
+                    "the reports record {}, not the mechanism given, {}",
+                    serde_json::to_string(&spec).expect("a spec serializes"),
+                    m.spec_json()
+                )))
+            }
+        }
+        (Some(spec), None) => Mechanism::parse_spec(spec, None),
+        (None, Some(m)) => Ok(m),
+        (None, None) => Err(param(
+            "the reports record no ldp.spec: give the mechanism that made them",
+        )),
+    }
+}
+
+/// An error of reading Arrow or Parquet reports, as Python sees it.
+fn arrow_error(e: ldp_arrow::ArrowLdpError) -> PyErr {
+    match e {
+        ldp_arrow::ArrowLdpError::Io { path, error }
+            if error.kind() == std::io::ErrorKind::NotFound =>
+        {
+            pyo3::exceptions::PyFileNotFoundError::new_err(format!("{path}: {error}"))
+        }
+        e @ (ldp_arrow::ArrowLdpError::Row { .. } | ldp_arrow::ArrowLdpError::Null { .. }) => {
+            report(e.to_string())
+        }
+        e => param(e.to_string()),
     }
 }
 

@@ -1,38 +1,41 @@
-"""Reports as pyarrow tables, in the schema of the ldp-arrow crate."""
+"""Reports and pyarrow: the columns cross as Arrow IPC streams in the schema of the
+ldp-arrow crate, which owns it (this module spells no schema)."""
 
-import numpy as np
+import os
 
 
-def to_arrow(reports):
+def _pyarrow():
     try:
         import pyarrow as pa
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("Reports.to_arrow needs pyarrow: pip install pyarrow") from e
-    shape = reports.shape
-    if shape == "value":
-        column = pa.array(reports.y, type=pa.uint32())
-    elif shape == "seed_value":
-        column = pa.StructArray.from_arrays(
-            [pa.array(reports.seed, type=pa.uint32()), pa.array(reports.y, type=pa.uint32())],
-            fields=[pa.field("seed", pa.uint32(), nullable=False), pa.field("y", pa.uint32(), nullable=False)],
-        )
-    elif shape == "set":
-        offsets = reports.offsets
-        if offsets[-1] >= 2**31:
-            raise ValueError("more than 2^31 indices: split the reports (List offsets are 32-bit)")
-        column = pa.ListArray.from_arrays(
-            pa.array(offsets.astype(np.int32)),
-            pa.array(reports.indices, type=pa.uint32()),
-            type=pa.list_(pa.field("item", pa.uint32(), nullable=False)),
-        )
-    else:
-        values = reports.values
-        column = pa.FixedSizeListArray.from_arrays(
-            pa.array(values.ravel(), type=pa.float64()),
-            type=pa.list_(pa.field("item", pa.float64(), nullable=False), values.shape[1]),
-        )
-    schema = pa.schema(
-        [pa.field("report", column.type, nullable=False)],
-        metadata={"ldp.spec": reports.mechanism.spec, "ldp.encoding": "list"},
-    )
-    return pa.Table.from_arrays([column], schema=schema)
+        raise ImportError("Arrow conversions need pyarrow: pip install pyarrow") from e
+    return pa
+
+
+def from_ipc(stream):
+    """A pyarrow Table from an Arrow IPC stream (bytes)."""
+    pa = _pyarrow()
+    return pa.ipc.open_stream(stream).read_all()
+
+
+def to_ipc(data):
+    """An Arrow IPC stream (bytes) of a pyarrow Table or RecordBatch."""
+    pa = _pyarrow()
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    if not isinstance(data, pa.Table):
+        raise TypeError(f"expected a pyarrow Table or RecordBatch, got {type(data).__name__}")
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, data.schema) as writer:
+        writer.write_table(data)
+    return sink.getvalue().to_pybytes()
+
+
+def from_arrow(data, mechanism=None):
+    """Reports from a pyarrow Table or RecordBatch of ldp-arrow's schema, or from a
+    Parquet file or directory (a path)."""
+    from ._ldp import Reports
+
+    if isinstance(data, (str, os.PathLike)):
+        return Reports.read_parquet(data, mechanism)
+    return Reports._from_arrow_ipc(to_ipc(data), mechanism)

@@ -1,0 +1,69 @@
+"""Reports through Arrow and Parquet and back: the one columnar form is ldp-arrow's,
+in Rust; pyarrow only carries it."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import ldp
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+PROTOCOLS = ["grr", "ss", "oue", "olh", "she", "the"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_parquet_round_trip_keeps_reports_and_mechanism(protocol, tmp_path):
+    m = ldp.mechanism(protocol, k=20, eps=2.0)
+    items = np.arange(1000) % 20
+    reports = m.perturb(items, seed=3)
+    table = reports.to_arrow()
+    assert table.schema.metadata[b"ldp.spec"] == m.spec.encode()
+    # The spec in pyarrow's metadata makes the mechanism back, bytes and all.
+    assert ldp.Mechanism.from_spec(table.schema.metadata[b"ldp.spec"]) == m
+    assert ldp.Reports.from_arrow(table) == reports
+    # Parquet: a file, and a directory of two halves, written by pyarrow.
+    pq.write_table(table, tmp_path / "all.parquet")
+    back = ldp.Reports.read_parquet(tmp_path / "all.parquet")
+    assert back == reports and back.mechanism == m
+    halves = tmp_path / "halves"
+    halves.mkdir()
+    pq.write_table(table.slice(0, 400), halves / "a.parquet")
+    pq.write_table(table.slice(400), halves / "b.parquet")
+    assert ldp.Reports.from_arrow(str(halves)) == reports
+    # Aggregating the halves apart and merging gives the whole estimate.
+    first, second = m.aggregator(), m.aggregator()
+    first.add(ldp.Reports.read_parquet(halves / "a.parquet"))
+    second.add(ldp.Reports.read_parquet(halves / "b.parquet"))
+    first.merge(pickle.loads(pickle.dumps(second)))
+    whole = m.aggregator()
+    whole.add(reports)
+    np.testing.assert_allclose(first.estimate(), whole.estimate(), rtol=1e-12, atol=1e-12)
+
+
+def test_bitmap_sets_and_tables_without_a_spec():
+    m = ldp.mechanism("oue", k=12, eps=1.0)
+    reports = m.perturb(np.arange(300) % 12, seed=5)
+    bitmap = reports.to_arrow(encoding="bitmap")
+    assert pa.types.is_fixed_size_binary(bitmap.schema.field("report").type)
+    assert ldp.Reports.from_arrow(bitmap) == reports
+    bare = bitmap.replace_schema_metadata(None)
+    with pytest.raises(ldp.ParamError, match="give the mechanism"):
+        ldp.Reports.from_arrow(bare)
+    assert ldp.Reports.from_arrow(bare, m) == reports
+    other = ldp.mechanism("oue", k=12, eps=2.0)
+    with pytest.raises(ldp.ParamError, match="not the mechanism given"):
+        ldp.Reports.from_arrow(bitmap, other)
+
+
+def test_bad_tables_are_refused_naming_the_row(tmp_path):
+    m = ldp.mechanism("grr", k=5, eps=1.0)
+    table = pa.table({"report": pa.array([1, 7, 2], type=pa.uint32())})
+    with pytest.raises(ldp.ReportError, match="row 1"):
+        ldp.Reports.from_arrow(table, m)
+    with pytest.raises(FileNotFoundError):
+        ldp.Reports.read_parquet(tmp_path / "nope.parquet")
+    with pytest.raises(TypeError):
+        ldp.Reports.from_arrow(42, m)
