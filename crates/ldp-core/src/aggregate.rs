@@ -1,10 +1,14 @@
 //! Server side: streaming, mergeable aggregation state and estimation.
 //!
-//! Pure protocols keep one `u64` support count per item ([`SupportCounts`]); SHE keeps one
-//! `f64` sum per coordinate ([`crate::SheSums`], in its family's module). Both serialize
-//! (feature `serde`), so partial aggregates can be stored, shipped and merged; a restored
-//! state is checked for consistency before it is accepted.
+//! Pure protocols keep one `u64` support count per item ([`SupportCounts`]); families whose
+//! reports are one of finitely many outputs count the outputs and transform the counts
+//! once when estimating ([`crate::OutputCounts`]); SHE keeps one `f64` sum per coordinate
+//! ([`crate::SheSums`], in its family's module). All serialize (feature `serde`), so
+//! partial aggregates can be stored, shipped and merged; a restored state is checked for
+//! consistency before it is accepted. Engines that ship states as plain columns use
+//! [`Aggregator::state_values`] and [`Aggregator::merge_state`].
 
+use std::borrow::Cow;
 use std::fmt::Debug;
 
 use crate::error::AggregateError;
@@ -39,16 +43,59 @@ pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
         Ok(estimator.apply(self.raw_estimate()?))
     }
 
-    /// The support count of every item, for an aggregator that keeps counts; `None` for
-    /// one that keeps sums (SHE).
-    fn support_counts(&self) -> Option<&[u64]> {
+    /// The state besides [`Aggregator::count`]: its counters or sums, what engines ship
+    /// between workers and [`Aggregator::merge_state`] takes back.
+    fn state_values(&self) -> StateValues<'_>;
+
+    /// Adds a partial state of this aggregator's mechanism (and server options) shipped
+    /// as `n` and [`Aggregator::state_values`], checked as a restored state is; a rejected
+    /// state leaves this one unchanged.
+    fn merge_state(&mut self, n: u64, values: StateValues<'_>) -> Result<(), AggregateError>;
+
+    /// The support count of every item: kept by support-counting aggregators, computed by
+    /// those that count outputs; `None` for one that keeps sums (SHE).
+    fn support_counts(&self) -> Option<Cow<'_, [u64]>> {
         None
     }
 
     /// The coordinate-wise sums (after clipping), for an aggregator that keeps sums (SHE);
     /// `None` for one that keeps counts.
     fn coordinate_sums(&self) -> Option<&[f64]> {
-        None
+        match self.state_values() {
+            StateValues::Sums(sums) => Some(sums),
+            StateValues::Counts(_) => None,
+        }
+    }
+}
+
+/// An aggregator's state as numbers: counters or sums.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StateValues<'a> {
+    /// Counters: support counts per item, or counts per output cell.
+    Counts(&'a [u64]),
+    /// Sums of real numbers per item (SHE).
+    Sums(&'a [f64]),
+}
+
+impl StateValues<'_> {
+    /// The counters, or an error naming what was expected.
+    pub fn counts(self) -> Result<Vec<u64>, AggregateError> {
+        match self {
+            StateValues::Counts(c) => Ok(c.to_vec()),
+            StateValues::Sums(_) => Err(AggregateError::CorruptState {
+                reason: "expected counters, got sums".into(),
+            }),
+        }
+    }
+
+    /// The sums, or an error naming what was expected.
+    pub fn sums(self) -> Result<Vec<f64>, AggregateError> {
+        match self {
+            StateValues::Sums(s) => Ok(s.to_vec()),
+            StateValues::Counts(_) => Err(AggregateError::CorruptState {
+                reason: "expected sums, got counters".into(),
+            }),
+        }
     }
 }
 
@@ -230,8 +277,17 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
         self.n
     }
 
-    fn support_counts(&self) -> Option<&[u64]> {
-        Some(&self.counts)
+    fn state_values(&self) -> StateValues<'_> {
+        StateValues::Counts(&self.counts)
+    }
+
+    fn merge_state(&mut self, n: u64, values: StateValues<'_>) -> Result<(), AggregateError> {
+        let partial = SupportCounts::restore(self.mechanism.clone(), n, values.counts()?)?;
+        self.merge(&partial)
+    }
+
+    fn support_counts(&self) -> Option<Cow<'_, [u64]>> {
+        Some(Cow::Borrowed(&self.counts))
     }
 
     /// Paper Eq. "estimator": `f_i = (C_i - n q*) / (n (p* - q*))`.
@@ -243,7 +299,7 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
 
 /// The unbiased estimate from support counts of `n` reports, each supporting its true
 /// item w.p. `p` and any other w.p. `q`: `(c_v - n q) / (n (p - q))`.
-pub(crate) fn support_estimate(
+pub fn support_estimate(
     counts: &[u64],
     n: u64,
     p: f64,

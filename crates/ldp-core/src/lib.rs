@@ -51,15 +51,17 @@ pub mod families;
 pub mod longitudinal;
 pub mod mechanism;
 pub mod names;
+pub mod output_counts;
 pub mod report;
 mod sampling;
 pub mod server;
 pub mod simulation;
 pub mod space;
 pub mod spec;
+pub mod transform;
 pub mod vocab;
 
-pub use aggregate::{Aggregator, SupportCounts};
+pub use aggregate::{Aggregator, StateValues, SupportCounts};
 pub use attack_surface::{AttackSurface, MaxGain};
 pub use client::Client;
 pub use error::{AggregateError, Error, ItemOutOfRange, ParamError, ReportError};
@@ -76,6 +78,7 @@ pub use families::{
 };
 pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, Support, Wire};
 pub use names::UnknownName;
+pub use output_counts::{CountedOutputs, OutputCounts};
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
 pub use server::{Clip, ClipError};
 pub use space::ParameterSpace;

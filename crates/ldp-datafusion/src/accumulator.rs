@@ -12,8 +12,7 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::Accumulator;
 use ldp_arrow::{ArrowLdpError, ArrowReports};
 use ldp_core::{
-    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, PureProtocol,
-    SheSums, Spec, SupportCounts, dispatch,
+    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, Spec, StateValues, dispatch,
 };
 
 use crate::udaf::{Output, execution_error};
@@ -42,61 +41,53 @@ trait Server: FamilyMechanism + ArrowReports<Aggregator: State> + 'static {}
 
 impl<M: FamilyMechanism + ArrowReports<Aggregator: State> + 'static> Server for M {}
 
-/// An aggregator's state as `(n, values)`, and back.
+/// An aggregator's state as `(n, values)`, and back: ldp-core's
+/// [`Aggregator::state_values`] and [`Aggregator::merge_state`] as Arrow arrays, for
+/// every aggregator (support counts, output counts, SHE's sums).
 trait State: Aggregator {
     /// The values' Arrow type (`UInt64` counts or `Float64` sums).
-    const VALUE_TYPE: DataType;
+    fn value_type(&self) -> DataType {
+        match self.state_values() {
+            StateValues::Counts(_) => DataType::UInt64,
+            StateValues::Sums(_) => DataType::Float64,
+        }
+    }
 
     /// The counts (or sums) as one array.
-    fn values(&self) -> ArrayRef;
+    fn values(&self) -> ArrayRef {
+        match self.state_values() {
+            StateValues::Counts(c) => Arc::new(UInt64Array::from(c.to_vec())),
+            StateValues::Sums(s) => Arc::new(Float64Array::from(s.to_vec())),
+        }
+    }
 
     /// Merges a partial state shipped as `(n, values)`, checked for consistency first.
-    fn merge_parts(&mut self, n: u64, values: &dyn Array) -> Result<(), AggregateError>;
+    fn merge_parts(&mut self, n: u64, values: &dyn Array) -> Result<(), AggregateError> {
+        let state = match self.state_values() {
+            StateValues::Counts(_) => StateValues::Counts(
+                values
+                    .as_primitive_opt::<UInt64Type>()
+                    .filter(|c| c.null_count() == 0)
+                    .ok_or_else(|| corrupt("the counts are not a list of UInt64 without nulls"))?
+                    .values(),
+            ),
+            StateValues::Sums(_) => StateValues::Sums(
+                values
+                    .as_primitive_opt::<Float64Type>()
+                    .filter(|s| s.null_count() == 0)
+                    .ok_or_else(|| corrupt("the sums are not a list of Float64 without nulls"))?
+                    .values(),
+            ),
+        };
+        self.merge_state(n, state)
+    }
 }
+
+impl<A: Aggregator> State for A {}
 
 fn corrupt(reason: &str) -> AggregateError {
     AggregateError::CorruptState {
         reason: reason.to_owned(),
-    }
-}
-
-impl<M: PureProtocol<Aggregator = SupportCounts<M>>> State for SupportCounts<M> {
-    const VALUE_TYPE: DataType = DataType::UInt64;
-
-    fn values(&self) -> ArrayRef {
-        Arc::new(UInt64Array::from(self.counts().to_vec()))
-    }
-
-    fn merge_parts(&mut self, n: u64, values: &dyn Array) -> Result<(), AggregateError> {
-        let counts = values
-            .as_primitive_opt::<UInt64Type>()
-            .filter(|c| c.null_count() == 0)
-            .ok_or_else(|| corrupt("the counts are not a list of UInt64 without nulls"))?;
-        let partial =
-            SupportCounts::restore(self.mechanism().clone(), n, counts.values().to_vec())?;
-        self.merge(&partial)
-    }
-}
-
-impl State for SheSums {
-    const VALUE_TYPE: DataType = DataType::Float64;
-
-    fn values(&self) -> ArrayRef {
-        Arc::new(Float64Array::from(self.sums().to_vec()))
-    }
-
-    fn merge_parts(&mut self, n: u64, values: &dyn Array) -> Result<(), AggregateError> {
-        let sums = values
-            .as_primitive_opt::<Float64Type>()
-            .filter(|s| s.null_count() == 0)
-            .ok_or_else(|| corrupt("the sums are not a list of Float64 without nulls"))?;
-        let partial = SheSums::restore(
-            self.mechanism().clone(),
-            self.clip(),
-            n,
-            sums.values().to_vec(),
-        )?;
-        self.merge(&partial)
     }
 }
 
@@ -178,7 +169,7 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
         Ok(vec![
             ScalarValue::UInt64(Some(self.server.count())),
-            list_scalar(M::Aggregator::VALUE_TYPE, self.server.values()),
+            list_scalar(self.server.value_type(), self.server.values()),
         ])
     }
 
@@ -198,12 +189,12 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
                 ))
             }
             Output::Counts => {
-                let value_name = if M::Aggregator::VALUE_TYPE == DataType::Float64 {
+                let value_name = if self.server.value_type() == DataType::Float64 {
                     "sums"
                 } else {
                     "counts"
                 };
-                let values = list_array(M::Aggregator::VALUE_TYPE, self.server.values());
+                let values = list_array(self.server.value_type(), self.server.values());
                 let fields = vec![
                     Field::new("n", DataType::UInt64, false),
                     Field::new(value_name, values.data_type().clone(), false),

@@ -107,7 +107,7 @@ impl Aggregator {
     #[getter]
     fn counts<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<u64>>> {
         let counts = dispatch_aggregator!(&self.state, a => a.support_counts())?;
-        Some(PyArray1::from_slice(py, counts))
+        Some(PyArray1::from_slice(py, &counts))
     }
 
     /// SHE's coordinate-wise sums (after clipping), or None for the other families.

@@ -4,7 +4,7 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Exp1};
 
-use crate::aggregate::{Aggregator, check_same, checked_count};
+use crate::aggregate::{Aggregator, StateValues, check_same, checked_count};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
@@ -592,8 +592,13 @@ impl Aggregator for SheSums {
         self.n
     }
 
-    fn coordinate_sums(&self) -> Option<&[f64]> {
-        Some(&self.sums)
+    fn state_values(&self) -> StateValues<'_> {
+        StateValues::Sums(&self.sums)
+    }
+
+    fn merge_state(&mut self, n: u64, values: StateValues<'_>) -> Result<(), AggregateError> {
+        let partial = SheSums::restore(self.mechanism.clone(), self.clip, n, values.sums()?)?;
+        self.merge(&partial)
     }
 
     /// Paper Section SHE: `f_i = (sum_j y^j_i) / n`; Laplace noise has mean zero.
