@@ -23,6 +23,7 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
             "ldp-optimize",
             "ldp-attack",
             "ldp-jsonl",
+            "ldp-arrow",
         ],
     ),
     (
