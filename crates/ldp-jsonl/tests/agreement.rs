@@ -154,41 +154,64 @@ fn errors_name_the_field_and_never_quote_the_line() {
     assert!(msg(GrrReport::parse_json(long.as_bytes())).len() < 200);
 }
 
-/// The line cap is four times the longest canonical line plus 256: for each family, the
-/// longest report its limits allow, written out, fits in it with that room to spare.
+/// The longest report of a shape within a mechanism's limits.
+trait Longest: JsonReport {
+    fn longest(limits: &ldp_core::report::ReportLimits) -> Self;
+}
+
+impl Longest for GrrReport {
+    fn longest(l: &ldp_core::report::ReportLimits) -> Self {
+        GrrReport { y: l.values - 1 }
+    }
+}
+
+impl Longest for SubsetReport {
+    fn longest(l: &ldp_core::report::ReportLimits) -> Self {
+        SubsetReport {
+            subset: (l.values - l.entries..l.values).collect(),
+        }
+    }
+}
+
+impl Longest for OnesReport {
+    fn longest(l: &ldp_core::report::ReportLimits) -> Self {
+        OnesReport {
+            ones: (l.values - l.entries..l.values).collect(),
+        }
+    }
+}
+
+impl Longest for LhReport {
+    fn longest(l: &ldp_core::report::ReportLimits) -> Self {
+        LhReport {
+            seed: (l.seeds - 1) as u32,
+            y: l.values - 1,
+        }
+    }
+}
+
+impl Longest for SheReport {
+    fn longest(l: &ldp_core::report::ReportLimits) -> Self {
+        SheReport {
+            y: vec![-1.2345678901234567e-308; l.entries as usize],
+        }
+    }
+}
+
+/// The line cap is four times the longest canonical line plus 256: for every protocol,
+/// the longest report its limits allow, written out, fits in it with that room to spare.
 #[test]
 fn the_line_cap_covers_the_longest_canonical_report_of_every_family() {
-    use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+    use ldp_core::{DomainSize, Epsilon, Mechanism, Protocol, Spec, dispatch};
+    fn longest_line<M: Mechanism<Report: Longest>>(m: &M) -> Vec<u8> {
+        let mut line = Vec::new();
+        M::Report::longest(&m.spec().report_limits()).write_json(&mut line);
+        line
+    }
     let (k, eps) = (DomainSize::new(1000).unwrap(), Epsilon::new(2.0).unwrap());
     for protocol in Protocol::CLASSIC {
         let spec = Spec::classic(protocol, k, eps).unwrap();
-        let limits = spec.report_limits();
-        let top = |bound: u32| bound - 1;
-        let mut line = Vec::new();
-        match protocol.family() {
-            ldp_core::Family::Grr => GrrReport {
-                y: top(limits.values),
-            }
-            .write_json(&mut line),
-            ldp_core::Family::SubsetSelection => SubsetReport {
-                subset: (k.get() - limits.entries..k.get()).collect(),
-            }
-            .write_json(&mut line),
-            ldp_core::Family::LocalHashing => LhReport {
-                seed: u32::MAX,
-                y: top(limits.values),
-            }
-            .write_json(&mut line),
-            ldp_core::Family::SummationHistogram => SheReport {
-                y: vec![-1.2345678901234567e-308; limits.entries as usize],
-            }
-            .write_json(&mut line),
-            ldp_core::Family::UnaryEncoding | ldp_core::Family::ThresholdHistogram => OnesReport {
-                ones: (0..k.get()).collect(),
-            }
-            .write_json(&mut line),
-        }
-        // Covered, with the room the cap promises for spaces and other spellings.
+        let line = dispatch!(spec.build().unwrap(), m => longest_line(&m));
         assert!(
             4 * line.len() + 256 <= ldp_jsonl::max_line_len(&spec),
             "{protocol}: {} bytes",
