@@ -18,6 +18,21 @@ pub trait ClosedForms: FamilyMechanism {
     /// Approximate variance of one item's estimate per user (n = 1): the paper's MSE.
     fn variance(k: DomainSize, eps: Epsilon, param: Self::Param) -> f64;
 
+    /// Expected MSE of the raw estimate over the k items for `n` users with true
+    /// frequencies `f`: `(1/k) sum_i Var[f_i]`. The default is the pure protocols' exact
+    /// variance (paper Eq. "var"), `q*(1-q*) / (n (p*-q*)^2) + f_i (1 - p* - q*) / (n (p*-q*))`,
+    /// or the per-user variance over n for a family without p* and q*.
+    fn expected_mse(k: DomainSize, eps: Epsilon, param: Self::Param, n: f64, f: &[f64]) -> f64 {
+        let approx = Self::variance(k, eps, param) / n;
+        match Self::probabilities(k, eps, param) {
+            Some((p, q)) => {
+                let mean_f = f.iter().sum::<f64>() / f.len() as f64;
+                approx + mean_f * (1.0 - p - q) / (n * (p - q))
+            }
+            None => approx,
+        }
+    }
+
     /// Expected success rate of the paper's reconstruction attack under a uniform prior.
     /// `lh` selects between the paper's and the exact form where a family has both.
     fn asr(k: DomainSize, eps: Epsilon, param: Self::Param, lh: LhAsr) -> f64;

@@ -40,8 +40,10 @@ pub fn exact(spec: &Spec, n: f64, f: f64) -> f64 {
 }
 
 /// Expected mean squared error of the raw estimate over the k items for `n` users with
-/// true frequencies `f`: `(1/k) sum_i Var[f_i]` with the exact variance (Eq. "var").
-/// The estimate is unbiased, so this is its MSE (paper Eq. "mse_var").
+/// true frequencies `f`: `(1/k) sum_i Var[f_i]` with the exact variance (Eq. "var" for the
+/// pure protocols; each family's [`ClosedForms::expected_mse`]). The estimate is unbiased,
+/// so this is its MSE (paper Eq. "mse_var").
 pub fn expected_mse(spec: &Spec, n: f64, f: &[f64]) -> f64 {
-    f.iter().map(|&fi| exact(spec, n, fi)).sum::<f64>() / f.len() as f64
+    let (k, eps) = (spec.k(), spec.eps());
+    dispatch_family!(spec.family(), F, param => F::expected_mse(k, eps, param, n, f))
 }
