@@ -65,6 +65,7 @@ pub mod variance;
 // The families' closed forms: one module each, the registry of `ldp_core::families` names
 // them all.
 pub mod grr;
+pub mod hadamard;
 pub mod local_hash;
 mod ones;
 pub mod subset;

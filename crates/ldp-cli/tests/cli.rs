@@ -7,8 +7,9 @@ fn ldp() -> Command {
     Command::cargo_bin("ldp").unwrap()
 }
 
-const PROTOCOLS: [&str; 12] = [
-    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe",
+/// Every protocol `--protocol all` names, in registry order.
+const PROTOCOLS: [&str; 13] = [
+    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr",
 ];
 
 fn stdout(cmd: &mut Command) -> String {
@@ -32,7 +33,10 @@ fn analyze_prints_every_combination() {
         lines[0],
         "protocol,k,eps,param,asr,mse,epg,bits,server_cost,client_cost"
     );
-    assert_eq!(lines.len(), 1 + 12 * 2 * 2);
+    assert_eq!(lines.len(), 1 + PROTOCOLS.len() * 2 * 2);
+    for p in PROTOCOLS {
+        assert!(lines.iter().any(|l| l.starts_with(&format!("{p},"))), "{p}");
+    }
     // Fixed-parameter protocols leave param empty; SHE leaves epg empty.
     assert!(lines.iter().any(|l| l.starts_with("grr,10,1,,")));
     assert!(

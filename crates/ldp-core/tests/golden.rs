@@ -106,3 +106,17 @@ fn presets_match_the_paper() {
     };
     assert!(var(theta) <= var(theta - 1e-6) && var(theta) <= var(theta + 1e-6));
 }
+
+#[test]
+fn hadamard_response_produces_pinned_reports() {
+    use ldp_core::families::hadamard::HadamardResponse;
+    let k = DomainSize::new(10).unwrap();
+    // eps = 1: the basic response (one block of 16); eps = 4: 16 blocks of 2.
+    for (e, pinned) in [
+        (1.0, [r#"{"y":8}"#, r#"{"y":10}"#, r#"{"y":1}"#]),
+        (4.0, [r#"{"y":6}"#, r#"{"y":8}"#, r#"{"y":10}"#]),
+    ] {
+        let hr = HadamardResponse::optimized(k, Epsilon::new(e).unwrap()).unwrap();
+        assert_eq!(first_three(&hr), pinned, "eps = {e}");
+    }
+}

@@ -6,6 +6,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::{ALPHA, chi_square_p, chi_square_p_with_variance};
+use ldp_core::families::hadamard::HadamardResponse;
 use ldp_core::families::local_hash::hash_item;
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{
@@ -246,6 +247,23 @@ fn floyd_subsets_are_uniform_at_large_k() {
         let z = (counts[x as usize] as f64 - n * ss.p_star())
             / (n * ss.p_star() * (1.0 - ss.p_star())).sqrt();
         assert!(z.abs() < 3.9, "{ss:?}: true-item z = {z}");
+    }
+}
+
+#[test]
+fn hadamard_response_matches_its_distribution() {
+    // One block (the basic response) and several, items in the first and last block.
+    for (kv, e, blocks, x) in [
+        (5, 0.5, 1, 4),
+        (12, 2.0, 4, 0),
+        (12, 2.0, 4, 11),
+        (30, 4.0, 16, 17),
+    ] {
+        let hr = HadamardResponse::new(k(kv), eps(e), blocks).unwrap();
+        let outputs: Vec<_> = (0..hr.outputs())
+            .map(|y| ldp_core::GrrReport { y })
+            .collect();
+        fit_full_output(&hr, x, &outputs, 13);
     }
 }
 

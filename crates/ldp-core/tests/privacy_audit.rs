@@ -2,6 +2,7 @@
 //! compute P[report | x] for every input, and check that the probabilities sum to one
 //! and that no likelihood ratio exceeds e^eps.
 
+use ldp_core::families::hadamard::{HadamardResponse, max_blocks};
 use ldp_core::families::local_hash::hash_item;
 use ldp_core::{
     DomainSize, Epsilon, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport, SheReport,
@@ -14,7 +15,8 @@ const REL_TOL: f64 = 1e-9;
 
 /// Checks normalization and the LDP inequality over an enumerated output space.
 /// `mass` scales each probability (LH: the 2^32 seeds, of which we enumerate a sample).
-fn audit<M: Mechanism>(mech: &M, outputs: &[M::Report], mass: f64) {
+/// Returns the largest likelihood ratio seen.
+fn audit<M: Mechanism>(mech: &M, outputs: &[M::Report], mass: f64) -> f64 {
     let k = mech.domain_size().get();
     let bound = mech.epsilon().exp() * (1.0 + REL_TOL);
     let mut totals = vec![0.0; k as usize];
@@ -43,6 +45,7 @@ fn audit<M: Mechanism>(mech: &M, outputs: &[M::Report], mass: f64) {
     for (x, t) in totals.iter().enumerate() {
         assert!((t - 1.0).abs() < 1e-9, "{mech:?}: P[. | {x}] sums to {t}");
     }
+    worst
 }
 
 fn all_subsets(k: u32) -> Vec<Vec<u32>> {
@@ -129,6 +132,28 @@ fn local_hashing_is_eps_ldp_for_every_seed_checked() {
             for &seed in &seeds {
                 let outputs: Vec<_> = (0..g).map(|y| LhReport { seed, y }).collect();
                 audit(&mech, &outputs, 2f64.powi(32));
+            }
+        }
+    }
+}
+
+#[test]
+fn hadamard_response_is_eps_ldp_and_tight_for_every_block_count() {
+    for kv in [2, 3, 5, 7, 12] {
+        let k = DomainSize::new(kv).unwrap();
+        for e in EPSILONS {
+            let eps = Epsilon::new(e).unwrap();
+            let mut blocks = 1;
+            while blocks <= max_blocks(k) {
+                let hr = HadamardResponse::new(k, eps, blocks).unwrap();
+                let outputs: Vec<_> = (0..hr.outputs()).map(|y| GrrReport { y }).collect();
+                let worst = audit(&hr, &outputs, 1.0);
+                // Every column is +1 for some item and -1 for another: the bound is met.
+                assert!(
+                    (worst / eps.exp() - 1.0).abs() < 1e-9,
+                    "{hr:?}: worst ratio {worst}"
+                );
+                blocks *= 2;
             }
         }
     }

@@ -25,10 +25,10 @@ pub struct Choice {
     pub evaluations: usize,
 }
 
-/// The lowest-MSE instance among the eight classic protocols at their presets and the
-/// four adaptive ones over their paper spaces, subject to `bounds`. Ties go to the
-/// earlier protocol of [`Protocol::ALL`] (classic before adaptive), then to the earlier
-/// parameter. SHE's EPG is infinite (unbounded without clipping), so an EPG bound
+/// The lowest-MSE instance among the classic protocols at their presets and the
+/// adaptive ones over their paper spaces, subject to `bounds`. Ties go to the earlier
+/// protocol of [`Protocol::ALL`] (the paper's order, then later protocols), then to the
+/// earlier parameter. SHE's EPG is infinite (unbounded without clipping), so an EPG bound
 /// excludes it.
 ///
 /// ```

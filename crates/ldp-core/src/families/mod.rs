@@ -15,6 +15,7 @@ mod registry;
 
 pub(crate) mod bits;
 pub mod grr;
+pub mod hadamard;
 pub mod local_hash;
 pub mod subset;
 pub mod summation;
@@ -183,19 +184,14 @@ const fn prefix<const N: usize>(list: [Protocol; PROTOCOLS]) -> [Protocol; N] {
 }
 
 impl Protocol {
-    /// Every protocol: the classic ones, then the adaptive ones, each in registry order.
-    /// For the paper's twelve, this is the paper's order.
+    /// Every protocol, by [`Protocol::id`]: the paper's twelve in its order, then the
+    /// protocols added since, in registry order.
     pub const ALL: [Protocol; PROTOCOLS] = {
-        let (classic, _) = select(false);
-        let (adaptive, _) = select(true);
         let mut out = [Protocol::Grr; PROTOCOLS];
         let mut i = 0;
         while i < PROTOCOLS {
-            out[i] = if i < N_CLASSIC {
-                classic[i]
-            } else {
-                adaptive[i - N_CLASSIC]
-            };
+            let p = Protocol::BY_FAMILY[i];
+            out[p.id() as usize] = p;
             i += 1;
         }
         out
@@ -256,18 +252,6 @@ impl Protocol {
         (Protocol::PAPER.len() + later) as u32
     }
 
-    /// Position in [`Protocol::ALL`].
-    const fn rank(self) -> usize {
-        let mut i = 0;
-        while i < PROTOCOLS {
-            if Protocol::ALL[i] as usize == self as usize {
-                return i;
-            }
-            i += 1;
-        }
-        PROTOCOLS
-    }
-
     /// The name of the family parameter (`omega`, `p`, `g`, `theta`); `None` for families
     /// with none (GRR and SHE).
     pub fn parameter_name(self) -> Option<&'static str> {
@@ -284,10 +268,10 @@ impl Protocol {
     }
 }
 
-/// Protocols order as [`Protocol::ALL`] lists them (classic before adaptive).
+/// Protocols order as [`Protocol::ALL`] lists them, by [`Protocol::id`].
 impl Ord for Protocol {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.rank().cmp(&other.rank())
+        self.id().cmp(&other.id())
     }
 }
 
@@ -386,6 +370,14 @@ registry! {
         /// Adaptive thresholding (theta tuned for ASR and MSE).
         Athe("athe", "ATHE") => adaptive(The, threshold::paper_space),
     ],
+    /// Hadamard response with B blocks (Acharya, Sun and Zhang 2019).
+    HadamardResponse {
+        /// The number of blocks, a power of two.
+        blocks: u32,
+    } = hadamard::HadamardResponse [
+        /// Hadamard response, B minimizing the variance (B = 1 up to eps near 1).
+        Hr("hr", "HR") => classic(hadamard::optimal_blocks),
+    ],
 }
 
 #[cfg(test)]
@@ -406,8 +398,8 @@ mod tests {
         sorted.sort();
         assert_eq!(sorted, Protocol::ALL);
         assert!(Protocol::The < Protocol::Ass);
-        // Ids: the paper's order, then later protocols; distinct.
-        for (i, p) in Protocol::PAPER.into_iter().enumerate() {
+        // Ids: the paper's order, then later protocols; distinct, and ALL's positions.
+        for (i, p) in Protocol::ALL.into_iter().enumerate() {
             assert_eq!(p.id() as usize, i);
         }
         let mut ids: Vec<u32> = Protocol::ALL.iter().map(|p| p.id()).collect();

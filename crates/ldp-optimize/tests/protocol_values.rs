@@ -1,4 +1,5 @@
-//! All twelve protocols' (param, ASR, MSE, EPG) at a few (k, eps), pinned.
+//! Every protocol's (param, ASR, MSE, EPG) at a few (k, eps), pinned: the paper's twelve
+//! and the families added since.
 
 use std::collections::BTreeMap;
 
@@ -15,7 +16,7 @@ fn round(v: f64) -> String {
 }
 
 #[test]
-fn twelve_protocols_value_table() {
+fn protocol_value_table() {
     let o = TuneOptions::default();
     let mut table = BTreeMap::new();
     for (kv, e) in [(25, 0.5), (100, 4.0), (1000, 2.0), (10_000, 8.0)] {
