@@ -186,9 +186,12 @@ pub fn expected(spec: &Spec, attack: &Poisoning) -> Result<Gain, PoisoningError>
 }
 
 /// EPG when each fake report supports only `supported` of the r targets, as an LH
-/// attacker who could not find a seed hashing all targets together achieves:
-/// `beta ((s - r q*) / (p* - q*) - f_T)`. At `s = r` this is [`expected`] for UE, THE
-/// and LH; SHE's gain is [`Gain::Unbounded`] whatever s.
+/// attacker who could not find a seed hashing all targets together achieves, or an HR
+/// attacker whose targets lie in several blocks: for the pure protocols
+/// `beta ((s - r q*) / (p* - q*) - f_T)`, each family's
+/// [`ClosedForms::fake_report_gain_supporting`]. At `s = r` this is [`expected`] for UE,
+/// THE and LH; SHE's gain is [`Gain::Unbounded`] whatever s. `supported` is what
+/// `ldp_core::AttackSurface::plan_max_gain` finds for the actual targets.
 ///
 /// ```
 /// use ldp_analytic::epg::{expected, expected_with_support, Poisoning};
@@ -212,18 +215,12 @@ pub fn expected_with_support(
             targets: attack.targets,
         });
     }
-    let Some((p, q)) = spec.pure_probabilities() else {
-        return expected(spec, attack);
-    };
-    // The targets one report of the family can support (GRR one, SS omega), and the
-    // gain at that count.
-    let full = supportable_targets(spec, attack.targets);
-    let gain = expected(spec, attack)?
-        .finite()
-        .expect("pure protocols have a finite gain");
-    // Each target a fake report does not support lowers its estimate by 1 / (p* - q*).
-    let missing = f64::from(full) - f64::from(supported);
-    Ok(Gain::Finite(gain - attack.beta() * missing / (p - q)))
+    let (k, eps, r) = (spec.k(), spec.eps(), attack.targets);
+    let per_fake = dispatch_family!(spec.family(), F, param => F::fake_report_gain_supporting(k, eps, param, r, supported));
+    Ok(match per_fake {
+        Some(g) => Gain::Finite(attack.beta() * (g - attack.target_mass)),
+        None => Gain::Unbounded,
+    })
 }
 
 /// EPG of the maximal gain attack against a server that clips as `clip` says: for a

@@ -38,14 +38,35 @@ pub trait ClosedForms: FamilyMechanism {
     fn asr(k: DomainSize, eps: Epsilon, param: Self::Param, lh: LhAsr) -> f64;
 
     /// The expected estimate one report of the maximal gain attack adds to the total of
-    /// the `targets` target items, `(s - r q*) / (p* - q*)` with s the targets one report
-    /// supports; `None` when it has no bound (SHE without clipping).
+    /// the `targets` target items, `(s - r q*) / (p* - q*)` with s the most targets one
+    /// report can support (for the families whose support depends on where the targets
+    /// lie, HR's blocks, the most over placements); `None` when it has no bound (SHE
+    /// without clipping).
     fn fake_report_gain(
         k: DomainSize,
         eps: Epsilon,
         param: Self::Param,
         targets: u32,
     ) -> Option<f64>;
+
+    /// What one fake report that supports only `supported` of the `targets` adds to their
+    /// total estimate: by default [`ClosedForms::fake_report_gain`] less `1 / (p* - q*)`
+    /// for each target it misses of those one report can support. Families whose
+    /// reports are not pure override it.
+    fn fake_report_gain_supporting(
+        k: DomainSize,
+        eps: Epsilon,
+        param: Self::Param,
+        targets: u32,
+        supported: u32,
+    ) -> Option<f64> {
+        let full = Self::fake_report_gain(k, eps, param, targets)?;
+        let Some((p, q)) = Self::probabilities(k, eps, param) else {
+            return Some(full);
+        };
+        let most = Self::support_size_range(k, param).map_or(targets, |(_, hi)| hi.min(targets));
+        Some(full - f64::from(most.saturating_sub(supported)) / (p - q))
+    }
 
     /// Every encoding of a report and its expected size in bits, smallest first (the
     /// encoding this toolkit sends first when it is not the smallest, as for SHE).

@@ -86,6 +86,17 @@ impl ClosedForms for HadamardResponse {
         Some(u64::from(targets).min(per) as f64 * scale(eps, blocks))
     }
 
+    /// Column 0 of a block holding `supported` targets: `supported scale`.
+    fn fake_report_gain_supporting(
+        _: DomainSize,
+        eps: Epsilon,
+        blocks: u32,
+        _: u32,
+        supported: u32,
+    ) -> Option<f64> {
+        Some(f64::from(supported) * scale(eps, blocks))
+    }
+
     /// One column in `0..K`: `log2 K` bits.
     fn encodings(k: DomainSize, _: Epsilon, blocks: u32) -> Vec<(Encoding, f64)> {
         let outputs = Layout::new(k, blocks).outputs() as f64;

@@ -65,10 +65,10 @@ pub struct Measurement {
     /// caused by the fake reports.
     pub gain: Option<Estimate>,
     /// Targets each fake report of the maximal gain attack supports. Below the number of
-    /// targets only for local hashing, when the seed search of
-    /// [`ldp_core::attack_surface::best_seed`] found
-    /// no seed hashing them all together: the attack is then weaker than the closed form
-    /// assumes.
+    /// targets when no report supports them all: for local hashing when the seed search
+    /// of [`ldp_core::attack_surface::best_seed`] found no seed hashing them all
+    /// together, for Hadamard response when they lie in several blocks. The closed form
+    /// at this count is `ldp_analytic::epg::expected_with_support`.
     pub targets_supported: Option<u32>,
 }
 

@@ -308,7 +308,14 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         let f_t: f64 = targets.items().iter().map(|&t| truth[t as usize]).sum();
         let attack = Poisoning::new(beta, targets.len() as u32, f_t.min(1.0))?;
         let expected = match p.kind() {
-            PoisonKind::Mga => epg::expected_against(&spec, &attack, p.clip())?.finite(),
+            // The gain at what one report supports of these targets: fewer than r when
+            // no report of the protocol supports them all.
+            PoisonKind::Mga => match m.targets_supported {
+                Some(s) if !spec.family().family().clips() => {
+                    epg::expected_with_support(&spec, &attack, s)?.finite()
+                }
+                _ => epg::expected_against(&spec, &attack, p.clip())?.finite(),
+            },
             // No closed form for the random item and random output attacks.
             PoisonKind::Ria | PoisonKind::Roa => None,
         };
@@ -323,7 +330,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
             row.push(Value::Int(u64::from(s)));
             if s < epg::supportable_targets(&spec, targets.len() as u32) {
                 eprintln!(
-                    "ldp: warning: each fake report supports {s} of the {} targets (no seed hashing them all together was found in the bounded search); the attack is weaker than the epg column assumes",
+                    "ldp: note: each fake report supports {s} of the {} targets (no report of this protocol found supports them all); the epg column is the gain at {s}",
                     targets.len()
                 );
             }
