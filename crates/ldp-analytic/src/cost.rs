@@ -22,7 +22,7 @@ use crate::family::ClosedForms;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Encoding {
-    /// One index in `0..k` (GRR): `ceil(log2 k)` bits.
+    /// One index in `0..k` (GRR), or in `0..K` (HR's column): `ceil(log2 k)` bits.
     Index,
     /// The rank of the subset among the `C(k, omega)` subsets (SS, enumerative code):
     /// `ceil(log2 C(k, omega))` bits.
@@ -36,6 +36,9 @@ pub enum Encoding {
     Sparse,
     /// The 32-bit seed and the value in `0..g` (LH): `32 + ceil(log2 g)` bits.
     SeedAndValue,
+    /// An index into a public list and a value (HM: a column of K and a bit):
+    /// `ceil(log2 list) + ceil(log2 values)` bits.
+    IndexAndValue,
     /// k IEEE doubles (SHE, as this toolkit sends them): `64 k` bits.
     Float64,
     /// k IEEE singles (SHE, if a deployment rounds its reports): `32 k` bits.

@@ -59,7 +59,7 @@ impl ClosedForms for HadamardResponse {
         variance(k, eps, blocks)
     }
 
-    /// `(1/k) sum_x (1/n) [scale^2 (F_x (e^eps + 1) + (1 - F_x) 2) / D - f_x^2]`, F_x the
+    /// `(1/k) sum_x (1/n) [scale^2 (F_x (e^eps + 1) + (1 - F_x) 2) / D - f_x]`, F_x the
     /// share of x's block ([`item_variance`]).
     fn expected_mse(k: DomainSize, eps: Epsilon, blocks: u32, n: f64, f: &[f64]) -> f64 {
         let per = Layout::new(k, blocks).per_block();

@@ -66,6 +66,7 @@ pub mod variance;
 // them all.
 pub mod grr;
 pub mod hadamard;
+pub mod hadamard_mechanism;
 pub mod local_hash;
 mod ones;
 pub mod subset;

@@ -84,8 +84,12 @@ fn encode(
     decode: bool,
 ) {
     let k = u128::from(spec.k().get());
+    let limits = spec.report_limits();
     match encoding {
-        Encoding::Index => w.put(u128::from(report.downcast_ref::<GrrReport>().unwrap().y), k),
+        Encoding::Index => w.put(
+            u128::from(report.downcast_ref::<GrrReport>().unwrap().y),
+            u128::from(limits.values),
+        ),
         Encoding::SubsetRank => {
             let subset = &report.downcast_ref::<SubsetReport>().unwrap().subset;
             let rank = subset_rank(subset);
@@ -115,6 +119,11 @@ fn encode(
             w.put(u128::from(r.seed), 1 << 32);
             w.put(u128::from(r.y), u128::from(g));
         }
+        Encoding::IndexAndValue => {
+            let r = report.downcast_ref::<LhReport>().unwrap();
+            w.put(u128::from(r.seed), u128::from(limits.seeds));
+            w.put(u128::from(r.y), u128::from(limits.values));
+        }
         Encoding::Float64 => w.bits += 64 * k as u64,
         Encoding::Float32 => w.bits += 32 * k as u64,
     }
@@ -135,6 +144,9 @@ fn every_bits_formula_matches_the_measured_encodings() {
         FamilyParams::LocalHashing { g: 2 },
         FamilyParams::LocalHashing { g: 13 },
         FamilyParams::SummationHistogram,
+        FamilyParams::HadamardResponse { blocks: 1 },
+        FamilyParams::HadamardResponse { blocks: 8 },
+        FamilyParams::HadamardMechanism,
     ];
     for family in specs {
         let spec = Spec::new(k, eps, family).unwrap();

@@ -4,8 +4,10 @@
 use approx::assert_relative_eq;
 use ldp_analytic::{LhAsr, asr, epg, variance};
 use ldp_core::families::hadamard::{HadamardResponse, max_blocks};
+use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::{
-    Aggregator, AttackSurface, Clip, DomainSize, Epsilon, FamilyParams, Mechanism, Spec, Support,
+    Aggregator, AttackSurface, Clip, DomainSize, Epsilon, FamilyParams, LhReport, Mechanism, Spec,
+    Support,
 };
 
 fn k(v: u32) -> DomainSize {
@@ -58,12 +60,59 @@ fn enumerated_asr<M: Mechanism + Support>(mech: &M, outputs: &[M::Report]) -> f6
         .sum()
 }
 
-/// The estimate one report alone gives (n = 1): the estimator is linear in the column
+/// The estimate one report alone gives (n = 1): the estimators are linear in the cell
 /// counts, so the estimate of n reports is the mean of these.
-fn one_report_estimate(hr: &HadamardResponse, y: u32) -> Vec<f64> {
-    let mut server = hr.aggregator();
-    server.add(&ldp_core::GrrReport { y }).unwrap();
+fn estimate_of<M: Mechanism>(mech: &M, report: &M::Report) -> Vec<f64> {
+    let mut server = mech.aggregator();
+    server.add(report).unwrap();
     server.raw_estimate().unwrap()
+}
+
+fn one_report_estimate(hr: &HadamardResponse, y: u32) -> Vec<f64> {
+    estimate_of(hr, &ldp_core::GrrReport { y })
+}
+
+/// The exact per-user MSE of the server's estimate for a fixed population with shares
+/// `f` (the paper's Eq. "var": users independent, their items fixed), by enumerating
+/// every report; asserts that the estimate is unbiased.
+fn enumerated_mse<M: Mechanism>(mech: &M, outputs: &[M::Report], f: &[f64]) -> Vec<f64> {
+    let k = f.len();
+    let columns: Vec<(Vec<f64>, Vec<f64>)> = outputs
+        .iter()
+        .map(|y| {
+            let likelihoods = (0..k as u32)
+                .map(|x| mech.log_likelihood(y, x).exp())
+                .collect();
+            (likelihoods, estimate_of(mech, y))
+        })
+        .collect();
+    let (mut bias, mut spread) = (vec![0.0; k], vec![0.0; k]);
+    for (user, &share) in f.iter().enumerate() {
+        let (mut mean, mut square) = (vec![0.0; k], vec![0.0; k]);
+        for (likelihoods, g) in &columns {
+            for x in 0..k {
+                mean[x] += likelihoods[user] * g[x];
+                square[x] += likelihoods[user] * g[x] * g[x];
+            }
+        }
+        for x in 0..k {
+            bias[x] += share * mean[x];
+            spread[x] += share * (square[x] - mean[x] * mean[x]);
+        }
+    }
+    for x in 0..k {
+        assert!((bias[x] - f[x]).abs() < 1e-9, "{mech:?}: biased at {x}");
+    }
+    spread
+}
+
+/// A skewed population over k items, and one with item 0 absent and the others even.
+fn populations(k: usize) -> [Vec<f64>; 2] {
+    let total = (k * (k + 1) / 2) as f64;
+    let skewed: Vec<f64> = (1..=k).map(|i| i as f64 / total).collect();
+    let mut even = vec![1.0 / (k - 1) as f64; k];
+    even[0] = 0.0;
+    [skewed, even]
 }
 
 #[test]
@@ -84,48 +133,65 @@ fn hadamard_mse_is_the_servers_exact_variance() {
     for (k, eps, blocks) in hadamard_cases() {
         let hr = HadamardResponse::new(k, eps, blocks).unwrap();
         let spec = hr_spec(k, eps, blocks);
-        let kv = k.as_usize();
-        // Per column: its likelihood under each item, and the estimate it alone gives.
-        let columns: Vec<(Vec<f64>, Vec<f64>)> = (0..hr.outputs())
-            .map(|y| {
-                let report = ldp_core::GrrReport { y };
-                let likelihoods = (0..k.get())
-                    .map(|x| hr.log_likelihood(&report, x).exp())
-                    .collect();
-                (likelihoods, one_report_estimate(&hr, y))
-            })
+        let outputs: Vec<_> = (0..hr.outputs())
+            .map(|y| ldp_core::GrrReport { y })
             .collect();
-        // A skewed population, and one with item 0 absent and the others even.
-        let total = (kv * (kv + 1) / 2) as f64;
-        let skewed: Vec<f64> = (1..=kv).map(|i| i as f64 / total).collect();
-        let mut even = vec![1.0 / (kv - 1) as f64; kv];
-        even[0] = 0.0;
-        for (f, absent_item) in [(&skewed, false), (&even, true)] {
-            let (mut mean, mut square) = (vec![0.0; kv], vec![0.0; kv]);
-            for (likelihoods, g) in &columns {
-                let p: f64 = likelihoods.iter().zip(f).map(|(l, f)| l * f).sum();
-                for x in 0..kv {
-                    mean[x] += p * g[x];
-                    square[x] += p * g[x] * g[x];
-                }
-            }
-            for x in 0..kv {
-                assert!((mean[x] - f[x]).abs() < 1e-9, "{hr:?}: biased at {x}");
-            }
-            let exact = (0..kv).map(|x| square[x] - f[x] * f[x]).sum::<f64>() / kv as f64;
+        let [skewed, even] = populations(k.as_usize());
+        for f in [&skewed, &even] {
+            let spread = enumerated_mse(&hr, &outputs, f);
+            let exact = spread.iter().sum::<f64>() / spread.len() as f64;
             assert_relative_eq!(
                 variance::expected_mse(&spec, 1.0, f),
                 exact,
                 max_relative = 1e-9
             );
-            if absent_item {
-                // The paper's MSE: an absent item among even others.
+        }
+        // The paper's MSE: an absent item among even others.
+        let spread = enumerated_mse(&hr, &outputs, &even);
+        assert_relative_eq!(
+            variance::approx_per_user(&spec),
+            spread[0],
+            max_relative = 1e-9
+        );
+    }
+}
+
+/// Every column and bit of a small Hadamard mechanism.
+fn hm_outputs(hm: &HadamardMechanism) -> Vec<LhReport> {
+    (0..hm.coefficients())
+        .flat_map(|seed| [0, 1].map(|y| LhReport { seed, y }))
+        .collect()
+}
+
+#[test]
+fn hadamard_mechanism_asr_mse_and_gain_by_enumeration() {
+    for kv in [2, 3, 5, 7, 8, 12, 30] {
+        for e in [0.5, 2.0, 4.0] {
+            let (k, eps) = (k(kv), eps(e));
+            let hm = HadamardMechanism::new(k, eps).unwrap();
+            let spec = Spec::new(k, eps, FamilyParams::HadamardMechanism).unwrap();
+            let outputs = hm_outputs(&hm);
+            assert_relative_eq!(
+                asr::expected(&spec, LhAsr::Exact),
+                enumerated_asr(&hm, &outputs),
+                max_relative = 1e-12
+            );
+            for f in populations(k.as_usize()) {
+                let spread = enumerated_mse(&hm, &outputs, &f);
                 assert_relative_eq!(
-                    variance::approx_per_user(&spec),
-                    square[0],
+                    variance::expected_mse(&spec, 1.0, &f),
+                    spread.iter().sum::<f64>() / spread.len() as f64,
                     max_relative = 1e-9
                 );
             }
+            // The planned fake report adds the closed form's gain to any targets.
+            let targets: Vec<u32> = (0..kv).step_by(2).collect();
+            let plan = hm.plan_max_gain(&targets, Clip::Off);
+            let g = estimate_of(&hm, &plan.fixed.unwrap());
+            let added: f64 = targets.iter().map(|&t| g[t as usize]).sum();
+            let attack = epg::Poisoning::new(0.1, targets.len() as u32, 0.0).unwrap();
+            let gain = epg::expected(&spec, &attack).unwrap().finite().unwrap() / 0.1;
+            assert_relative_eq!(added, gain, max_relative = 1e-9);
         }
     }
 }

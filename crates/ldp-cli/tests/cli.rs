@@ -8,8 +8,8 @@ fn ldp() -> Command {
 }
 
 /// Every protocol `--protocol all` names, in registry order.
-const PROTOCOLS: [&str; 13] = [
-    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr",
+const PROTOCOLS: [&str; 14] = [
+    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm",
 ];
 
 fn stdout(cmd: &mut Command) -> String {

@@ -57,6 +57,10 @@ pub struct OnesReport {
 
 /// Local hashing: the hash seed and the perturbed hash value. JSON: `{"seed": 1234567, "y": 4}`.
 ///
+/// The same shape, a public index and a value, serves the families whose report names one
+/// of many public functions of the item: the Hadamard mechanism's `seed` is the column j
+/// and `y` the sign bit.
+///
 /// A seed that is not a whole number in `0..2^32` is rejected when deserializing, with a
 /// message saying so (Python peers draw 64-bit seeds: reduce them mod 2^32 first, as
 /// python-xxhash does).
@@ -67,10 +71,11 @@ pub struct OnesReport {
     serde(deny_unknown_fields)
 )]
 pub struct LhReport {
-    /// Seed of the hash function, `h_seed(v) = XXH32(decimal(v), seed) mod g`.
+    /// Seed of the hash function, `h_seed(v) = XXH32(decimal(v), seed) mod g` (the
+    /// Hadamard mechanism: the column).
     #[cfg_attr(feature = "serde", serde(deserialize_with = "seed32::deserialize"))]
     pub seed: u32,
-    /// Perturbed hash value in `0..g`.
+    /// Perturbed hash value in `0..g` (the Hadamard mechanism: the sign bit).
     pub y: u32,
 }
 

@@ -108,7 +108,7 @@ fn presets_match_the_paper() {
 }
 
 #[test]
-fn hadamard_response_produces_pinned_reports() {
+fn hadamard_families_produce_pinned_reports() {
     use ldp_core::families::hadamard::HadamardResponse;
     let k = DomainSize::new(10).unwrap();
     // eps = 1: the basic response (one block of 16); eps = 4: 16 blocks of 2.
@@ -119,4 +119,17 @@ fn hadamard_response_produces_pinned_reports() {
         let hr = HadamardResponse::optimized(k, Epsilon::new(e).unwrap()).unwrap();
         assert_eq!(first_three(&hr), pinned, "eps = {e}");
     }
+    let hm = ldp_core::families::hadamard_mechanism::HadamardMechanism::new(
+        k,
+        Epsilon::new(1.0).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        first_three(&hm),
+        [
+            r#"{"seed":14,"y":1}"#,
+            r#"{"seed":10,"y":0}"#,
+            r#"{"seed":10,"y":0}"#
+        ]
+    );
 }

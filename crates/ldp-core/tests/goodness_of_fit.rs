@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use common::{ALPHA, chi_square_p, chi_square_p_with_variance};
 use ldp_core::families::hadamard::HadamardResponse;
+use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::families::local_hash::hash_item;
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{
@@ -264,6 +265,17 @@ fn hadamard_response_matches_its_distribution() {
             .map(|y| ldp_core::GrrReport { y })
             .collect();
         fit_full_output(&hr, x, &outputs, 13);
+    }
+}
+
+#[test]
+fn hadamard_mechanism_matches_its_distribution() {
+    for (kv, e, x) in [(2, 0.5, 1), (12, 2.0, 0), (12, 2.0, 11), (30, 4.0, 17)] {
+        let hm = HadamardMechanism::new(k(kv), eps(e)).unwrap();
+        let outputs: Vec<_> = (0..hm.coefficients())
+            .flat_map(|seed| [0, 1].map(|y| ldp_core::LhReport { seed, y }))
+            .collect();
+        fit_full_output(&hm, x, &outputs, 17);
     }
 }
 

@@ -3,6 +3,7 @@
 //! and that no likelihood ratio exceeds e^eps.
 
 use ldp_core::families::hadamard::{HadamardResponse, max_blocks};
+use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::families::local_hash::hash_item;
 use ldp_core::{
     DomainSize, Epsilon, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport, SheReport,
@@ -155,6 +156,21 @@ fn hadamard_response_is_eps_ldp_and_tight_for_every_block_count() {
                 );
                 blocks *= 2;
             }
+        }
+    }
+}
+
+#[test]
+fn hadamard_mechanism_is_eps_ldp_and_tight() {
+    for kv in [2, 3, 5, 8, 12] {
+        let k = DomainSize::new(kv).unwrap();
+        for e in EPSILONS {
+            let hm = HadamardMechanism::new(k, Epsilon::new(e).unwrap()).unwrap();
+            let outputs: Vec<_> = (0..hm.coefficients())
+                .flat_map(|seed| [0, 1].map(|y| LhReport { seed, y }))
+                .collect();
+            let worst = audit(&hm, &outputs, 1.0);
+            assert!((worst / e.exp() - 1.0).abs() < 1e-9, "{hm:?}: {worst}");
         }
     }
 }

@@ -108,18 +108,21 @@ pub fn optimal_blocks(k: DomainSize, eps: Epsilon) -> u32 {
 
 /// Per-user variance of an item's estimate when its block holds the share `f_block` of
 /// the population and the item itself the share `f_x`:
-/// `s^2 (f_block (1 + t) + (1 - f_block) 2 t) / (D t) - f_x^2`, with `t = e^-eps`,
+/// `s^2 (f_block (1 + t) + (1 - f_block) 2 t) / (D t) - f_x`, with `t = e^-eps`,
 /// `D t` the [`normalizer_t`] and `s = D t / (1 - t)` the estimator's scale.
 ///
 /// The estimate is `s W / n`, W the sum over reports of +1 in the item's half of its
-/// block, -1 in the other half and 0 elsewhere; `E[W^2] / n` is the chance of landing in
-/// the block, `(1 + t) / (D t)` for a user of the block and `2 t / (D t)` for any other.
+/// block, -1 in the other half and 0 elsewhere. For a fixed population (the paper's
+/// Eq. "var") the reports are independent: each one's `s^2 E[w^2]` is `s^2` times the
+/// chance of landing in the block, `(1 + t) / (D t)` for a user of the block and
+/// `2 t / (D t)` for any other, and its mean `E[s w]` is 1 for a user of the item and 0
+/// for any other.
 pub fn item_variance(eps: Epsilon, blocks: u32, f_block: f64, f_x: f64) -> f64 {
     let t = (-eps.get()).exp();
     let dt = normalizer_t(eps, blocks);
     let scale = dt / -(-eps.get()).exp_m1();
     let in_block = (f_block * (1.0 + t) + (1.0 - f_block) * 2.0 * t) / dt;
-    scale * scale * in_block - f_x * f_x
+    scale * scale * in_block - f_x
 }
 
 /// The per-user variance at an item of frequency tending to 0 whose k - 1 others share

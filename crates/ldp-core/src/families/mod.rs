@@ -16,6 +16,7 @@ mod registry;
 pub(crate) mod bits;
 pub mod grr;
 pub mod hadamard;
+pub mod hadamard_mechanism;
 pub mod local_hash;
 pub mod subset;
 pub mod summation;
@@ -377,6 +378,11 @@ registry! {
     } = hadamard::HadamardResponse [
         /// Hadamard response, B minimizing the variance (B = 1 up to eps near 1).
         Hr("hr", "HR") => classic(hadamard::optimal_blocks),
+    ],
+    /// The Hadamard mechanism: one Hadamard coefficient through randomized response.
+    HadamardMechanism = hadamard_mechanism::HadamardMechanism [
+        /// The Hadamard mechanism.
+        Hm("hm", "HM") => classic(|_, _| ()),
     ],
 }
 
