@@ -46,6 +46,22 @@ impl From<Option<f64>> for Value {
 }
 
 impl Value {
+    /// The `param` cell of an instance: its family's parameter, empty for a family
+    /// without one, `name=value` pairs joined by `;` for a family with several.
+    pub(crate) fn params(params: &ldp_core::FamilyParams) -> Self {
+        match params.named_values().as_slice() {
+            [] => Value::Empty,
+            [(_, v)] => Value::number(*v),
+            named => Value::Text(
+                named
+                    .iter()
+                    .map(|(n, v)| format!("{n}={}", number(*v)))
+                    .collect::<Vec<_>>()
+                    .join(";"),
+            ),
+        }
+    }
+
     /// A whole number as an integer cell, anything else as a real one.
     pub(crate) fn number(v: f64) -> Self {
         if v.fract() == 0.0 && (0.0..9.007_199_254_740_992e15).contains(&v) {

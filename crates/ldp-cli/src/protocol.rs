@@ -13,7 +13,9 @@ use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use ldp_analytic::LhAsr;
 use ldp_core::{AnyMechanism, DomainSize, Epsilon, ParamError, Protocol, Spec};
-use ldp_optimize::{Instance, InstanceRequest, Knob, RequestError, Search, Strategy, TuneRequest};
+use ldp_optimize::{
+    Instance, InstanceRequest, Knob, ParamValues, RequestError, Search, Strategy, TuneRequest,
+};
 
 use crate::output::number;
 
@@ -120,13 +122,17 @@ pub(crate) fn tune_request(
 
 /// A request error as the tool writes it: the flag at fault (with the value given, for
 /// the numbers), then the message.
-pub(crate) fn flagged(e: RequestError, request: &TuneRequest, param: Option<f64>) -> anyhow::Error {
+pub(crate) fn flagged(
+    e: RequestError,
+    request: &TuneRequest,
+    param: Option<&ParamValues>,
+) -> anyhow::Error {
     let Some(knob) = e.knob() else {
         return anyhow::Error::new(e);
     };
     let value = match knob {
         _ if !e.about_value() => None,
-        Knob::Param => param.map(number),
+        Knob::Param => param.map(ParamValues::to_string),
         Knob::AsrMax => request.asr_max.map(number),
         Knob::EpgMax => request.epg_max.map(number),
         Knob::BitsMax => request.bits_max.map(number),
@@ -173,14 +179,14 @@ pub(crate) fn resolve(
     protocol: Protocol,
     k: DomainSize,
     eps: Epsilon,
-    param: Option<f64>,
+    param: Option<&ParamValues>,
     tuning: TuneRequest,
 ) -> Result<Instance> {
     InstanceRequest {
         protocol,
         k,
         eps,
-        param,
+        param: param.cloned(),
         tuning,
     }
     .resolve()

@@ -5,6 +5,7 @@
 use ldp_analytic::{Metrics, Options, evaluate, longitudinal};
 use ldp_core::{DomainSize, Epsilon, Protocol};
 
+use crate::param_values::ParamValues;
 use crate::request::{Instance, InstanceRequest, Knob, RequestError, TuneRequest};
 
 /// The most rows one analysis evaluates: each row is a few hundred bytes, and a request
@@ -20,8 +21,8 @@ pub struct AnalysisRequest {
     pub ks: Vec<DomainSize>,
     /// The budgets.
     pub eps: Vec<Epsilon>,
-    /// The family parameter, for a single protocol.
-    pub param: Option<f64>,
+    /// The family parameters, for a single protocol.
+    pub param: Option<ParamValues>,
     /// How adaptive protocols are tuned, the LH ASR form of the `asr` column, and the
     /// poisoning setting of the `epg` column.
     pub tuning: TuneRequest,
@@ -191,7 +192,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
     } else if let Some(knob) = for_tuning.tuning_given() {
         return Err(RequestError::NothingTuned(knob).into());
     }
-    if let (Some(x), [p]) = (request.param, protocols.as_slice()) {
+    if let (Some(given), [p]) = (&request.param, protocols.as_slice()) {
         // A parameter the protocol cannot take is the request's error, not every row's.
         let probe = InstanceRequest {
             protocol: *p,
@@ -203,13 +204,16 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
                 .first()
                 .copied()
                 .unwrap_or(Epsilon::new(1.0).expect("1 > 0")),
-            param: Some(x),
+            param: Some(given.clone()),
             tuning: TuneRequest::default(),
         };
         if let Err(
             e @ (RequestError::NoParameter(_)
             | RequestError::FixedParameter { .. }
-            | RequestError::NotWhole(_)),
+            | RequestError::NotWhole(_)
+            | RequestError::NameParameters { .. }
+            | RequestError::UnknownParameter { .. }
+            | RequestError::RepeatedParameter(_)),
         ) = probe.resolve()
         {
             return Err(e.into());
@@ -228,7 +232,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
             protocol,
             k,
             eps,
-            param: request.param,
+            param: request.param.clone(),
             tuning: if protocol.is_adaptive() {
                 for_tuning
             } else {
@@ -301,7 +305,7 @@ mod tests {
     #[test]
     fn the_request_is_checked_before_any_row() {
         let mut r = request(vec![Protocol::Grr, Protocol::Ss]);
-        r.param = Some(2.0);
+        r.param = Some(2.0.into());
         assert_eq!(
             analyze(&r).unwrap_err(),
             AnalysisError::ParamNeedsOneProtocol(2)
@@ -310,7 +314,7 @@ mod tests {
         r.tuning.w_asr = Some(0.2);
         assert_eq!(analyze(&r).unwrap_err().knob(), Some(Knob::AsrWeight));
         let mut r = request(vec![Protocol::Oue]);
-        r.param = Some(0.6);
+        r.param = Some(0.6.into());
         assert_eq!(analyze(&r).unwrap_err().knob(), Some(Knob::Param));
         // A grid beyond the limit is refused before anything is allocated.
         let mut r = request(vec![Protocol::Grr; 20_000]);

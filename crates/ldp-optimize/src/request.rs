@@ -7,12 +7,13 @@
 
 use ldp_analytic::longitudinal::{CollectionsError, check_collections};
 use ldp_analytic::{LhAsr, Poisoning, PoisoningError};
-use ldp_core::{DomainSize, Epsilon, FamilyParams, ParamError, Protocol, Spec};
+use ldp_core::{DomainSize, Epsilon, ParamError, Protocol, Spec};
 use thiserror::Error;
 
 use crate::choose::{Choice, choose_protocol_after};
 use crate::error::OptimizeError;
 use crate::objective::{Objective, ObjectiveSet, Weights};
+use crate::param_values::ParamValues;
 use crate::pareto::{Candidate, frontier_in};
 use crate::space::Search;
 use crate::strategy::{Bounds, Strategy};
@@ -177,6 +178,27 @@ pub enum RequestError {
     /// A whole-number parameter was given a fraction (or a value out of `u32`).
     #[error("{0} must be a whole number")]
     NotWhole(&'static str),
+    /// One number was given for a family with several parameters.
+    #[error("{protocol} has the parameters {names}: give them by name, as name=value pairs")]
+    NameParameters {
+        /// The protocol.
+        protocol: &'static str,
+        /// Its family's parameter names.
+        names: String,
+    },
+    /// A parameter name the family does not have.
+    #[error("{protocol} has no parameter `{name}`; its parameters are {names}")]
+    UnknownParameter {
+        /// The protocol.
+        protocol: &'static str,
+        /// The name given.
+        name: String,
+        /// Its family's parameter names.
+        names: String,
+    },
+    /// A parameter was given twice.
+    #[error("{0} is given twice")]
+    RepeatedParameter(&'static str),
     /// The parameter lies outside its family's range, or the instance cannot run.
     #[error(transparent)]
     Param(ParamError),
@@ -222,6 +244,9 @@ impl RequestError {
                 | RequestError::NoParameter(_)
                 | RequestError::FixedParameter { .. }
                 | RequestError::NotWhole(_)
+                | RequestError::NameParameters { .. }
+                | RequestError::UnknownParameter { .. }
+                | RequestError::RepeatedParameter(_)
                 | RequestError::Param(_)
         )
     }
@@ -244,6 +269,9 @@ impl RequestError {
             RequestError::NoParameter(_)
             | RequestError::FixedParameter { .. }
             | RequestError::NotWhole(_)
+            | RequestError::NameParameters { .. }
+            | RequestError::UnknownParameter { .. }
+            | RequestError::RepeatedParameter(_)
             | RequestError::Param(_) => Knob::Param,
             RequestError::FewObjectives => Knob::Objectives,
             RequestError::Tuning { .. } => return None,
@@ -533,7 +561,7 @@ impl TuneRequest {
 
 /// One protocol instance as a front end asks for it: a protocol at (k, eps), with its
 /// parameter given, or its preset, or tuned.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InstanceRequest {
     /// The protocol.
     pub protocol: Protocol,
@@ -541,8 +569,8 @@ pub struct InstanceRequest {
     pub k: DomainSize,
     /// The budget.
     pub eps: Epsilon,
-    /// The family parameter, instead of the preset (classic) or tuning (adaptive).
-    pub param: Option<f64>,
+    /// The family parameters, instead of the preset (classic) or tuning (adaptive).
+    pub param: Option<ParamValues>,
     /// How an adaptive protocol without `param` is tuned; refused for any other instance.
     pub tuning: TuneRequest,
 }
@@ -614,7 +642,7 @@ impl InstanceRequest {
     /// let i = aue.resolve()?;
     /// assert!((i.shown_param().unwrap() - 0.818).abs() < 1e-3);
     /// assert!(i.tuning_note().unwrap().starts_with("aue tuned at k = 100, eps = 4: p = 0.818"));
-    /// let oue = InstanceRequest { protocol: Protocol::Oue, param: Some(0.6), ..aue };
+    /// let oue = InstanceRequest { protocol: Protocol::Oue, param: Some(0.6.into()), ..aue };
     /// assert_eq!(oue.resolve().unwrap_err().knob(), Some(Knob::Param)); // OUE fixes p
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -627,7 +655,7 @@ impl InstanceRequest {
                 protocol: protocol.name(),
             });
         }
-        let spec = match self.param {
+        let spec = match &self.param {
             None if tuned => {
                 let t = self.tuning.tune(protocol, self.k, self.eps)?;
                 return Ok(Instance {
@@ -637,8 +665,12 @@ impl InstanceRequest {
                 });
             }
             None => Spec::classic(protocol, self.k, self.eps).expect("a classic protocol"),
-            Some(x) => Spec::new(self.k, self.eps, param_family(protocol, x)?)
-                .map_err(RequestError::Param)?,
+            Some(given) => Spec::new(
+                self.k,
+                self.eps,
+                given.family_params(protocol, self.k, self.eps)?,
+            )
+            .map_err(RequestError::Param)?,
         };
         Ok(Instance {
             protocol,
@@ -646,27 +678,6 @@ impl InstanceRequest {
             tuned: None,
         })
     }
-}
-
-/// The family parameters a given value `x` gives `protocol`, before its range is checked:
-/// refused where the protocol has no parameter, its definition fixes it, or it must be
-/// a whole number.
-fn param_family(protocol: Protocol, x: f64) -> Result<FamilyParams, RequestError> {
-    let Some(name) = protocol.parameter_name() else {
-        return Err(RequestError::NoParameter(protocol.name()));
-    };
-    if protocol.fixes_parameter() {
-        let adaptive = Protocol::ADAPTIVE
-            .into_iter()
-            .find(|a| a.family() == protocol.family())
-            .map_or("an adaptive protocol", Protocol::name);
-        return Err(RequestError::FixedParameter {
-            protocol: protocol.name(),
-            name,
-            adaptive,
-        });
-    }
-    FamilyParams::with_value(protocol.family(), x).ok_or(RequestError::NotWhole(name))
 }
 
 #[cfg(test)]
@@ -830,12 +841,19 @@ mod tests {
     fn instances_refuse_what_would_do_nothing() {
         let k = DomainSize::new(100).unwrap();
         let eps = Epsilon::new(1.0).unwrap();
-        let request = |protocol, param, tuning| InstanceRequest {
+        let request = |protocol, param: Option<f64>, tuning| InstanceRequest {
             protocol,
             k,
             eps,
-            param,
+            param: param.map(ParamValues::One),
             tuning,
+        };
+        let named = |protocol, text: &str| InstanceRequest {
+            protocol,
+            k,
+            eps,
+            param: Some(text.parse().unwrap()),
+            tuning: TuneRequest::default(),
         };
         let weight = TuneRequest {
             w_asr: Some(0.3),
@@ -870,6 +888,23 @@ mod tests {
                 request(Protocol::Ss, Some(100.0), TuneRequest::default()),
                 "subset size omega must lie in [1, 99]",
             ),
+            (
+                named(Protocol::Ss, "w=3"),
+                "ss has no parameter `w`; its parameters are omega",
+            ),
+            (
+                named(Protocol::Ss, "omega=3,omega=4"),
+                "omega is given twice",
+            ),
+            (
+                named(Protocol::Ss, "omega=3.5"),
+                "omega must be a whole number",
+            ),
+            (named(Protocol::Grr, "x=1"), "grr has no parameter"),
+            (
+                named(Protocol::Hr, "blocks=3"),
+                "the number of Hadamard blocks must be a power of two in [1, 128], got 3",
+            ),
         ];
         for (r, message) in cases {
             let err = r.resolve().unwrap_err();
@@ -887,6 +922,8 @@ mod tests {
             .resolve()
             .unwrap();
         assert_eq!(ss.shown_param(), Some(7.0));
+        let by_name = named(Protocol::Ss, "omega=7").resolve().unwrap();
+        assert_eq!(by_name.spec, ss.spec);
         assert_eq!(ss.tuning_note(), None);
         let grr = request(Protocol::Grr, None, TuneRequest::default())
             .resolve()

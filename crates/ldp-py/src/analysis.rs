@@ -63,7 +63,7 @@ pub(crate) fn analyze<'py>(
     protocols: &Bound<'py, PyAny>,
     k: &Bound<'py, PyAny>,
     eps: &Bound<'py, PyAny>,
-    param: Option<f64>,
+    param: Option<&Bound<'py, PyAny>>,
     lh_asr: Option<String>,
     beta: f64,
     targets: u32,
@@ -75,6 +75,7 @@ pub(crate) fn analyze<'py>(
     strategy: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ps = self::protocols(protocols)?;
+    let param = crate::options::param_values(param)?;
     let ks = many::<i64>(k)?
         .into_iter()
         .map(domain)
@@ -100,14 +101,14 @@ pub(crate) fn analyze<'py>(
         protocols: ps,
         ks,
         eps: budgets,
-        param,
+        param: param.clone(),
         tuning,
         collections: None,
     };
     let analysed = py
         .detach(|| ldp_optimize::analyze(&request))
         .map_err(|e| match e {
-            AnalysisError::Request(e) => request_error(e, &tuning, param),
+            AnalysisError::Request(e) => request_error(e, &tuning, param.as_ref()),
             AnalysisError::ParamNeedsOneProtocol(_) => {
                 crate::errors::param("param needs a single protocol")
             }
@@ -116,7 +117,9 @@ pub(crate) fn analyze<'py>(
     let rows: Vec<PyResult<Row>> = analysed
         .into_iter()
         .map(|row| {
-            let a = row.outcome.map_err(|e| request_error(e, &tuning, param))?;
+            let a = row
+                .outcome
+                .map_err(|e| request_error(e, &tuning, param.as_ref()))?;
             let [eps, param, rest @ ..] = a.numbers();
             let [asr, mse, epg, bits, server, client] = rest;
             Ok(Row(

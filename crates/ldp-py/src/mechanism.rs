@@ -4,7 +4,7 @@ use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 use ldp_core::{AnyMechanism, Protocol, Spec, dispatch};
 use ldp_optimize::Tuned;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{IntoPyDict, PyDict};
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
@@ -125,11 +125,17 @@ impl Mechanism {
         self.spec.eps().get()
     }
 
-    /// The family parameter (omega, p, g or theta), or None for a family without one (GRR,
-    /// SHE), as in `ldp analyze`.
+    /// The family parameter (omega, p, g, theta or blocks), None for a family without one
+    /// (GRR, SHE, HM), or a dict by name for a family with several.
     #[getter]
-    fn param(&self) -> Option<f64> {
-        self.spec.family().value()
+    fn param<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let family = self.spec.family();
+        let named = family.named_values();
+        Ok(match named.as_slice() {
+            [] => None,
+            [(_, v)] => Some(v.into_pyobject(py)?.into_any()),
+            _ => Some(named.into_py_dict(py)?.into_any()),
+        })
     }
 
     /// The spec as JSON: what Parquet files record under `ldp.spec`, and what
@@ -240,13 +246,16 @@ impl Mechanism {
             self.spec.k(),
             self.spec.eps().get()
         );
-        if let Some(p) = self
-            .spec
-            .family()
-            .value()
-            .filter(|_| !self.protocol.fixes_parameter())
-        {
-            s += &format!(", param={p}");
+        if !self.protocol.fixes_parameter() {
+            match self.spec.family().named_values().as_slice() {
+                [] => {}
+                [(_, v)] => s += &format!(", param={v}"),
+                named => {
+                    let pairs: Vec<String> =
+                        named.iter().map(|(n, v)| format!("{n:?}: {v}")).collect();
+                    s += &format!(", param={{{}}}", pairs.join(", "));
+                }
+            }
         }
         s + ")"
     }
@@ -284,7 +293,7 @@ pub(crate) fn mechanism(
     protocol: &str,
     k: i64,
     eps: f64,
-    param: Option<f64>,
+    param: Option<&Bound<'_, PyAny>>,
     w_asr: Option<f64>,
     w_epg: Option<f64>,
     w_bits: Option<f64>,
@@ -301,6 +310,7 @@ pub(crate) fn mechanism(
 ) -> PyResult<Mechanism> {
     let p = crate::options::protocol(protocol)?;
     let (k, eps) = (domain(k)?, budget(eps)?);
+    let param = crate::options::param_values(param)?;
     let args = TuneArgs {
         w_asr,
         w_epg,

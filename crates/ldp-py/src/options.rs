@@ -5,8 +5,9 @@
 use std::str::FromStr;
 
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
-use ldp_optimize::{InstanceRequest, Knob, RequestError, TuneRequest, Tuned};
+use ldp_optimize::{InstanceRequest, Knob, ParamValues, RequestError, TuneRequest, Tuned};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::errors::{param, tuning};
 
@@ -21,6 +22,33 @@ pub(crate) fn domain(k: i64) -> PyResult<DomainSize> {
 
 pub(crate) fn budget(eps: f64) -> PyResult<Epsilon> {
     Epsilon::new(eps).map_err(|e| param(format!("eps = {eps}: {e}")))
+}
+
+/// The `param` keyword: a number for a family with one parameter, a dict of values by
+/// name for any family (`{"h": 256, "m": 1024}`), or the `ldp` tool's text
+/// (`"h=256,m=1024"`).
+pub(crate) fn param_values(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ParamValues>> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let named = dict
+            .iter()
+            .map(|(name, v)| Ok((name.extract::<String>()?, v.extract::<f64>()?)))
+            .collect::<PyResult<Vec<_>>>()
+            .map_err(|e| param(format!("param: a dict of numbers by parameter name: {e}")))?;
+        return Ok(Some(ParamValues::Named(named)));
+    }
+    if let Ok(text) = value.extract::<String>() {
+        return text
+            .parse()
+            .map(Some)
+            .map_err(|e| param(format!("param = {text:?}: {e}")));
+    }
+    value
+        .extract::<f64>()
+        .map(|v| Some(ParamValues::One(v)))
+        .map_err(|_| param("param: a number, a dict of numbers by name, or name=value text"))
 }
 
 /// A knob's value from its keyword's string: `search="refined"`, `lh_asr="exact"`.
@@ -78,7 +106,11 @@ impl TuneArgs {
 
 /// A request error as Python reports it: `ParamError("keyword = value: message")` (the
 /// value where the error is about it), or `TuningError` when tuning itself failed.
-pub(crate) fn request_error(e: RequestError, request: &TuneRequest, given: Option<f64>) -> PyErr {
+pub(crate) fn request_error(
+    e: RequestError,
+    request: &TuneRequest,
+    given: Option<&ParamValues>,
+) -> PyErr {
     let Some(knob) = e.knob() else {
         return tuning(e);
     };
@@ -105,18 +137,19 @@ pub(crate) fn resolve(
     protocol: Protocol,
     k: DomainSize,
     eps: Epsilon,
-    value: Option<f64>,
+    value: Option<ParamValues>,
     args: &TuneArgs,
 ) -> PyResult<(Spec, Option<Tuned>)> {
     let tuning = args.request()?;
-    let instance = InstanceRequest {
+    let request = InstanceRequest {
         protocol,
         k,
         eps,
         param: value,
         tuning,
-    }
-    .resolve()
-    .map_err(|e| request_error(e, &tuning, value))?;
+    };
+    let instance = request
+        .resolve()
+        .map_err(|e| request_error(e, &tuning, request.param.as_ref()))?;
     Ok((instance.spec, instance.tuned))
 }

@@ -8,7 +8,15 @@ import pytest
 
 import ldp
 
-ALL = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe"]
+ALL = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm"]
+
+
+def test_parameters_by_name_keep_the_preset_for_the_rest():
+    ss = ldp.mechanism("ss", k=100, eps=4.0, param={"omega": 7})
+    assert ss.param == 7.0 and ss == ldp.mechanism("ss", k=100, eps=4.0, param="omega=7")
+    assert repr(ss) == 'ldp.mechanism("ss", k=100, eps=4, param=7)'
+    hr = ldp.mechanism("hr", k=100, eps=4.0, param={"blocks": 4})
+    assert hr.param == 4.0
 
 
 @pytest.mark.parametrize("protocol", ALL)

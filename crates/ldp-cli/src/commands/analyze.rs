@@ -6,7 +6,7 @@ use ldp_analytic::LhAsr;
 use ldp_core::simulation::{Role, perturb_all};
 use ldp_core::{Protocol, Spec, dispatch};
 use ldp_jsonl::JsonReport;
-use ldp_optimize::{ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, analyze};
+use ldp_optimize::{ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, analyze};
 use rayon::prelude::*;
 
 use super::longitudinal;
@@ -27,9 +27,9 @@ pub(crate) struct AnalyzeArgs {
     /// Privacy budgets, comma-separated.
     #[arg(long, value_delimiter = ',', required = true)]
     eps: Vec<f64>,
-    /// The family parameter, for a single protocol (see `ldp perturb --help`).
+    /// The family parameters, for a single protocol (see `ldp perturb --help`).
     #[arg(long)]
-    param: Option<f64>,
+    param: Option<ParamValues>,
     /// LH ASR form: the paper's approximation or the exact expectation (default paper).
     #[arg(long = "lh-asr", value_parser = lh_asr_parser())]
     lh_asr: Option<LhAsr>,
@@ -132,12 +132,12 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         protocols,
         ks,
         eps: budgets,
-        param: a.param,
+        param: a.param.clone(),
         tuning,
         collections: a.collections,
     };
     let analysed = analyze(&request).map_err(|e| match e {
-        AnalysisError::Request(e) => flagged(e, &tuning, a.param),
+        AnalysisError::Request(e) => flagged(e, &tuning, a.param.as_ref()),
         AnalysisError::ParamNeedsOneProtocol(_) => anyhow!("--param needs a single --protocol"),
         e => anyhow::Error::new(e),
     })?;
@@ -147,12 +147,14 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             let r = row
                 .outcome
                 .clone()
-                .map_err(|e| flagged(e, &tuning, a.param))?;
+                .map_err(|e| flagged(e, &tuning, a.param.as_ref()))?;
             let mut values = vec![
                 Value::from(row.protocol.name()),
                 Value::Int(u64::from(row.k.get())),
             ];
             values.extend(r.numbers().map(|v| v.map_or(Value::Empty, Value::number)));
+            // The param cell: several parameters as name=value pairs.
+            values[3] = Value::params(&r.instance.spec.family());
             if a.json_bytes {
                 values.push(Value::Num(json_bytes(&r.instance.spec)?));
             }

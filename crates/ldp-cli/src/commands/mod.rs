@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::protocol::{
     BoundArgs, PoisoningArgs, TuneArgs, budget, domain, parse_protocol, resolve, tune_request,
 };
-use ldp_optimize::Instance;
+use ldp_optimize::{Instance, ParamValues};
 
 #[derive(Parser)]
 #[command(
@@ -39,10 +39,12 @@ pub(crate) struct ProtocolArgs {
     /// Privacy budget epsilon.
     #[arg(long)]
     pub(crate) eps: f64,
-    /// The family parameter of ss or the (omega, theta), or of an adaptive protocol instead
-    /// of tuning it: omega (ass), p (aue), g (alh), theta (athe).
+    /// The family parameters instead of the preset or tuning: a number for a family with
+    /// one (omega for ss and ass, p for aue, g for alh, theta for the and athe, blocks for
+    /// hr), or name=value pairs for any (`h=256,m=1024`; the ones left out keep the
+    /// preset's values).
     #[arg(long)]
-    pub(crate) param: Option<f64>,
+    pub(crate) param: Option<ParamValues>,
     #[command(flatten)]
     pub(crate) tuning: TuneArgs,
     #[command(flatten)]
@@ -57,7 +59,7 @@ impl ProtocolArgs {
             parse_protocol(&self.protocol)?,
             domain(self.k)?,
             budget(self.eps)?,
-            self.param,
+            self.param.as_ref(),
             request,
         )?;
         if let Some(note) = instance.tuning_note() {

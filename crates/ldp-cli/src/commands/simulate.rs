@@ -292,7 +292,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         Value::from(protocol),
         Value::Int(u64::from(k.get())),
         Value::Num(spec.eps().get()),
-        spec.family().value().map_or(Value::Empty, Value::number),
+        Value::params(&spec.family()),
         Value::Int(a.runs),
         Value::Int(pop.len() as u64),
         Value::Num(m.asr.mean),

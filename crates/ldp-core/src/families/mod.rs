@@ -126,6 +126,12 @@ impl FamilyParams {
         }
     }
 
+    /// Every parameter by name, in [`Family::parameter_names`]' order.
+    pub fn named_values(&self) -> Vec<(&'static str, f64)> {
+        let names = self.family().parameter_names().iter().copied();
+        names.zip(self.values()).collect()
+    }
+
     /// The parameters of a one-parameter `family` at `value` (omega and g must be whole
     /// numbers); `None` for a family that takes no single value, and for a value that is
     /// not of the parameter's kind. The range is checked by [`Spec::new`].

@@ -100,7 +100,8 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
 
     The values are those of ``ldp analyze`` (the same closed forms, computed in parallel).
 
-    :param protocols: a name, a list of names, or ``"all"`` (the twelve protocols).
+    :param protocols: a name, a list of names, or ``"all"`` (every protocol: the paper's
+        twelve, then the large-domain oracles).
     :param k: a domain size or a list of them.
     :param eps: a privacy budget or a list of them.
     :param param: the family parameter, for a single protocol.

@@ -9,8 +9,11 @@ import numpy.typing as npt
 __version__: str
 
 ProtocolName = Literal[
-    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe"
+    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe",
+    "hr", "hm",
 ]
+# One number for a family with one parameter, or values by name for any family.
+ParamArg = Union[float, dict[str, float], str]
 EstimatorName = Literal["unbiased", "clip", "norm-sub", "simplex"]
 StrategyName = Literal[
     "weighted", "utopia", "elbow", "eps-constraint", "hypervolume", "tchebycheff"
@@ -32,7 +35,7 @@ class Mechanism:
     @property
     def eps(self) -> float: ...
     @property
-    def param(self) -> Optional[float]: ...
+    def param(self) -> Union[None, float, dict[str, float]]: ...
     @property
     def spec(self) -> str: ...
     @property
@@ -102,7 +105,7 @@ def mechanism(
     protocol: ProtocolName,
     k: int,
     eps: float,
-    param: Optional[float] = None,
+    param: Optional[ParamArg] = None,
     *,
     w_asr: Optional[float] = None,
     w_epg: Optional[float] = None,
@@ -122,7 +125,7 @@ def analyze(
     protocols: Union[str, Sequence[str]],
     k: Union[int, Sequence[int]],
     eps: Union[float, Sequence[float]],
-    param: Optional[float] = None,
+    param: Optional[ParamArg] = None,
     *,
     lh_asr: Optional[Literal["paper", "exact"]] = None,
     beta: float = 0.05,

@@ -1,0 +1,144 @@
+//! Family parameters as front ends take them: one number for a family with one parameter
+//! (`--param 0.5`, `param=0.5`), or values by name for any family (`--param h=256,m=1024`,
+//! `param={"h": 256, "m": 1024}`), the ones left out keeping the preset's values.
+
+use std::fmt;
+use std::str::FromStr;
+
+use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
+
+use crate::request::RequestError;
+
+/// Family parameters given instead of a preset or tuning.
+///
+/// ```
+/// use ldp_optimize::ParamValues;
+/// assert_eq!("0.5".parse::<ParamValues>(), Ok(ParamValues::One(0.5)));
+/// let named: ParamValues = "h=256, m=1024".parse().unwrap();
+/// assert_eq!(named, ParamValues::Named(vec![("h".into(), 256.0), ("m".into(), 1024.0)]));
+/// assert_eq!(named.to_string(), "h=256,m=1024");
+/// assert!("h=".parse::<ParamValues>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamValues {
+    /// The value of a family's only parameter.
+    One(f64),
+    /// Values by parameter name, in the order given.
+    Named(Vec<(String, f64)>),
+}
+
+impl From<f64> for ParamValues {
+    fn from(v: f64) -> Self {
+        ParamValues::One(v)
+    }
+}
+
+impl fmt::Display for ParamValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValues::One(v) => write!(f, "{v}"),
+            ParamValues::Named(values) => {
+                for (i, (name, v)) in values.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "," };
+                    write!(f, "{sep}{name}={v}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Parameters that are neither a number nor `name=value` pairs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected a number or name=value pairs separated by commas (h=256,m=1024), got `{0}`")]
+pub struct ParamSyntax(pub String);
+
+impl FromStr for ParamValues {
+    type Err = ParamSyntax;
+    fn from_str(s: &str) -> Result<Self, ParamSyntax> {
+        let s = s.trim();
+        if let Ok(v) = s.parse::<f64>() {
+            return Ok(ParamValues::One(v));
+        }
+        let pair = |part: &str| {
+            let (name, value) = part.split_once('=')?;
+            let name = name.trim();
+            let valid =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            Some((name.to_owned(), value.trim().parse::<f64>().ok()?)).filter(|_| valid)
+        };
+        s.split(',')
+            .map(pair)
+            .collect::<Option<Vec<_>>>()
+            .map(ParamValues::Named)
+            .ok_or_else(|| ParamSyntax(s.to_owned()))
+    }
+}
+
+impl ParamValues {
+    /// The family parameters these values give `protocol` at (k, eps), before their
+    /// ranges are checked: refused where the protocol has no parameter or its definition
+    /// fixes it, for a name the family does not have or gives twice, for one number where
+    /// the family has several parameters, and for a fraction where a whole number is
+    /// needed. Named parameters left out keep the preset's values.
+    pub fn family_params(
+        &self,
+        protocol: Protocol,
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<FamilyParams, RequestError> {
+        let family = protocol.family();
+        let names = family.parameter_names();
+        if names.is_empty() {
+            return Err(RequestError::NoParameter(protocol.name()));
+        }
+        if protocol.fixes_parameter() {
+            let adaptive = Protocol::ADAPTIVE
+                .into_iter()
+                .find(|a| a.family() == family)
+                .map_or("an adaptive protocol", Protocol::name);
+            return Err(RequestError::FixedParameter {
+                protocol: protocol.name(),
+                name: names[0],
+                adaptive,
+            });
+        }
+        match self {
+            ParamValues::One(x) => match names {
+                [name] => FamilyParams::with_value(family, *x).ok_or(RequestError::NotWhole(name)),
+                _ => Err(RequestError::NameParameters {
+                    protocol: protocol.name(),
+                    names: names.join(", "),
+                }),
+            },
+            ParamValues::Named(given) => {
+                let preset = Spec::classic(protocol.classic_counterpart(), k, eps)
+                    .expect("a classic protocol")
+                    .family()
+                    .values();
+                let mut values = preset.clone();
+                let mut seen = vec![false; names.len()];
+                for (name, v) in given {
+                    let Some(i) = names.iter().position(|n| n == name) else {
+                        return Err(RequestError::UnknownParameter {
+                            protocol: protocol.name(),
+                            name: name.clone(),
+                            names: names.join(", "),
+                        });
+                    };
+                    if std::mem::replace(&mut seen[i], true) {
+                        return Err(RequestError::RepeatedParameter(names[i]));
+                    }
+                    // Each value alone against the preset, to name the one that is not whole.
+                    let mut alone = preset.clone();
+                    alone[i] = *v;
+                    if FamilyParams::with_values(family, &alone).is_none() {
+                        return Err(RequestError::NotWhole(names[i]));
+                    }
+                    values[i] = *v;
+                }
+                Ok(FamilyParams::with_values(family, &values).expect("each value checked"))
+            }
+        }
+    }
+}
