@@ -64,6 +64,7 @@ pub mod variance;
 
 // The families' closed forms: one module each, the registry of `ldp_core::families` names
 // them all.
+pub mod fast_local_hash;
 pub mod grr;
 pub mod hadamard;
 pub mod hadamard_mechanism;

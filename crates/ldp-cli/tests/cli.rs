@@ -8,8 +8,9 @@ fn ldp() -> Command {
 }
 
 /// Every protocol `--protocol all` names, in registry order.
-const PROTOCOLS: [&str; 14] = [
+const PROTOCOLS: [&str; 15] = [
     "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm",
+    "flh",
 ];
 
 fn stdout(cmd: &mut Command) -> String {

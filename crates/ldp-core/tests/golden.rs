@@ -108,7 +108,7 @@ fn presets_match_the_paper() {
 }
 
 #[test]
-fn hadamard_families_produce_pinned_reports() {
+fn large_domain_families_produce_pinned_reports() {
     use ldp_core::families::hadamard::HadamardResponse;
     let k = DomainSize::new(10).unwrap();
     // eps = 1: the basic response (one block of 16); eps = 4: 16 blocks of 2.
@@ -130,6 +130,19 @@ fn hadamard_families_produce_pinned_reports() {
             r#"{"seed":14,"y":1}"#,
             r#"{"seed":10,"y":0}"#,
             r#"{"seed":10,"y":0}"#
+        ]
+    );
+    let flh = ldp_core::families::fast_local_hash::FastLocalHashing::optimized(
+        k,
+        Epsilon::new(1.0).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        first_three(&flh),
+        [
+            r#"{"seed":887,"y":2}"#,
+            r#"{"seed":901,"y":1}"#,
+            r#"{"seed":79,"y":2}"#
         ]
     );
 }

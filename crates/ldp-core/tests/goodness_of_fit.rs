@@ -6,6 +6,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::{ALPHA, chi_square_p, chi_square_p_with_variance};
+use ldp_core::families::fast_local_hash::FastLocalHashing;
 use ldp_core::families::hadamard::HadamardResponse;
 use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::families::local_hash::hash_item;
@@ -276,6 +277,17 @@ fn hadamard_mechanism_matches_its_distribution() {
             .flat_map(|seed| [0, 1].map(|y| ldp_core::LhReport { seed, y }))
             .collect();
         fit_full_output(&hm, x, &outputs, 17);
+    }
+}
+
+#[test]
+fn fast_local_hashing_matches_its_distribution() {
+    for (kv, e, g, seeds, x) in [(10, 1.0, 3, 7, 3), (100, 2.0, 8, 20, 42)] {
+        let flh = FastLocalHashing::new(k(kv), eps(e), g, seeds).unwrap();
+        let outputs: Vec<_> = (0..seeds)
+            .flat_map(|seed| (0..g).map(move |y| ldp_core::LhReport { seed, y }))
+            .collect();
+        fit_full_output(&flh, x, &outputs, 19);
     }
 }
 

@@ -2,6 +2,7 @@
 //! compute P[report | x] for every input, and check that the probabilities sum to one
 //! and that no likelihood ratio exceeds e^eps.
 
+use ldp_core::families::fast_local_hash::FastLocalHashing;
 use ldp_core::families::hadamard::{HadamardResponse, max_blocks};
 use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::families::local_hash::hash_item;
@@ -171,6 +172,19 @@ fn hadamard_mechanism_is_eps_ldp_and_tight() {
                 .collect();
             let worst = audit(&hm, &outputs, 1.0);
             assert!((worst / e.exp() - 1.0).abs() < 1e-9, "{hm:?}: {worst}");
+        }
+    }
+}
+
+#[test]
+fn fast_local_hashing_is_eps_ldp_over_its_public_seeds() {
+    for (k, eps) in params() {
+        for (g, seeds) in [(2, 1), (3, 7), (5, 16)] {
+            let flh = FastLocalHashing::new(k, eps, g, seeds).unwrap();
+            let outputs: Vec<_> = (0..seeds)
+                .flat_map(|seed| (0..g).map(move |y| LhReport { seed, y }))
+                .collect();
+            audit(&flh, &outputs, 1.0);
         }
     }
 }

@@ -74,6 +74,7 @@ fn measured_maximal_gain_matches_the_epg_for_every_family() {
             Protocol::She,
             Protocol::Hr,
             Protocol::Hm,
+            Protocol::Flh,
         ] {
             let s = spec(p, k, 4.0);
             let poisoning = PoisonConfig::new(PoisonKind::Mga, 0.05, targets.clone()).unwrap();

@@ -24,7 +24,16 @@ fn protocol_value_table() {
         for p in Protocol::ALL {
             let spec = protocol_spec(p, k, eps, &o).unwrap();
             let m = objectives(&spec, o.lh_asr, &o.poisoning).unwrap();
-            let param = spec.family().value().map_or("-".into(), round);
+            let named = spec.family().named_values();
+            let param = match named.as_slice() {
+                [] => "-".to_owned(),
+                [(_, v)] => round(*v),
+                several => several
+                    .iter()
+                    .map(|(n, v)| format!("{n}:{}", round(*v)))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            };
             table.insert(
                 format!("k={kv:>5} eps={e:>3} {:>4}", p.label()),
                 format!(

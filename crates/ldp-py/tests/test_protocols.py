@@ -8,7 +8,7 @@ import pytest
 
 import ldp
 
-ALL = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm"]
+ALL = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm", "flh"]
 
 
 def test_parameters_by_name_keep_the_preset_for_the_rest():
@@ -17,6 +17,12 @@ def test_parameters_by_name_keep_the_preset_for_the_rest():
     assert repr(ss) == 'ldp.mechanism("ss", k=100, eps=4, param=7)'
     hr = ldp.mechanism("hr", k=100, eps=4.0, param={"blocks": 4})
     assert hr.param == 4.0
+    flh = ldp.mechanism("flh", k=100, eps=4.0, param={"seeds": 20})
+    assert flh.param == {"g": 56.0, "seeds": 20.0}
+    assert repr(flh) == 'ldp.mechanism("flh", k=100, eps=4, param={"g": 56, "seeds": 20})'
+    assert eval(repr(flh)) == flh
+    with pytest.raises(ldp.ParamError, match="give them by name"):
+        ldp.mechanism("flh", k=100, eps=4.0, param=20)
 
 
 @pytest.mark.parametrize("protocol", ALL)

@@ -14,6 +14,7 @@
 mod registry;
 
 pub(crate) mod bits;
+pub mod fast_local_hash;
 pub mod grr;
 pub mod hadamard;
 pub mod hadamard_mechanism;
@@ -389,6 +390,16 @@ registry! {
     HadamardMechanism = hadamard_mechanism::HadamardMechanism [
         /// The Hadamard mechanism.
         Hm("hm", "HM") => classic(|_, _| ()),
+    ],
+    /// Fast local hashing: local hashing over k' public seeds.
+    FastLocalHashing {
+        /// Hash range.
+        g: u32,
+        /// The number of public hash seeds, k'.
+        seeds: u32,
+    } = fast_local_hash::FastLocalHashing [
+        /// Fast local hashing, OLH's g over 1000 seeds.
+        Flh("flh", "FLH") => classic(|_, eps| fast_local_hash::preset(eps)),
     ],
 }
 

@@ -1,0 +1,344 @@
+//! Fast local hashing (Cormode, Maddock and Maple, "Frequency Estimation under Local
+//! Differential Privacy", PVLDB 2021): local hashing with a fixed public set of k' hash
+//! seeds `0..k'` instead of a fresh 32-bit seed per report.
+//!
+//! A report is `(seed, y)`, seed uniform in `0..k'` and y the item's hash
+//! `XXH32(decimal(v), seed) mod g` kept with probability `p = e^eps / (e^eps + g - 1)`,
+//! else another value (the hash of [`super::local_hash`], and pure-LDP's `FastLHClient`).
+//! The server counts the k' g (seed, value) cells, O(1) per report, and hashes each seed
+//! over the domain once per estimate: O(n + k' k) instead of local hashing's O(n k).
+//!
+//! The estimator is OLH's, `(c_x / n - 1/g) / (p - 1/g)`, exact in expectation for an
+//! ideal hash. With k' fixed seeds two items collide under a fixed share of them, not
+//! exactly 1/g, so each estimate carries a bias of about
+//! `sum_{x' != x} f_x' (share - 1/g) / (p - 1/g)`, whose spread falls as `1/sqrt(k' g)`;
+//! as k' grows the protocol becomes OLH.
+
+use rand::{Rng, RngExt};
+use rand_distr::{Bernoulli, Distribution};
+
+use crate::attack_surface::{AttackSurface, MaxGain, best_seed, count_support, support_guess};
+use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::families::local_hash::{check_hash_range, hash_item, optimal_range, probabilities};
+use crate::families::{FamilyMechanism, FamilyParams};
+use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
+use crate::output_counts::{CountedOutputs, OutputCounts};
+use crate::report::{LhReport, ReportLimits};
+use crate::sampling::uniform_other;
+use crate::server::Clip;
+use crate::spec::Spec;
+use crate::vocab::{DomainSize, Epsilon};
+
+/// The preset number of seeds, k' = 1000: an estimate hashes the domain 1000 times.
+pub const PRESET_SEEDS: u32 = 1000;
+
+/// The most cells (k' g) a server counts: 2^26, half a gigabyte of counters.
+pub const MAX_CELLS: u64 = 1 << 26;
+
+/// The preset `(g, k')`: OLH's hash range `round(e^eps + 1)` over [`PRESET_SEEDS`]
+/// seeds, g capped so that the k' g counters fit [`MAX_CELLS`] (from eps of about 11).
+pub fn preset(eps: Epsilon) -> (u32, u32) {
+    let most = (MAX_CELLS / u64::from(PRESET_SEEDS)) as u32;
+    (optimal_range(eps).min(most), PRESET_SEEDS)
+}
+
+/// k' must be at least 1, and k' g at most [`MAX_CELLS`].
+pub(crate) fn check_seeds(g: u32, seeds: u32) -> Result<(), ParamError> {
+    if seeds >= 1 && u64::from(seeds) * u64::from(g) <= MAX_CELLS {
+        Ok(())
+    } else {
+        Err(ParamError::Parameter {
+            name: "seeds",
+            description: "the number of public hash seeds k'",
+            requirement: format!(
+                "lie in [1, {}] (k' g counters at most 2^26)",
+                (MAX_CELLS / u64::from(g.max(1))).max(1)
+            ),
+            value: f64::from(seeds),
+        })
+    }
+}
+
+/// The bias of every item's estimate for a population with shares `f` (summing to 1),
+/// exactly, from the public seeds:
+/// `b_x = (g / (g - 1)) ((1/k') sum_s F_s(h_s(x)) - f_x - (1 - f_x) / g)`, with
+/// `F_s(v)` the share of the population hashing to v under seed s. It does not depend on
+/// eps. O(k' k) hashes.
+///
+/// # Formula
+/// A user of item u supports x with probability p when u = x, and otherwise
+/// `q' + rho_ux (p - q')`, with `q' = (1 - p) / (g - 1)` and `rho_ux` the share of seeds
+/// under which u and x collide. The estimator assumes `rho = 1/g`; the difference,
+/// through `(p - q') / (p - 1/g) = g / (g - 1)`, is the bias.
+pub fn bias(g: u32, seeds: u32, f: &[f64]) -> Vec<f64> {
+    let k = f.len() as u32;
+    let mut collided = vec![0.0; f.len()];
+    let mut bucket = vec![0.0; g as usize];
+    let mut hashes = vec![0u32; f.len()];
+    for seed in 0..seeds {
+        bucket.fill(0.0);
+        for (item, h) in (0..k).zip(&mut hashes) {
+            *h = hash_item(item, seed, g);
+            bucket[*h as usize] += f[item as usize];
+        }
+        for (c, &h) in collided.iter_mut().zip(&hashes) {
+            *c += bucket[h as usize];
+        }
+    }
+    let (gf, kf) = (f64::from(g), f64::from(seeds));
+    collided
+        .iter()
+        .zip(f)
+        .map(|(&c, &fx)| gf / (gf - 1.0) * (c / kf - fx - (1.0 - fx) / gf))
+        .collect()
+}
+
+/// Fast local hashing (module docs).
+///
+/// ```
+/// use ldp_core::{DomainSize, Epsilon, Mechanism};
+/// use ldp_core::families::fast_local_hash::FastLocalHashing;
+/// use ldp_core::simulation::{stream_rng, Role};
+/// let flh = FastLocalHashing::optimized(DomainSize::new(10_000)?, Epsilon::new(2.0)?)?;
+/// assert_eq!((flh.hash_range(), flh.seeds()), (8, 1000)); // g = round(e^2 + 1)
+/// let report = flh.perturb(42, &mut stream_rng(1, 0, Role::Genuine, 0))?;
+/// assert!(report.seed < 1000 && report.y < 8);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FastLocalHashing {
+    k: DomainSize,
+    eps: Epsilon,
+    g: u32,
+    seeds: u32,
+    p: f64,
+    keep: Bernoulli,
+}
+
+impl FastLocalHashing {
+    /// FLH with hash range `g >= 2` over the seeds `0..seeds`.
+    pub fn new(k: DomainSize, eps: Epsilon, g: u32, seeds: u32) -> Result<Self, ParamError> {
+        check_hash_range(g)?;
+        check_seeds(g, seeds)?;
+        check_runnable(k)?;
+        let (p, _) = probabilities(eps, g);
+        Ok(Self {
+            k,
+            eps,
+            g,
+            seeds,
+            p,
+            keep: Bernoulli::new(p).expect("p in [0, 1]"),
+        })
+    }
+
+    /// The preset: [`preset`].
+    pub fn optimized(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
+        let (g, seeds) = preset(eps);
+        Self::new(k, eps, g, seeds)
+    }
+
+    /// The hash range g.
+    pub fn hash_range(&self) -> u32 {
+        self.g
+    }
+
+    /// k', the number of public seeds.
+    pub fn seeds(&self) -> u32 {
+        self.seeds
+    }
+}
+
+eq_by_spec!(FastLocalHashing);
+
+impl Mechanism for FastLocalHashing {
+    type Report = LhReport;
+    type Aggregator = OutputCounts<FastLocalHashing>;
+
+    fn spec(&self) -> Spec {
+        Spec::from_parts(
+            self.k,
+            self.eps,
+            FamilyParams::FastLocalHashing {
+                g: self.g,
+                seeds: self.seeds,
+            },
+        )
+    }
+
+    #[inline]
+    fn perturb<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Result<LhReport, ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let seed = rng.random_range(0..self.seeds);
+        let h = hash_item(item, seed, self.g);
+        let y = if self.keep.sample(rng) {
+            h
+        } else {
+            uniform_other(self.g, h, rng)
+        };
+        Ok(LhReport { seed, y })
+    }
+
+    fn validate(&self, report: &LhReport) -> Result<(), ReportError> {
+        let (field, value, bound) = if report.seed >= self.seeds {
+            ("seed", report.seed, self.seeds)
+        } else if report.y >= self.g {
+            ("y", report.y, self.g)
+        } else {
+            return Ok(());
+        };
+        Err(ReportError::OutOfRange {
+            field,
+            value: u64::from(value),
+            bound: u64::from(bound),
+        })
+    }
+
+    /// The seed's probability `1/k'` is common to every item and included.
+    fn log_likelihood(&self, report: &LhReport, item: u32) -> f64 {
+        let y_prob = if self.supports(report, item) {
+            self.p
+        } else {
+            (1.0 - self.p) / f64::from(self.g - 1)
+        };
+        y_prob.ln() - f64::from(self.seeds).ln()
+    }
+
+    fn aggregator(&self) -> OutputCounts<FastLocalHashing> {
+        OutputCounts::new(self.clone())
+    }
+}
+
+impl Support for FastLocalHashing {
+    /// Hashes every item under the report's seed: O(k).
+    fn for_each_supported(&self, report: &LhReport, mut visit: impl FnMut(u32)) {
+        for item in 0..self.k.get() {
+            if hash_item(item, report.seed, self.g) == report.y {
+                visit(item);
+            }
+        }
+    }
+
+    #[inline]
+    fn supports(&self, report: &LhReport, item: u32) -> bool {
+        hash_item(item, report.seed, self.g) == report.y
+    }
+}
+
+impl CountedOutputs for FastLocalHashing {
+    /// One cell per (seed, value).
+    fn cells(&self) -> usize {
+        self.seeds as usize * self.g as usize
+    }
+
+    fn cells_per_report(&self) -> (u32, u32) {
+        (1, 1)
+    }
+
+    #[inline]
+    fn for_each_cell(&self, report: &LhReport, mut visit: impl FnMut(usize)) {
+        visit(report.seed as usize * self.g as usize + report.y as usize);
+    }
+
+    /// `c_x = sum_s count(s, h_s(x))`: each seed hashes the domain once, O(k' k) in all
+    /// (on every core with the `parallel` feature; the sums are exact, so the result does
+    /// not depend on the thread count).
+    fn support_counts(&self, cells: &[u64], _: u64) -> Vec<u64> {
+        let (k, g) = (self.k.get(), self.g as usize);
+        let one_seed = |seed: u32| -> Vec<u64> {
+            let row = &cells[seed as usize * g..][..g];
+            (0..k)
+                .map(|item| row[hash_item(item, seed, self.g) as usize])
+                .collect()
+        };
+        let add = |mut a: Vec<u64>, b: Vec<u64>| {
+            a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+            a
+        };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            (0..self.seeds)
+                .into_par_iter()
+                .map(one_seed)
+                .reduce(|| vec![0; k as usize], add)
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            (0..self.seeds).map(one_seed).fold(vec![0; k as usize], add)
+        }
+    }
+}
+
+impl FamilyMechanism for FastLocalHashing {
+    fn check(_: DomainSize, _: Epsilon, (g, seeds): (u32, u32)) -> Result<(), ParamError> {
+        check_hash_range(g)?;
+        check_seeds(g, seeds)
+    }
+
+    fn build(k: DomainSize, eps: Epsilon, (g, seeds): (u32, u32)) -> Result<Self, ParamError> {
+        Self::new(k, eps, g, seeds)
+    }
+
+    /// LH's: `p* = e^eps / (e^eps + g - 1)`, and `q* = 1/g` for an ideal hash.
+    fn probabilities(_: DomainSize, eps: Epsilon, (g, _): (u32, u32)) -> Option<(f64, f64)> {
+        Some(probabilities(eps, g))
+    }
+
+    fn support_size_range(k: DomainSize, _: (u32, u32)) -> Option<(u32, u32)> {
+        Some((0, k.get()))
+    }
+
+    /// A seed in `0..k'` and a value in `0..g`.
+    fn report_limits(_: DomainSize, (g, seeds): (u32, u32)) -> ReportLimits {
+        ReportLimits {
+            values: g,
+            entries: 1,
+            seeds: u64::from(seeds),
+        }
+    }
+}
+
+impl AttackSurface for FastLocalHashing {
+    fn guess<R: Rng + ?Sized>(&self, report: &LhReport, rng: &mut R) -> u32 {
+        support_guess(self, report, rng)
+    }
+
+    fn observe_and_guess<R: Rng + ?Sized>(
+        &self,
+        server: &mut OutputCounts<FastLocalHashing>,
+        report: &LhReport,
+        _: &mut Vec<u32>,
+        rng: &mut R,
+    ) -> u32 {
+        crate::Aggregator::add(server, report).expect("genuine reports are valid");
+        self.guess(report, rng)
+    }
+
+    fn add_evidence(&self, report: &LhReport, scores: &mut [f64], _: &mut Vec<f64>) {
+        count_support(self, report, scores);
+    }
+
+    /// The public seed and value that hash the most targets together: every seed is
+    /// searched ([`best_seed`] over `0..k'`).
+    fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<LhReport> {
+        let g = self.g;
+        let (seed, y, supported) = best_seed(u64::from(self.seeds), targets, |seed, t| {
+            hash_item(t, seed as u32, g)
+        });
+        MaxGain {
+            fixed: Some(LhReport {
+                seed: seed as u32,
+                y,
+            }),
+            supported,
+        }
+    }
+
+    fn random_output<R: Rng + ?Sized>(&self, _: Clip, rng: &mut R) -> LhReport {
+        LhReport {
+            seed: rng.random_range(0..self.seeds),
+            y: rng.random_range(0..self.g),
+        }
+    }
+}
