@@ -46,7 +46,7 @@ fn many<'py, T: FromPyObjectOwned<'py>>(arg: &Bound<'py, PyAny>) -> PyResult<Vec
 
 /// One row of `analyze`: protocol, k, and the numbers of the columns after them
 /// ([`ANALYSIS_COLUMNS`]).
-struct Row(Protocol, u32, [f64; 8]);
+struct Row(Protocol, u32, String, [f64; 8]);
 
 /// Closed-form ASR, MSE, EPG and costs over protocols x k x eps (see `ldp.analyze`, which
 /// wraps this and returns a DataFrame when pandas is installed).
@@ -122,9 +122,18 @@ pub(crate) fn analyze<'py>(
                 .map_err(|e| request_error(e, &tuning, param.as_ref()))?;
             let [eps, param, rest @ ..] = a.numbers();
             let [asr, mse, epg, bits, server, client] = rest;
+            let named: Vec<String> = a
+                .instance
+                .spec
+                .family()
+                .named_values()
+                .iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect();
             Ok(Row(
                 row.protocol,
                 row.k.get(),
+                named.join(";"),
                 [
                     eps.expect("a budget"),
                     // No parameter: NaN; an unbounded gain: infinity.
@@ -153,9 +162,14 @@ pub(crate) fn analyze<'py>(
             .into_pyarray(py),
     )?;
     for (i, name) in ANALYSIS_COLUMNS[2..].iter().enumerate() {
-        let column: Vec<f64> = rows.iter().map(|r| r.2[i]).collect();
+        let column: Vec<f64> = rows.iter().map(|r| r.3[i]).collect();
         d.set_item(name, column.into_pyarray(py))?;
     }
+    // Every parameter by name: the only place a family with several shows them.
+    d.set_item(
+        "params",
+        PyList::new(py, rows.iter().map(|r| r.2.as_str()))?,
+    )?;
     Ok(d)
 }
 

@@ -81,6 +81,10 @@ def test_analyze_equals_the_tool(cli):
     for i, row in enumerate(theirs):
         assert row["protocol"] == mine["protocol"][i]
         for column in ["k", "eps", "param", "asr", "mse", "epg", "bits", "server_cost", "client_cost"]:
+            if column == "param" and "=" in row[column]:
+                # Several parameters: the tool writes them by name, as `params` has them.
+                assert mine["params"][i] == row[column] and math.isnan(mine["param"][i])
+                continue
             assert same(mine[column][i], row[column]), (row, column, mine[column][i])
 
 

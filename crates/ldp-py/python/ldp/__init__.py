@@ -104,14 +104,16 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
         twelve, then the large-domain oracles).
     :param k: a domain size or a list of them.
     :param eps: a privacy budget or a list of them.
-    :param param: the family parameter, for a single protocol.
+    :param param: the family parameters, for a single protocol: a number for a family
+        with one, or a dict by name (``{"g": 8, "seeds": 500}``) for any.
     :param frame: ``None`` (a pandas DataFrame if pandas is installed, else a dict of numpy
         arrays), ``True`` (a DataFrame) or ``False`` (the dict).
     :param options: ``lh_asr`` ("paper" or "exact"), ``beta``, ``targets``,
         ``target_mass`` (the poisoning attack of EPG), and for adaptive protocols the
         tuning arguments ``w_asr``, ``w_epg``, ``w_bits``, ``search``, ``strategy``.
     :return: columns protocol, k, eps, param, asr, mse, epg, bits, server_cost,
-        client_cost (param is NaN where the protocol has none or fixes it).
+        client_cost, params (param is NaN where the family has no parameter or several;
+        params names every parameter, ``"g=8;seeds=1000"``).
 
     >>> import ldp
     >>> cols = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0, frame=False)
