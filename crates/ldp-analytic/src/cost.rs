@@ -39,6 +39,9 @@ pub enum Encoding {
     /// An index into a public list and a value (HM: a column of K and a bit):
     /// `ceil(log2 list) + ceil(log2 values)` bits.
     IndexAndValue,
+    /// A row index and the row's bits (CMS: one of h rows and m bits):
+    /// `ceil(log2 h) + m` bits.
+    IndexAndBits,
     /// k IEEE doubles (SHE, as this toolkit sends them): `64 k` bits.
     Float64,
     /// k IEEE singles (SHE, if a deployment rounds its reports): `32 k` bits.

@@ -70,6 +70,7 @@ pub mod hadamard;
 pub mod hadamard_mechanism;
 pub mod local_hash;
 mod ones;
+pub mod sketch;
 pub mod subset;
 pub mod summation;
 pub mod threshold;

@@ -119,6 +119,15 @@ fn encode(
             w.put(u128::from(r.seed), 1 << 32);
             w.put(u128::from(r.y), u128::from(g));
         }
+        Encoding::IndexAndBits => {
+            let FamilyParams::CountMeanSketch { hashes, width } = spec.family() else {
+                unreachable!()
+            };
+            let ones = &report.downcast_ref::<OnesReport>().unwrap().ones;
+            let row = ones.last().unwrap() - hashes * width;
+            w.put(u128::from(row), u128::from(hashes));
+            w.bits += u64::from(width);
+        }
         Encoding::IndexAndValue => {
             let r = report.downcast_ref::<LhReport>().unwrap();
             w.put(u128::from(r.seed), u128::from(limits.seeds));
@@ -147,6 +156,15 @@ fn every_bits_formula_matches_the_measured_encodings() {
         FamilyParams::HadamardResponse { blocks: 1 },
         FamilyParams::HadamardResponse { blocks: 8 },
         FamilyParams::HadamardMechanism,
+        FamilyParams::FastLocalHashing { g: 5, seeds: 100 },
+        FamilyParams::CountMeanSketch {
+            hashes: 16,
+            width: 20,
+        },
+        FamilyParams::HadamardCountMeanSketch {
+            hashes: 16,
+            width: 32,
+        },
     ];
     for family in specs {
         let spec = Spec::new(k, eps, family).unwrap();

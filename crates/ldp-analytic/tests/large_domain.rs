@@ -6,6 +6,7 @@ use ldp_analytic::{LhAsr, asr, epg, variance};
 use ldp_core::families::fast_local_hash::{self, FastLocalHashing};
 use ldp_core::families::hadamard::{HadamardResponse, max_blocks};
 use ldp_core::families::hadamard_mechanism::HadamardMechanism;
+use ldp_core::families::sketch::{CountMeanSketch, HadamardCountMeanSketch};
 use ldp_core::{
     Aggregator, AttackSurface, Clip, DomainSize, Epsilon, FamilyParams, LhReport, Mechanism, Spec,
     Support,
@@ -306,6 +307,146 @@ fn fast_local_hashing_bias_is_exact_and_its_mse_close() {
                 (closed / exact - 1.0).abs() < 0.02,
                 "{flh:?}: closed form {closed} vs exact {exact}"
             );
+        }
+    }
+}
+
+/// The exact mean and fixed-population variance of the server's estimate, by
+/// enumerating every report: `(mean_x - f_x, variance_x)` per item.
+fn enumerated_moments<M: Mechanism>(
+    mech: &M,
+    outputs: &[M::Report],
+    f: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let k = f.len();
+    let columns: Vec<(Vec<f64>, Vec<f64>)> = outputs
+        .iter()
+        .map(|y| {
+            let l = (0..k as u32)
+                .map(|x| mech.log_likelihood(y, x).exp())
+                .collect();
+            (l, estimate_of(mech, y))
+        })
+        .collect();
+    let (mut mean, mut spread) = (vec![0.0; k], vec![0.0; k]);
+    for (user, &share) in f.iter().enumerate() {
+        let (mut m, mut sq) = (vec![0.0; k], vec![0.0; k]);
+        for (l, est) in &columns {
+            for x in 0..k {
+                m[x] += l[user] * est[x];
+                sq[x] += l[user] * est[x] * est[x];
+            }
+        }
+        for x in 0..k {
+            mean[x] += share * m[x];
+            spread[x] += share * (sq[x] - m[x] * m[x]);
+        }
+    }
+    let bias = mean.iter().zip(f).map(|(m, f)| m - f).collect();
+    (bias, spread)
+}
+
+/// Every report of a small CMS: each row, each set of its columns, and the row's cell.
+fn cms_outputs(h: u32, m: u32) -> Vec<ldp_core::OnesReport> {
+    (0..h)
+        .flat_map(|row| {
+            (0u32..1 << m).map(move |mask| {
+                let mut ones: Vec<u32> = (0..m)
+                    .filter(|c| mask >> c & 1 == 1)
+                    .map(|c| row * m + c)
+                    .collect();
+                ones.push(h * m + row);
+                ldp_core::OnesReport { ones }
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn count_mean_sketches_by_enumeration() {
+    for (kv, e, h, m) in [
+        (6, 1.0, 3, 4),
+        (12, 4.0, 8, 8),
+        (30, 0.5, 16, 4),
+        (9, 2.0, 5, 2),
+    ] {
+        let (k, eps) = (k(kv), eps(e));
+        let hcms = HadamardCountMeanSketch::new(k, eps, h, m).unwrap();
+        let cms = CountMeanSketch::new(k, eps, h, m).unwrap();
+        let hcms_spec = Spec::new(
+            k,
+            eps,
+            FamilyParams::HadamardCountMeanSketch {
+                hashes: h,
+                width: m,
+            },
+        )
+        .unwrap();
+        let cms_spec = Spec::new(
+            k,
+            eps,
+            FamilyParams::CountMeanSketch {
+                hashes: h,
+                width: m,
+            },
+        )
+        .unwrap();
+        let hcms_out: Vec<_> = (0..h * m)
+            .flat_map(|seed| [0, 1].map(|y| LhReport { seed, y }))
+            .collect();
+        let cms_out = cms_outputs(h, m);
+        // The exact ASR from the public hashes.
+        assert_relative_eq!(
+            asr::expected(&hcms_spec, LhAsr::Exact),
+            enumerated_asr(&hcms, &hcms_out),
+            max_relative = 1e-12
+        );
+        assert_relative_eq!(
+            asr::expected(&cms_spec, LhAsr::Exact),
+            enumerated_asr(&cms, &cms_out),
+            max_relative = 1e-12
+        );
+        for f in populations(kv as usize) {
+            let want_bias = ldp_core::families::local_hash::collision_bias(m, h, &f);
+            for (spec, (bias, spread)) in [
+                (&hcms_spec, enumerated_moments(&hcms, &hcms_out, &f)),
+                (&cms_spec, enumerated_moments(&cms, &cms_out, &f)),
+            ] {
+                // The bias of the public hashes, exactly.
+                for x in 0..kv as usize {
+                    assert_relative_eq!(bias[x], want_bias[x], epsilon = 1e-9);
+                }
+                // Variance (with the ideal hash's mean square share) plus squared bias.
+                let exact = (0..kv as usize)
+                    .map(|x| spread[x] + bias[x] * bias[x])
+                    .sum::<f64>()
+                    / f64::from(kv);
+                let closed = variance::expected_mse(spec, 1.0, &f);
+                assert!(
+                    (closed / exact - 1.0).abs() < 0.02,
+                    "{spec:?}: closed form {closed} vs exact {exact}"
+                );
+            }
+        }
+        // The planned fake report adds the closed form's gain.
+        let targets: Vec<u32> = (0..kv).step_by(3).collect();
+        let attack = epg::Poisoning::new(0.1, targets.len() as u32, 0.0).unwrap();
+        for (spec, g) in [
+            (
+                &hcms_spec,
+                estimate_of(
+                    &hcms,
+                    &hcms.plan_max_gain(&targets, Clip::Off).fixed.unwrap(),
+                ),
+            ),
+            (
+                &cms_spec,
+                estimate_of(&cms, &cms.plan_max_gain(&targets, Clip::Off).fixed.unwrap()),
+            ),
+        ] {
+            let added: f64 = targets.iter().map(|&t| g[t as usize]).sum();
+            let gain = epg::expected(spec, &attack).unwrap().finite().unwrap() / 0.1;
+            assert_relative_eq!(added, gain, max_relative = 1e-9);
         }
     }
 }

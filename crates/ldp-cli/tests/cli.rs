@@ -8,9 +8,9 @@ fn ldp() -> Command {
 }
 
 /// Every protocol `--protocol all` names, in registry order.
-const PROTOCOLS: [&str; 15] = [
+const PROTOCOLS: [&str; 17] = [
     "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm",
-    "flh",
+    "flh", "cms", "hcms",
 ];
 
 fn stdout(cmd: &mut Command) -> String {

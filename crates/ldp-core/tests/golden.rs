@@ -145,4 +145,24 @@ fn large_domain_families_produce_pinned_reports() {
             r#"{"seed":79,"y":2}"#
         ]
     );
+    let e = Epsilon::new(1.0).unwrap();
+    let hcms = ldp_core::families::sketch::HadamardCountMeanSketch::new(k, e, 4, 8).unwrap();
+    assert_eq!(
+        first_three(&hcms),
+        [
+            r#"{"seed":30,"y":1}"#,
+            r#"{"seed":29,"y":1}"#,
+            r#"{"seed":3,"y":0}"#
+        ]
+    );
+    let cms = ldp_core::families::sketch::CountMeanSketch::new(k, e, 4, 8).unwrap();
+    // The row's own cell (h m + j = 32 + j) comes last.
+    assert_eq!(
+        first_three(&cms),
+        [
+            r#"{"ones":[29,35]}"#,
+            r#"{"ones":[9,11,33]}"#,
+            r#"{"ones":[8,10,11,13,14,15,33]}"#
+        ]
+    );
 }

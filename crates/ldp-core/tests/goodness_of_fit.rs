@@ -10,6 +10,7 @@ use ldp_core::families::fast_local_hash::FastLocalHashing;
 use ldp_core::families::hadamard::HadamardResponse;
 use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::families::local_hash::hash_item;
+use ldp_core::families::sketch::{CountMeanSketch, HadamardCountMeanSketch};
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{
     DomainSize, Epsilon, Grr, LocalHashing, Mechanism, PureProtocol, SubsetSelection,
@@ -288,6 +289,28 @@ fn fast_local_hashing_matches_its_distribution() {
             .flat_map(|seed| (0..g).map(move |y| ldp_core::LhReport { seed, y }))
             .collect();
         fit_full_output(&flh, x, &outputs, 19);
+    }
+}
+
+#[test]
+fn count_mean_sketches_match_their_distributions() {
+    for (kv, e, h, m, x) in [(10, 1.0, 3, 4, 3), (100, 3.0, 2, 8, 42)] {
+        let hcms = HadamardCountMeanSketch::new(k(kv), eps(e), h, m).unwrap();
+        let outputs: Vec<_> = (0..h * m)
+            .flat_map(|seed| [0, 1].map(|y| ldp_core::LhReport { seed, y }))
+            .collect();
+        fit_full_output(&hcms, x, &outputs, 23);
+        let cms = CountMeanSketch::new(k(kv), eps(e), h, m).unwrap();
+        let outputs: Vec<_> = (0..h)
+            .flat_map(|row| {
+                all_subsets(m).into_iter().map(move |set| {
+                    let mut ones: Vec<u32> = set.iter().map(|c| row * m + c).collect();
+                    ones.push(h * m + row);
+                    ldp_core::OnesReport { ones }
+                })
+            })
+            .collect();
+        fit_full_output(&cms, x, &outputs, 29);
     }
 }
 

@@ -6,6 +6,7 @@ use ldp_core::families::fast_local_hash::FastLocalHashing;
 use ldp_core::families::hadamard::{HadamardResponse, max_blocks};
 use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::families::local_hash::hash_item;
+use ldp_core::families::sketch::{CountMeanSketch, HadamardCountMeanSketch};
 use ldp_core::{
     DomainSize, Epsilon, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport, SheReport,
     SubsetReport, SubsetSelection, SummationHistogram, ThresholdHistogram, UnaryEncoding,
@@ -185,6 +186,49 @@ fn fast_local_hashing_is_eps_ldp_over_its_public_seeds() {
                 .flat_map(|seed| (0..g).map(move |y| LhReport { seed, y }))
                 .collect();
             audit(&flh, &outputs, 1.0);
+        }
+    }
+}
+
+#[test]
+fn count_mean_sketches_are_eps_ldp_and_tight() {
+    for kv in [2, 3, 5, 9] {
+        let k = DomainSize::new(kv).unwrap();
+        for e in EPSILONS {
+            let eps = Epsilon::new(e).unwrap();
+            for (h, m) in [(1, 2), (3, 4), (2, 8)] {
+                let hcms = HadamardCountMeanSketch::new(k, eps, h, m).unwrap();
+                let outputs: Vec<_> = (0..h * m)
+                    .flat_map(|seed| [0, 1].map(|y| LhReport { seed, y }))
+                    .collect();
+                let worst = audit(&hcms, &outputs, 1.0);
+                // Tight unless every item shares one column in every row.
+                assert!(worst <= e.exp() * (1.0 + REL_TOL), "{hcms:?}");
+                let cms = CountMeanSketch::new(k, eps, h, m).unwrap();
+                let outputs: Vec<_> = (0..h)
+                    .flat_map(|row| {
+                        all_subsets(m).into_iter().map(move |set| {
+                            let mut ones: Vec<u32> = set.iter().map(|c| row * m + c).collect();
+                            ones.push(h * m + row);
+                            OnesReport { ones }
+                        })
+                    })
+                    .collect();
+                audit(&cms, &outputs, 1.0);
+            }
+            // Two items in different columns meet the bound; items 0 and 1 share row 0's
+            // column at m = 1024 (XXH32 gives both 178), so k = 2 cannot.
+            let columns: std::collections::HashSet<u32> = (0..kv)
+                .map(|x| ldp_core::families::sketch::column(x, 0, 1024))
+                .collect();
+            let bound = if columns.len() > 1 { e.exp() } else { 1.0 };
+            let tight = |worst: f64| (worst / bound - 1.0).abs() < 1e-9;
+            let hcms = HadamardCountMeanSketch::new(k, eps, 1, 1024).unwrap();
+            let outputs: Vec<_> = (0..1024)
+                .flat_map(|seed| [0, 1].map(|y| LhReport { seed, y }))
+                .collect();
+            let worst = audit(&hcms, &outputs, 1.0);
+            assert!(tight(worst), "k = {kv}, eps = {e}: {worst} vs {bound}");
         }
     }
 }

@@ -75,6 +75,8 @@ fn measured_maximal_gain_matches_the_epg_for_every_family() {
             Protocol::Hr,
             Protocol::Hm,
             Protocol::Flh,
+            Protocol::Cms,
+            Protocol::Hcms,
         ] {
             let s = spec(p, k, 4.0);
             let poisoning = PoisonConfig::new(PoisonKind::Mga, 0.05, targets.clone()).unwrap();

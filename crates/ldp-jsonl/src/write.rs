@@ -16,7 +16,12 @@ pub(crate) fn grr(r: &GrrReport, out: &mut Vec<u8>) {
 /// `head` (the object's opening up to `[`), the comma-separated indices, `]}`.
 pub(crate) fn index_list(head: &[u8], list: &[u32], digits: &Digits, out: &mut Vec<u8>) {
     out.extend_from_slice(head);
-    match &digits.table {
+    // A table made for a smaller domain than the list's indices falls back to itoa.
+    let table = digits
+        .table
+        .as_ref()
+        .filter(|t| list.iter().all(|&v| (v as usize) < t.len()));
+    match table {
         Some(table) => {
             // Fixed 16-byte copies into a block, moved out when full: no per-index length
             // branch or memcpy call.

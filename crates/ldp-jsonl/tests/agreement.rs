@@ -219,3 +219,16 @@ fn the_line_cap_covers_the_longest_canonical_report_of_every_family() {
         );
     }
 }
+
+/// A digit table made for a smaller domain than a report's indices (CMS's cells lie beyond
+/// k) writes the same bytes as serde.
+#[test]
+fn a_small_digit_table_writes_larger_indices_too() {
+    let digits = ldp_jsonl::Digits::for_domain(10);
+    let report = OnesReport {
+        ones: vec![5, 70, 1_000_000],
+    };
+    let mut out = Vec::new();
+    report.write_json_with(&digits, &mut out);
+    assert_eq!(out, serde_json::to_vec(&report).unwrap());
+}

@@ -310,7 +310,7 @@ impl Reports {
             let file = std::fs::File::create(&path)
                 .map_err(|e| param(format!("{}: {e}", path.display())))?;
             let mut out = BufWriter::new(file);
-            let digits = Digits::for_domain(self.mechanism.spec.k().get());
+            let digits = Digits::for_domain(self.mechanism.spec.report_limits().values);
             dispatch!(&self.mechanism.any, m => {
                 let mut buf = Vec::new();
                 for i in 0..self.data.len() {

@@ -131,7 +131,8 @@ where
     R: Rng + Send,
 {
     let k = m.domain_size().get();
-    let digits = Digits::for_domain(k);
+    // The indices a report holds: items for most families, cells for CMS.
+    let digits = Digits::for_domain(m.spec().report_limits().values);
     let mut input = LineChunks::new(std::io::stdin().lock(), ITEM_LINE_CAP);
     let mut batches = Batches::new();
     let max_lines = chunk_lines(line_bytes);

@@ -19,7 +19,9 @@ use rand_distr::{Bernoulli, Distribution};
 
 use crate::attack_surface::{AttackSurface, MaxGain, best_seed, count_support, support_guess};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
-use crate::families::local_hash::{check_hash_range, hash_item, optimal_range, probabilities};
+use crate::families::local_hash::{
+    check_hash_range, collision_bias, hash_item, optimal_range, probabilities,
+};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
 use crate::output_counts::{CountedOutputs, OutputCounts};
@@ -59,38 +61,10 @@ pub(crate) fn check_seeds(g: u32, seeds: u32) -> Result<(), ParamError> {
     }
 }
 
-/// The bias of every item's estimate for a population with shares `f` (summing to 1),
-/// exactly, from the public seeds:
-/// `b_x = (g / (g - 1)) ((1/k') sum_s F_s(h_s(x)) - f_x - (1 - f_x) / g)`, with
-/// `F_s(v)` the share of the population hashing to v under seed s. It does not depend on
-/// eps. O(k' k) hashes.
-///
-/// # Formula
-/// A user of item u supports x with probability p when u = x, and otherwise
-/// `q' + rho_ux (p - q')`, with `q' = (1 - p) / (g - 1)` and `rho_ux` the share of seeds
-/// under which u and x collide. The estimator assumes `rho = 1/g`; the difference,
-/// through `(p - q') / (p - 1/g) = g / (g - 1)`, is the bias.
+/// The bias of every item's estimate for a population with shares `f`, exactly, from
+/// the public seeds: [`collision_bias`] with the seeds `0..k'` and range g.
 pub fn bias(g: u32, seeds: u32, f: &[f64]) -> Vec<f64> {
-    let k = f.len() as u32;
-    let mut collided = vec![0.0; f.len()];
-    let mut bucket = vec![0.0; g as usize];
-    let mut hashes = vec![0u32; f.len()];
-    for seed in 0..seeds {
-        bucket.fill(0.0);
-        for (item, h) in (0..k).zip(&mut hashes) {
-            *h = hash_item(item, seed, g);
-            bucket[*h as usize] += f[item as usize];
-        }
-        for (c, &h) in collided.iter_mut().zip(&hashes) {
-            *c += bucket[h as usize];
-        }
-    }
-    let (gf, kf) = (f64::from(g), f64::from(seeds));
-    collided
-        .iter()
-        .zip(f)
-        .map(|(&c, &fx)| gf / (gf - 1.0) * (c / kf - fx - (1.0 - fx) / gf))
-        .collect()
+    collision_bias(g, seeds, f)
 }
 
 /// Fast local hashing (module docs).

@@ -19,6 +19,7 @@ pub mod grr;
 pub mod hadamard;
 pub mod hadamard_mechanism;
 pub mod local_hash;
+pub mod sketch;
 pub mod subset;
 pub mod summation;
 pub mod threshold;
@@ -400,6 +401,26 @@ registry! {
     } = fast_local_hash::FastLocalHashing [
         /// Fast local hashing, OLH's g over 1000 seeds.
         Flh("flh", "FLH") => classic(|_, eps| fast_local_hash::preset(eps)),
+    ],
+    /// Apple's count-mean sketch: h rows of m columns, a perturbed one-hot row.
+    CountMeanSketch {
+        /// The number of hash functions (rows), h.
+        hashes: u32,
+        /// The width (columns), m.
+        width: u32,
+    } = sketch::CountMeanSketch [
+        /// The count-mean sketch, h = 256 rows of m = 1024.
+        Cms("cms", "CMS") => classic(|_, _| sketch::preset()),
+    ],
+    /// Apple's Hadamard count-mean sketch: one Hadamard coefficient of a sketch row.
+    HadamardCountMeanSketch {
+        /// The number of hash functions (rows), h.
+        hashes: u32,
+        /// The width (columns), m, a power of two.
+        width: u32,
+    } = sketch::HadamardCountMeanSketch [
+        /// The Hadamard count-mean sketch, h = 256 rows of m = 1024.
+        Hcms("hcms", "HCMS") => classic(|_, _| sketch::preset()),
     ],
 }
 

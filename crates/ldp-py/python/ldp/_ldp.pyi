@@ -10,7 +10,7 @@ __version__: str
 
 ProtocolName = Literal[
     "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe",
-    "hr", "hm", "flh",
+    "hr", "hm", "flh", "cms", "hcms",
 ]
 # One number for a family with one parameter, or values by name for any family.
 ParamArg = Union[float, dict[str, float], str]

@@ -59,6 +59,41 @@ pub fn hash_item(item: u32, seed: u32, g: u32) -> u32 {
     xxh32_decimal(item, seed) % g
 }
 
+/// The bias that hash collisions under the public seeds `0..seeds` give the estimate of
+/// every item, for a population with shares `f` (summing to 1): the families that hash
+/// items with a fixed public set of seeds (fast local hashing, the count-mean sketches)
+/// estimate as if two items collided under exactly `1/g` of them.
+/// `b_x = (g / (g - 1)) ((1/s) sum_j F_j(h_j(x)) - f_x - (1 - f_x) / g)`, with `F_j(v)`
+/// the share of the population hashing to v under seed j. O(s k) hashes.
+///
+/// # Formula
+/// The estimators are `(g / (g - 1)) (m_x - 1/g)` of a statistic `m_x` whose mean is
+/// `f_x + sum_{u != x} f_u rho_ux` for fast local hashing's and the sketches'
+/// (normalized), `rho_ux` the share of seeds under which u and x collide; the estimator
+/// assumes `rho = 1/g`, and the difference is the bias.
+pub fn collision_bias(g: u32, seeds: u32, f: &[f64]) -> Vec<f64> {
+    let k = f.len() as u32;
+    let mut collided = vec![0.0; f.len()];
+    let mut bucket = vec![0.0; g as usize];
+    let mut hashes = vec![0u32; f.len()];
+    for seed in 0..seeds {
+        bucket.fill(0.0);
+        for (item, h) in (0..k).zip(&mut hashes) {
+            *h = hash_item(item, seed, g);
+            bucket[*h as usize] += f[item as usize];
+        }
+        for (c, &h) in collided.iter_mut().zip(&hashes) {
+            *c += bucket[h as usize];
+        }
+    }
+    let (gf, sf) = (f64::from(g), f64::from(seeds));
+    collided
+        .iter()
+        .zip(f)
+        .map(|(&c, &fx)| gf / (gf - 1.0) * (c / sf - fx - (1.0 - fx) / gf))
+        .collect()
+}
+
 /// The hash range must be at least 2.
 pub(crate) fn check_hash_range(g: u32) -> Result<(), ParamError> {
     if g >= 2 {
