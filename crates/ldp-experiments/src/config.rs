@@ -269,6 +269,25 @@ pub enum Kind {
         /// Master seed.
         seed: u64,
     },
+    /// MSE, exact ASR and bits against k (powers of two), a column per budget: closed
+    /// forms as lines, measurements at a few k as points with 3-SE bars. Not in the
+    /// paper: the large-domain frequency oracles beside its protocols.
+    LargeDomain {
+        /// Protocols (their presets).
+        protocols: Vec<Protocol>,
+        /// The exponents of k, `(lo, hi)`: k = 2^lo, ..., 2^hi.
+        log2_k: (u32, u32),
+        /// Privacy budgets, one column of panels each.
+        eps: Vec<f64>,
+        /// The exponents of k at which MSE and ASR are measured.
+        measured: Vec<u32>,
+        /// Users per measurement, spread evenly over the k items.
+        users: usize,
+        /// Independent runs per measurement.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
     /// Measured ASR and MSE on a data set beside their closed forms.
     Empirical {
         /// Protocols, one panel each.
@@ -304,7 +323,10 @@ impl Experiment {
             | Kind::Strategies { eps, .. }
             | Kind::Empirical { eps, .. } => eps.iter().collect(),
             Kind::Weights { w_asr, .. } => vec![w_asr],
-            Kind::Objective { .. } | Kind::Costs { .. } | Kind::Repeated { .. } => vec![],
+            Kind::Objective { .. }
+            | Kind::Costs { .. }
+            | Kind::Repeated { .. }
+            | Kind::LargeDomain { .. } => vec![],
         };
         if let Kind::Costs {
             domain_sizes, eps, ..
@@ -325,6 +347,22 @@ impl Experiment {
         }
         if let Kind::Empirical { runs: 0, .. } = &self.kind {
             return bad("runs must be at least 1");
+        }
+        if let Kind::LargeDomain {
+            log2_k: (lo, hi),
+            eps,
+            measured,
+            users,
+            runs,
+            ..
+        } = &self.kind
+        {
+            if !(1 <= *lo && lo <= hi && *hi <= 24) || eps.is_empty() {
+                return bad("large_domain needs 1 <= lo <= hi <= 24 and a budget");
+            }
+            if measured.iter().any(|m| m < lo || m > hi) || *users == 0 || *runs == 0 {
+                return bad("measured exponents lie in [lo, hi], with users and runs");
+            }
         }
         if let Kind::Repeated {
             eps,
@@ -408,6 +446,20 @@ impl Experiment {
             Kind::Empirical { eps, runs, .. } => {
                 *eps = thin(eps);
                 *runs = 3;
+            }
+            Kind::LargeDomain {
+                log2_k,
+                measured,
+                users,
+                runs,
+                ..
+            } => {
+                // Exponents up to 2^14, the first measured k, a few users.
+                log2_k.1 = log2_k.1.min(14).max(log2_k.0);
+                measured.retain(|&m| m <= log2_k.1);
+                measured.truncate(1);
+                *users = 2000;
+                *runs = 4;
             }
         }
         Experiment {

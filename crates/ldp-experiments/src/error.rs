@@ -19,6 +19,9 @@ pub enum ExperimentError {
     /// The simulation could not run.
     #[error(transparent)]
     Measure(#[from] ldp_attack::MeasureError),
+    /// A population could not be built.
+    #[error(transparent)]
+    Data(#[from] ldp_attack::DataError),
     /// Drawing the figure failed.
     #[error("plotting: {0}")]
     Plot(String),

@@ -3,6 +3,7 @@
 mod analytic;
 mod costs;
 mod empirical;
+mod large_domain;
 mod longitudinal;
 mod objective;
 mod strategies;
@@ -58,6 +59,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             eps,
         } => costs::run(exp, &options, protocols, domain_sizes, eps),
         Kind::Repeated { .. } => longitudinal::run(exp, &options),
+        Kind::LargeDomain { .. } => large_domain::run(exp, &options),
         Kind::Empirical {
             protocols,
             dataset,

@@ -147,9 +147,18 @@ fn classic_look(p: Protocol) -> (Rgb, Marker) {
 
 /// The look of `p` in every figure: its colour and marker (the paper's for its
 /// protocols); classic protocols solid with a filled marker, adaptive ones dashed with a
-/// hollow marker of their classic counterpart's shape.
+/// hollow marker of their classic counterpart's shape. The protocols added since the
+/// paper share its colours, so their lines are dash-dotted.
 pub fn protocol_look(p: Protocol) -> Look {
     let (color, marker) = classic_look(p.classic_counterpart());
+    if !Protocol::PAPER.contains(&p) && !p.is_adaptive() {
+        return Look {
+            color,
+            dash: Dash::DashDot,
+            marker: Some(marker),
+            filled: true,
+        };
+    }
     if p.is_adaptive() {
         Look {
             color,

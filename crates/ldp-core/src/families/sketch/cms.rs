@@ -9,7 +9,7 @@
 //! even without one-bits). The server counts them, O(1 + m q) per report, and debiases
 //! each row into `S_j[v] = h (c ones_jv - (c - 1) n_j / 2)` with
 //! `c = (e^(eps/2) + 1) / (e^(eps/2) - 1)` (Apple's `h ((c/2) v + 1/2)` summed over the
-//! row's ±1 vectors), then estimates as every sketch does ([`super::estimate_from_sketch`]).
+//! row's ±1 vectors), then estimates as every sketch does (`estimate_from_sketch` in the sketch module).
 
 use rand::{Rng, RngExt};
 

@@ -7,7 +7,7 @@
 //! (row, coefficient, bit) cells and, per row, inverts the transform once:
 //! `S_j[v] = h c sum_l H[l][v] (count(j, l, +) - count(j, l, -))` with
 //! `c = (e^eps + 1) / (e^eps - 1)`, then estimates as every sketch does
-//! ([`super::estimate_from_sketch`]). O(n + h m log m + h k).
+//! (`estimate_from_sketch` in the sketch module). O(n + h m log m + h k).
 
 use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
