@@ -29,7 +29,7 @@ async fn sql(ctx: &SessionContext, query: &str) -> Vec<RecordBatch> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_family_over_four_partitions_equals_the_in_process_aggregate() {
-    for protocol in ALL {
+    for &protocol in ALL {
         let k = 24;
         let spec = spec(protocol, k, 1.5);
         let dir_guard = temp_dir(&format!("families-{}", protocol.name()));

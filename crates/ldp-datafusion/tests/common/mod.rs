@@ -6,12 +6,11 @@ use std::path::Path;
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
 use datafusion::arrow::record_batch::RecordBatch;
-use ldp_arrow::{ArrowReports, ReportWriter};
+use ldp_arrow::ReportWriter;
 use ldp_core::simulation::{Role, perturb_all};
 use ldp_core::{
-    Aggregator, AnyMechanism, ClipBound, DomainSize, Epsilon, Estimator, Grr, LocalHashing,
-    Mechanism, Protocol, PureProtocol, SheSums, Spec, SubsetSelection, SummationHistogram,
-    SupportCounts, ThresholdHistogram, UnaryEncoding, dispatch,
+    Aggregator, AnyMechanism, Clip, DomainSize, Epsilon, Estimator, FamilyMechanism, Protocol,
+    Spec, StateValues, dispatch,
 };
 
 /// A directory removed when dropped.
@@ -40,56 +39,11 @@ pub fn items(n: u32, k: u32, shift: u32) -> Vec<u32> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expected {
     pub n: u64,
-    /// Support counts (SHE: empty).
+    /// The counters: support counts, or counts per output cell (SHE: empty).
     pub counts: Vec<u64>,
     /// SHE's clipped sums (others: empty).
     pub sums: Vec<f64>,
     pub estimate: Vec<f64>,
-}
-
-/// The server the engine builds by default: SHE clipped at `1 + 40/eps`.
-trait DefaultServer: ArrowReports {
-    fn default_server(&self) -> Self::Aggregator;
-}
-
-macro_rules! plain {
-    ($($ty:ty),*) => {$(
-        impl DefaultServer for $ty {
-            fn default_server(&self) -> Self::Aggregator {
-                self.aggregator()
-            }
-        }
-    )*};
-}
-plain!(
-    Grr,
-    SubsetSelection,
-    UnaryEncoding,
-    LocalHashing,
-    ThresholdHistogram
-);
-
-impl DefaultServer for SummationHistogram {
-    fn default_server(&self) -> SheSums {
-        self.clipped_aggregator(ClipBound::recommended(self.epsilon()))
-    }
-}
-
-/// An aggregator's state: support counts, or SHE's sums.
-trait Parts {
-    fn parts(&self) -> (Vec<u64>, Vec<f64>);
-}
-
-impl<M: PureProtocol<Aggregator = SupportCounts<M>>> Parts for SupportCounts<M> {
-    fn parts(&self) -> (Vec<u64>, Vec<f64>) {
-        (self.counts().to_vec(), Vec::new())
-    }
-}
-
-impl Parts for SheSums {
-    fn parts(&self) -> (Vec<u64>, Vec<f64>) {
-        (Vec::new(), self.sums().to_vec())
-    }
 }
 
 /// Perturbs `items` with `spec`'s mechanism, writes the reports to `files` Parquet files
@@ -108,11 +62,15 @@ pub fn write_reports(dir: &Path, spec: &Spec, items: &[u32], files: usize, seed:
             }
             w.finish().unwrap();
         }
-        let mut server = m.default_server();
+        // The server the engine builds by default: SHE clipped at `1 + 40/eps`.
+        let mut server = m.server(Clip::Recommended);
         for r in &reports {
             server.add(r).unwrap();
         }
-        let (counts, sums) = server.parts();
+        let (counts, sums) = match server.state_values() {
+            StateValues::Counts(c) => (c.to_vec(), Vec::new()),
+            StateValues::Sums(s) => (Vec::new(), s.to_vec()),
+        };
         Expected {
             n: server.count(),
             counts,
@@ -158,4 +116,4 @@ pub fn assert_close(a: &[f64], b: &[f64], what: &str) {
     }
 }
 
-pub const ALL: [Protocol; 8] = Protocol::CLASSIC;
+pub const ALL: &[Protocol] = &Protocol::CLASSIC;
