@@ -1,5 +1,6 @@
 //! Choosing the protocol itself, as practitioners ask: "the lowest MSE with ASR at most a
-//! and reports of at most b bits", over all twelve protocols at once.
+//! and reports of at most b bits", over every protocol at once: the paper's twelve and the
+//! large-domain oracles (HR, HM, FLH, CMS, HCMS) at their presets.
 
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};

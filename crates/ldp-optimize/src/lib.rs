@@ -16,7 +16,7 @@
 //!   `ldp-core` mechanism plus the objective values that justified it; their integer
 //!   spaces are searched exactly without a full scan where the strategy allows
 //!   (branch and bound on the objectives' shape);
-//! - the practitioner's question over all twelve protocols at once: the lowest MSE under
+//! - the practitioner's question over every protocol at once: the lowest MSE under
 //!   bounds on ASR, EPG and report size ([`choose_protocol`]), or on the ASR after many
 //!   linked reports ([`choose_protocol_after`]).
 //!

@@ -438,7 +438,7 @@ fn minimize(
     }
 }
 
-/// The instance of any of the twelve protocols at (k, eps): the paper's preset for a
+/// The instance of any protocol at (k, eps): the paper's preset for a
 /// classic protocol, the tuned parameter for an adaptive one.
 ///
 /// ```

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::columns::Columns;
 use crate::errors::{param, tuning};
-use crate::mechanism::Mechanism;
+use crate::mechanism::{Mechanism, family_param};
 use crate::options::{TuneArgs, budget, domain, named, protocol, request_error};
 use crate::reports::Reports;
 
@@ -180,7 +180,7 @@ pub(crate) fn analyze<'py>(
 /// `bits_max` (which select eps-constraint; without them eps-constraint is the paper's,
 /// ASR <= 0.1), `lh_asr`, and the poisoning setting of EPG
 /// (`beta`, `targets`, `target_mass`), and `asr_after` (the ASR after that many linked
-/// reports as the objective). With protocol "all" and a bound: the instance of the twelve
+/// reports as the objective). With protocol "all" and a bound: the instance of all the
 /// protocols with the lowest MSE under the bounds (with `asr_after`, among the instances
 /// with an exact form: SS and ASS beyond omega = 1, and SHE, are left out).
 ///
@@ -235,7 +235,7 @@ pub(crate) fn tune<'py>(
         let choice = py.detach(|| request.choose(k, eps)).map_err(failed)?;
         d.set_item("protocol", choice.protocol.name())?;
         d.set_item("strategy", "eps-constraint")?;
-        d.set_item("param", choice.spec.family().value())?;
+        d.set_item("param", family_param(py, &choice.spec.family())?)?;
         d.set_item("asr", choice.objectives.asr)?;
         d.set_item("mse", choice.objectives.mse)?;
         d.set_item("epg", choice.objectives.epg)?;
@@ -246,7 +246,7 @@ pub(crate) fn tune<'py>(
         let t = py.detach(|| request.tune(p, k, eps)).map_err(failed)?;
         d.set_item("protocol", p.name())?;
         d.set_item("strategy", t.strategy.name())?;
-        d.set_item("param", t.param())?;
+        d.set_item("param", family_param(py, &t.spec.family())?)?;
         d.set_item("asr", t.objectives.asr)?;
         d.set_item("mse", t.objectives.mse)?;
         d.set_item("epg", t.objectives.epg)?;
@@ -511,7 +511,7 @@ pub(crate) fn simulate<'py>(
     d.set_item("protocol", mechanism.protocol.name())?;
     d.set_item("k", k.get())?;
     d.set_item("eps", spec.eps().get())?;
-    d.set_item("param", spec.family().value())?;
+    d.set_item("param", family_param(py, &spec.family())?)?;
     d.set_item("runs", runs)?;
     d.set_item("users", pop.len())?;
     d.set_item("asr", m.asr.mean)?;

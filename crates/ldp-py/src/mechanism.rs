@@ -4,7 +4,7 @@ use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 use ldp_core::{AnyMechanism, Protocol, Spec, dispatch};
 use ldp_optimize::Tuned;
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyDict};
+use pyo3::types::PyDict;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
@@ -129,13 +129,7 @@ impl Mechanism {
     /// (GRR, SHE, HM), or a dict by name for a family with several.
     #[getter]
     fn param<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let family = self.spec.family();
-        let named = family.named_values();
-        Ok(match named.as_slice() {
-            [] => None,
-            [(_, v)] => Some(v.into_pyobject(py)?.into_any()),
-            _ => Some(named.into_py_dict(py)?.into_any()),
-        })
+        family_param(py, &self.spec.family())
     }
 
     /// The spec as JSON: what Parquet files record under `ldp.spec`, and what
@@ -154,7 +148,7 @@ impl Mechanism {
         };
         let d = PyDict::new(py);
         d.set_item("strategy", t.strategy.name())?;
-        d.set_item("param", t.param())?;
+        d.set_item("param", family_param(py, &t.spec.family())?)?;
         d.set_item("asr", t.objectives.asr)?;
         d.set_item("mse", t.objectives.mse)?;
         d.set_item("epg", t.objectives.epg)?;
@@ -280,7 +274,7 @@ impl Mechanism {
 ///
 /// >>> import ldp
 /// >>> ldp.mechanism("ss", k=100, eps=4.0, param=7).param
-/// 7.0
+/// 7
 /// >>> ldp.mechanism("aue", k=100, eps=4.0, w_asr=0.5, strategy="weighted").tuning["strategy"]
 /// 'weighted'
 #[pyfunction]
@@ -328,4 +322,32 @@ pub(crate) fn mechanism(
     };
     let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, &args))?;
     Mechanism::build(p, spec, tuned)
+}
+
+/// A family's parameter as Python sees it: None for a family without one, the number for
+/// a family with one, a dict by name for a family with several.
+pub(crate) fn family_param<'py>(
+    py: Python<'py>,
+    family: &ldp_core::FamilyParams,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let whole = family.family().parameter_is_whole();
+    let value = |i: usize, v: f64| -> PyResult<Bound<'py, PyAny>> {
+        Ok(if whole[i] {
+            (v as u64).into_pyobject(py)?.into_any()
+        } else {
+            v.into_pyobject(py)?.into_any()
+        })
+    };
+    let named = family.named_values();
+    Ok(match named.as_slice() {
+        [] => None,
+        [(_, v)] => Some(value(0, *v)?),
+        _ => {
+            let d = PyDict::new(py);
+            for (i, (name, v)) in named.iter().enumerate() {
+                d.set_item(name, value(i, *v)?)?;
+            }
+            Some(d.into_any())
+        }
+    })
 }

@@ -114,6 +114,12 @@ def test_tune_all_and_frontier_equal_the_tool(cli):
     mine = ldp.tune("all", 100, 2.0, asr_max=0.05)
     (row,) = rows(cli("tune", "--protocol", "all", "--k", 100, "--eps", 2.0, "--asr-max", 0.05))
     assert mine["protocol"] == row["protocol"] and same(mine["mse"], row["mse"])
+    # A large domain and few bits: a family with several parameters wins, named in both.
+    mine = ldp.tune("all", 100_000, 2.0, asr_max=0.01, bits_max=32)
+    flags = ["--k", 100_000, "--eps", 2.0, "--asr-max", 0.01, "--bits-max", 32]
+    (row,) = rows(cli("tune", "--protocol", "all", *flags))
+    assert (mine["protocol"], row["protocol"]) == ("flh", "flh")
+    assert row["param"] == ";".join(f"{n}={v}" for n, v in mine["param"].items()) == "g=8;seeds=1000"
     front = ldp.frontier("athe", 50, 1.0, ["asr", "mse", "bits"])
     theirs = rows(cli("frontier", "--protocol", "athe", "--k", 50, "--eps", 1.0, "--objectives", "asr,mse,bits"))
     assert len(theirs) == len(front["param"])

@@ -13,8 +13,8 @@ use crate::protocol::{
 
 #[derive(Debug, Args)]
 pub(crate) struct TuneCmd {
-    /// Adaptive protocol (ass, aue, alh, athe), or `all`: the lowest MSE of all twelve
-    /// protocols under the bounds given.
+    /// Adaptive protocol (ass, aue, alh, athe), or `all`: the lowest MSE of every
+    /// protocol (classic ones at their presets, adaptive ones tuned) under the bounds given.
     #[arg(long)]
     protocol: String,
     /// Domain size.
@@ -59,11 +59,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
             Value::Int(u64::from(k.get())),
             Value::Num(eps.get()),
             Value::from("eps-constraint"),
-            choice
-                .spec
-                .family()
-                .value()
-                .map_or(Value::Empty, Value::number),
+            Value::params(&choice.spec.family()),
             Value::Num(o.asr),
             Value::Num(o.mse),
             o.epg.is_finite().then_some(o.epg).into(),

@@ -91,6 +91,8 @@ pub trait Registered: Sized {
 
 /// A value a family parameter can take, converted from and to the numbers front ends pass.
 pub trait ParamValue: Copy {
+    /// Whether every value is a whole number.
+    const WHOLE: bool;
     /// The value of `v`, if it is one (a whole number in range for integer parameters).
     fn from_f64(v: f64) -> Option<Self>;
     /// The value as a number.
@@ -98,6 +100,7 @@ pub trait ParamValue: Copy {
 }
 
 impl ParamValue for f64 {
+    const WHOLE: bool = false;
     #[inline]
     fn from_f64(v: f64) -> Option<Self> {
         Some(v)
@@ -108,6 +111,7 @@ impl ParamValue for f64 {
 }
 
 impl ParamValue for u32 {
+    const WHOLE: bool = true;
     #[inline]
     fn from_f64(v: f64) -> Option<Self> {
         (v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v)).then_some(v as u32)
@@ -494,5 +498,22 @@ mod tests {
             "omega is a whole number"
         );
         assert_eq!(FamilyParams::with_value(Family::Grr, 1.0), None);
+    }
+
+    #[test]
+    fn whole_parameters_are_the_integer_ones() {
+        for &family in Family::ALL {
+            let whole = family.parameter_is_whole();
+            assert_eq!(whole.len(), family.parameter_names().len(), "{family:?}");
+            // A whole parameter refuses a fraction; a real one takes it.
+            for (i, &is_whole) in whole.iter().enumerate() {
+                let mut values = vec![2.0; whole.len()];
+                values[i] = 2.5;
+                let ok = FamilyParams::with_values(family, &values).is_some();
+                assert_eq!(ok, !is_whole, "{family:?} parameter {i}");
+            }
+        }
+        assert_eq!(Family::SubsetSelection.parameter_is_whole(), &[true]);
+        assert_eq!(Family::UnaryEncoding.parameter_is_whole(), &[false]);
     }
 }

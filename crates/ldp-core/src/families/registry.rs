@@ -70,6 +70,15 @@ macro_rules! registry {
                     $( Family::$Family => &[ $( $( stringify!($field) ),* )? ], )+
                 }
             }
+
+            /// Whether each parameter (in [`Family::parameter_names`]' order) is a whole
+            /// number, so that front ends print omega, g or m as integers.
+            #[inline]
+            pub fn parameter_is_whole(self) -> &'static [bool] {
+                match self {
+                    $( Family::$Family => &[ $( $( <$field_ty as $crate::families::ParamValue>::WHOLE ),* )? ], )+
+                }
+            }
         }
 
         /// A family and the values of its parameters.

@@ -1,9 +1,11 @@
 """Attack-aware local differential privacy: the Python package of the ldp toolkit.
 
 The eight frequency-estimation protocols of Arcolezi and Gambs (GRR, SS, SUE, OUE, BLH,
-OLH, SHE, THE) and the four adaptive ones (ASS, AUE, ALH, ATHE), their closed-form
-attackability (ASR), utility (MSE) and poisoning gain (EPG), tuning, Pareto frontiers,
-and the attacks measured on real reports. Everything runs in Rust, in bulk, with the GIL
+OLH, SHE, THE), the four adaptive ones (ASS, AUE, ALH, ATHE) and the oracles for large
+domains (Hadamard response HR, Hadamard mechanism HM, fast local hashing FLH, Apple's
+count-mean sketches CMS and HCMS); their closed-form attackability (ASR), utility (MSE)
+and poisoning gain (EPG), tuning, Pareto frontiers, and the attacks measured on real
+reports. Everything runs in Rust, in bulk, with the GIL
 released: no Python loop over users.
 
 >>> import ldp, numpy as np
