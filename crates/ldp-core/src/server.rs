@@ -85,7 +85,9 @@ pub enum ClipError {
     #[error(transparent)]
     Bound(#[from] crate::ParamError),
     /// The family's reports are not real vectors: its servers do not clip.
-    #[error("clipping applies to SHE reports only (the {0:?} family's reports are indices or bits)")]
+    #[error(
+        "clipping applies to SHE reports only (the {0:?} family's reports are indices or bits)"
+    )]
     NotClipped(Family),
 }
 
