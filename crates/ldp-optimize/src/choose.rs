@@ -26,10 +26,11 @@ pub struct Choice {
     pub evaluations: usize,
 }
 
-/// The lowest-MSE instance among the classic protocols at their presets and the
-/// adaptive ones over their paper spaces, subject to `bounds`. Ties go to the earlier
-/// protocol of [`Protocol::ALL`] (the paper's order, then later protocols), then to the
-/// earlier parameter. SHE's EPG is infinite (unbounded without clipping), so an EPG bound
+/// The lowest-MSE instance among the classic protocols at their presets (and, for HR
+/// and the sketches, their families' further instances,
+/// [`ldp_core::Family::alternatives`]) and the adaptive ones over their paper spaces,
+/// subject to `bounds`. Ties go to the earlier protocol of [`Protocol::ALL`] (the paper's
+/// order, then later protocols), then to the preset, then to the earlier parameter. SHE's EPG is infinite (unbounded without clipping), so an EPG bound
 /// excludes it.
 ///
 /// ```
@@ -118,10 +119,15 @@ pub fn choose_protocol_after(
                 }
             }
             1 => {
-                let spec = Spec::classic(protocol, k, eps).expect("classic protocol");
-                let o = objectives(&spec, lh_asr, poisoning)?;
-                evaluations += 1;
-                bounds.admit(&o).then_some((spec, o))
+                let mut found: Option<(Spec, Objectives)> = None;
+                for spec in classic_instances(protocol, k, eps) {
+                    let o = objectives(&spec, lh_asr, poisoning)?;
+                    evaluations += 1;
+                    if bounds.admit(&o) && found.is_none_or(|(_, b)| o.mse < b.mse) {
+                        found = Some((spec, o));
+                    }
+                }
+                found
             }
             _ => {
                 let (found, n) = scan_after(protocol, k, eps, &options, bounds)?;
@@ -168,7 +174,7 @@ fn scan_after(
         grid.map(|v| Spec::new(k, eps, params_at(protocol, v)))
             .collect::<Result<Vec<_>, _>>()?
     } else {
-        vec![Spec::classic(protocol, k, eps).expect("classic protocol")]
+        classic_instances(protocol, k, eps)
     };
     let mut best: Option<(Spec, Objectives)> = None;
     for spec in &specs {
@@ -182,4 +188,26 @@ fn scan_after(
         }
     }
     Ok((best, specs.len()))
+}
+
+/// A classic protocol's preset, then its family's further instances
+/// ([`ldp_core::Family::alternatives`]: HR's blocks, the sketches' (h, m)) for a protocol
+/// that is its family's only classic one.
+fn classic_instances(protocol: Protocol, k: DomainSize, eps: Epsilon) -> Vec<Spec> {
+    let preset = Spec::classic(protocol, k, eps).expect("classic protocol");
+    let family = protocol.family();
+    let alone = Protocol::CLASSIC
+        .iter()
+        .all(|p| *p == protocol || p.family() != family);
+    let mut specs = vec![preset];
+    if alone {
+        specs.extend(
+            family
+                .alternatives(k, eps)
+                .into_iter()
+                .filter(|params| *params != preset.family())
+                .map(|params| Spec::new(k, eps, params).expect("alternatives pass the checks")),
+        );
+    }
+    specs
 }

@@ -1,4 +1,4 @@
-//! The practitioner's question over all twelve protocols, once or after many linked
+//! The practitioner's question over every protocol, once or after many linked
 //! reports, against a brute-force scan; and extra objectives of zero weight change nothing.
 
 use ldp_analytic::{LhAsr, Poisoning};
@@ -9,8 +9,8 @@ use ldp_optimize::{
 };
 use proptest::prelude::*;
 
-/// Every classic preset and every grid point of every adaptive protocol, in protocol
-/// order then grid order: the first of smallest MSE among those meeting the bounds.
+/// Every classic preset (with its family's alternatives) and every grid point of every
+/// adaptive protocol, in protocol order then grid order: the first of smallest MSE among those meeting the bounds.
 fn brute_force(k: DomainSize, eps: Epsilon, bounds: &Bounds) -> Option<(Protocol, Spec, f64)> {
     let poisoning = Poisoning::default();
     let options = TuneOptions::default();
@@ -23,8 +23,24 @@ fn brute_force(k: DomainSize, eps: Epsilon, bounds: &Bounds) -> Option<(Protocol
                 .map(|c| (Spec::new(k, eps, c.params).unwrap(), c.objectives))
                 .collect()
         } else {
-            let spec = Spec::classic(p, k, eps).unwrap();
-            vec![(spec, objectives(&spec, LhAsr::Paper, &poisoning).unwrap())]
+            // The preset, then the family's further instances when p is its only
+            // classic protocol.
+            let mut specs = vec![Spec::classic(p, k, eps).unwrap()];
+            let family = p.family();
+            if Protocol::CLASSIC
+                .iter()
+                .filter(|q| q.family() == family)
+                .count()
+                == 1
+            {
+                for params in family.alternatives(k, eps) {
+                    specs.push(Spec::new(k, eps, params).unwrap());
+                }
+            }
+            specs
+                .into_iter()
+                .map(|spec| (spec, objectives(&spec, LhAsr::Paper, &poisoning).unwrap()))
+                .collect()
         };
         for (spec, o) in points {
             if bounds.admit(&o) && best.is_none_or(|(_, _, m)| o.mse < m) {
@@ -183,4 +199,38 @@ fn one_collection_is_the_one_shot_choice_and_zero_is_refused() {
         choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &poisoning, 0),
         Err(OptimizeError::NoCollections)
     );
+}
+
+#[test]
+fn a_sketch_shape_other_than_the_preset_can_win() {
+    // k = 10^5 at eps = 4 in 12 bits: HR, GRR and FLH need 16 or more; HCMS at its
+    // preset (256 x 1024) needs 19, at 16 x 64 only 11.
+    let (k, eps) = (
+        DomainSize::new(100_000).unwrap(),
+        Epsilon::new(4.0).unwrap(),
+    );
+    let bounds = Bounds::asr(1.0).unwrap().with_bits(12.0).unwrap();
+    let pick = choose_protocol(k, eps, &bounds, LhAsr::Paper, &Poisoning::default()).unwrap();
+    assert_eq!(pick.protocol, Protocol::Hcms);
+    assert_eq!(
+        pick.spec.family(),
+        ldp_core::FamilyParams::HadamardCountMeanSketch {
+            hashes: 16,
+            width: 64
+        }
+    );
+    assert_eq!(pick.objectives.bits, 11.0);
+}
+
+#[test]
+fn alternatives_are_valid_and_include_hrs_preset() {
+    let (k, eps) = (DomainSize::new(1000).unwrap(), Epsilon::new(4.0).unwrap());
+    for &family in ldp_core::Family::ALL {
+        for params in family.alternatives(k, eps) {
+            assert!(Spec::new(k, eps, params).is_ok(), "{params:?}");
+        }
+    }
+    let hr = ldp_core::Family::HadamardResponse.alternatives(k, eps);
+    assert_eq!(hr.len(), 11, "blocks 1, 2, ..., 1024 at k = 1000");
+    assert!(hr.contains(&Spec::classic(Protocol::Hr, k, eps).unwrap().family()));
 }

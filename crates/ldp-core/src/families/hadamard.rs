@@ -388,6 +388,16 @@ impl FamilyMechanism for HadamardResponse {
         Self::new(k, eps, blocks)
     }
 
+    /// Every number of blocks: more blocks trade variance for fewer bits' worth of
+    /// columns per block and a different ASR.
+    fn alternatives(k: DomainSize, _: Epsilon) -> Vec<u32> {
+        let most = max_blocks(k);
+        (0..32)
+            .map(|i| 1u32 << i)
+            .take_while(|&b| b <= most)
+            .collect()
+    }
+
     /// One block only (the basic response): `p* = e^eps / (1 + e^eps)` and `q* = 1/2`,
     /// two rows agreeing on half the columns. With more blocks another item supports the
     /// report with a probability that depends on its block: not pure.

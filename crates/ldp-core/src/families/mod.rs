@@ -64,6 +64,15 @@ pub trait FamilyMechanism: Mechanism + Registered {
     /// are real vectors; the others' reports have bounded influence by construction.
     const CLIPS: bool = false;
 
+    /// Further instances that `ldp_optimize::choose_protocol` compares beside the preset:
+    /// a small grid over parameters that trade the objectives but belong to no adaptive
+    /// protocol (HR's blocks, the sketches' (h, m)). Each passes [`FamilyMechanism::check`].
+    /// None by default.
+    fn alternatives(k: DomainSize, eps: Epsilon) -> Vec<Self::Param> {
+        let _ = (k, eps);
+        Vec::new()
+    }
+
     /// A server for untrusted clients: [`Mechanism::aggregator`], or for a family that
     /// clips ([`FamilyMechanism::CLIPS`]) one that clips as `clip` says.
     fn server(&self, clip: Clip) -> Self::Aggregator {

@@ -62,6 +62,19 @@ macro_rules! registry {
                 }
             }
 
+            /// The family's further instances at (k, eps) beside its presets
+            /// ([`FamilyMechanism::alternatives`]).
+            pub fn alternatives(self, k: DomainSize, eps: Epsilon) -> Vec<FamilyParams> {
+                match self {
+                    $( Family::$Family => {
+                        <$module::$Type as FamilyMechanism>::alternatives(k, eps)
+                            .into_iter()
+                            .map(<$module::$Type as Registered>::params)
+                            .collect()
+                    } )+
+                }
+            }
+
             /// The names of the family's parameters, as [`FamilyParams`] spells them
             /// (empty for GRR and SHE).
             #[inline]

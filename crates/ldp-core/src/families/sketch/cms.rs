@@ -269,6 +269,10 @@ impl FamilyMechanism for CountMeanSketch {
         Self::new(k, eps, hashes, width)
     }
 
+    fn alternatives(_: DomainSize, _: Epsilon) -> Vec<(u32, u32)> {
+        super::shape_grid(|h, m| check_shape(h, m, 1, false).is_ok())
+    }
+
     /// Not pure: another item supports a report with a probability that depends on the
     /// share of rows where it shares x's column.
     fn probabilities(_: DomainSize, _: Epsilon, _: (u32, u32)) -> Option<(f64, f64)> {

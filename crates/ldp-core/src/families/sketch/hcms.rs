@@ -254,6 +254,10 @@ impl FamilyMechanism for HadamardCountMeanSketch {
         Self::new(k, eps, hashes, width)
     }
 
+    fn alternatives(_: DomainSize, _: Epsilon) -> Vec<(u32, u32)> {
+        super::shape_grid(|h, m| check_shape(h, m, 2, true).is_ok())
+    }
+
     /// Not pure: another item supports a report with probability `1/2 + rho (p - 1/2)`,
     /// rho the share of rows where it shares x's column.
     fn probabilities(_: DomainSize, _: Epsilon, _: (u32, u32)) -> Option<(f64, f64)> {
