@@ -239,8 +239,30 @@ fn mode(values: &mut [u32]) -> (u32, u32) {
 
 /// Implements the support-based methods of [`AttackSurface`] (`guess`,
 /// `observe_and_guess`, `add_evidence`) for a family whose reports support items and
-/// whose aggregator is [`SupportCounts`].
+/// whose aggregator is [`SupportCounts`], or with `(output_counts)` one whose aggregator
+/// counts outputs ([`crate::output_counts::OutputCounts`]: the support is found once for
+/// the guess, the server only counts the report's cells).
 macro_rules! support_attack_surface {
+    (output_counts) => {
+        fn guess<R: rand::Rng + ?Sized>(&self, report: &Self::Report, rng: &mut R) -> u32 {
+            $crate::attack_surface::support_guess(self, report, rng)
+        }
+
+        fn observe_and_guess<R: rand::Rng + ?Sized>(
+            &self,
+            server: &mut Self::Aggregator,
+            report: &Self::Report,
+            _: &mut Vec<u32>,
+            rng: &mut R,
+        ) -> u32 {
+            $crate::Aggregator::add(server, report).expect("genuine reports are valid");
+            $crate::attack_surface::support_guess(self, report, rng)
+        }
+
+        fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], _: &mut Vec<f64>) {
+            $crate::attack_surface::count_support(self, report, scores);
+        }
+    };
     () => {
         fn guess<R: rand::Rng + ?Sized>(&self, report: &Self::Report, rng: &mut R) -> u32 {
             $crate::attack_surface::support_guess(self, report, rng)

@@ -17,7 +17,7 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
-use crate::attack_surface::{AttackSurface, MaxGain, best_seed, count_support, support_guess};
+use crate::attack_surface::{AttackSurface, MaxGain, best_seed};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::local_hash::{
     check_hash_range, collision_bias, hash_item, optimal_range, probabilities,
@@ -274,24 +274,7 @@ impl FamilyMechanism for FastLocalHashing {
 }
 
 impl AttackSurface for FastLocalHashing {
-    fn guess<R: Rng + ?Sized>(&self, report: &LhReport, rng: &mut R) -> u32 {
-        support_guess(self, report, rng)
-    }
-
-    fn observe_and_guess<R: Rng + ?Sized>(
-        &self,
-        server: &mut OutputCounts<FastLocalHashing>,
-        report: &LhReport,
-        _: &mut Vec<u32>,
-        rng: &mut R,
-    ) -> u32 {
-        crate::Aggregator::add(server, report).expect("genuine reports are valid");
-        self.guess(report, rng)
-    }
-
-    fn add_evidence(&self, report: &LhReport, scores: &mut [f64], _: &mut Vec<f64>) {
-        count_support(self, report, scores);
-    }
+    crate::attack_surface::support_attack_surface!(output_counts);
 
     /// The public seed and value that hash the most targets together: every seed is
     /// searched ([`best_seed`] over `0..k'`).

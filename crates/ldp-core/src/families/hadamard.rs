@@ -15,7 +15,7 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
-use crate::attack_surface::{AttackSurface, MaxGain, count_support, support_guess};
+use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
@@ -422,24 +422,7 @@ impl FamilyMechanism for HadamardResponse {
 }
 
 impl AttackSurface for HadamardResponse {
-    fn guess<R: Rng + ?Sized>(&self, report: &GrrReport, rng: &mut R) -> u32 {
-        support_guess(self, report, rng)
-    }
-
-    fn observe_and_guess<R: Rng + ?Sized>(
-        &self,
-        server: &mut OutputCounts<HadamardResponse>,
-        report: &GrrReport,
-        _: &mut Vec<u32>,
-        rng: &mut R,
-    ) -> u32 {
-        crate::Aggregator::add(server, report).expect("genuine reports are valid");
-        self.guess(report, rng)
-    }
-
-    fn add_evidence(&self, report: &GrrReport, scores: &mut [f64], _: &mut Vec<f64>) {
-        count_support(self, report, scores);
-    }
+    crate::attack_surface::support_attack_surface!(output_counts);
 
     /// Column 0 of the block holding the most targets (the first on ties): every row is
     /// +1 there, so it supports all of that block's targets.

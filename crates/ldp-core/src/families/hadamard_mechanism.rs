@@ -17,7 +17,7 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
-use crate::attack_surface::{AttackSurface, MaxGain, count_support, support_guess};
+use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::FamilyMechanism;
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
@@ -222,24 +222,7 @@ impl FamilyMechanism for HadamardMechanism {
 }
 
 impl AttackSurface for HadamardMechanism {
-    fn guess<R: Rng + ?Sized>(&self, report: &LhReport, rng: &mut R) -> u32 {
-        support_guess(self, report, rng)
-    }
-
-    fn observe_and_guess<R: Rng + ?Sized>(
-        &self,
-        server: &mut OutputCounts<HadamardMechanism>,
-        report: &LhReport,
-        _: &mut Vec<u32>,
-        rng: &mut R,
-    ) -> u32 {
-        crate::Aggregator::add(server, report).expect("genuine reports are valid");
-        self.guess(report, rng)
-    }
-
-    fn add_evidence(&self, report: &LhReport, scores: &mut [f64], _: &mut Vec<f64>) {
-        count_support(self, report, scores);
-    }
+    crate::attack_surface::support_attack_surface!(output_counts);
 
     /// Column 0 with bit 0: every row is +1 there, so it supports every target.
     fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<LhReport> {

@@ -14,7 +14,7 @@
 use rand::{Rng, RngExt};
 
 use super::{check_shape, column, estimate_from_sketch};
-use crate::attack_surface::{AttackSurface, MaxGain, count_support, support_guess};
+use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::families::bits::IndependentBits;
 use crate::families::unary::symmetric_p;
@@ -295,24 +295,7 @@ impl FamilyMechanism for CountMeanSketch {
 }
 
 impl AttackSurface for CountMeanSketch {
-    fn guess<R: Rng + ?Sized>(&self, report: &OnesReport, rng: &mut R) -> u32 {
-        support_guess(self, report, rng)
-    }
-
-    fn observe_and_guess<R: Rng + ?Sized>(
-        &self,
-        server: &mut OutputCounts<CountMeanSketch>,
-        report: &OnesReport,
-        _: &mut Vec<u32>,
-        rng: &mut R,
-    ) -> u32 {
-        crate::Aggregator::add(server, report).expect("genuine reports are valid");
-        self.guess(report, rng)
-    }
-
-    fn add_evidence(&self, report: &OnesReport, scores: &mut [f64], _: &mut Vec<f64>) {
-        count_support(self, report, scores);
-    }
+    crate::attack_surface::support_attack_surface!(output_counts);
 
     /// Row 0 with every bit set: it supports, and adds the most to, every target.
     fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<OnesReport> {

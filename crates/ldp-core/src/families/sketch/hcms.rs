@@ -13,7 +13,7 @@ use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
 use super::{check_shape, column, estimate_from_sketch};
-use crate::attack_surface::{AttackSurface, MaxGain, count_support, support_guess};
+use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
@@ -280,24 +280,7 @@ impl FamilyMechanism for HadamardCountMeanSketch {
 }
 
 impl AttackSurface for HadamardCountMeanSketch {
-    fn guess<R: Rng + ?Sized>(&self, report: &LhReport, rng: &mut R) -> u32 {
-        support_guess(self, report, rng)
-    }
-
-    fn observe_and_guess<R: Rng + ?Sized>(
-        &self,
-        server: &mut OutputCounts<HadamardCountMeanSketch>,
-        report: &LhReport,
-        _: &mut Vec<u32>,
-        rng: &mut R,
-    ) -> u32 {
-        crate::Aggregator::add(server, report).expect("genuine reports are valid");
-        self.guess(report, rng)
-    }
-
-    fn add_evidence(&self, report: &LhReport, scores: &mut [f64], _: &mut Vec<f64>) {
-        count_support(self, report, scores);
-    }
+    crate::attack_surface::support_attack_surface!(output_counts);
 
     /// Row 0, coefficient 0, bit 0: `H[0][v] = +1` for every column, so it supports (and
     /// adds the most to) every target.
