@@ -15,7 +15,7 @@ use arrow_schema::{DataType, Field, Fields};
 use ldp_core::report::ReportLimits;
 use ldp_core::{
     AggregateError, Aggregator, FamilyMechanism, GrrReport, LhReport, Mechanism, OnesReport,
-    SheReport, SubsetReport,
+    Reason, Rejections, SheReport, SubsetReport,
 };
 
 use crate::{ArrowLdpError, SetEncoding};
@@ -39,6 +39,32 @@ pub trait ArrowReports: Mechanism {
         server: &mut Self::Aggregator,
         array: &dyn Array,
         first_row: u64,
+    ) -> Result<(), ArrowLdpError>;
+
+    /// [`ArrowReports::reports_from_array`] in skip mode ([`ldp_core::OnInvalid::Skip`]):
+    /// the valid reports, the invalid ones and null rows recorded in `skipped` as
+    /// [`ArrowReports::aggregate_array_skipping`] records them.
+    fn reports_from_array_skipping(
+        &self,
+        array: &dyn Array,
+        first_row: u64,
+        position_base: u64,
+        skipped: &mut Rejections,
+        at: &dyn Fn(u64) -> String,
+    ) -> Result<Vec<Self::Report>, ArrowLdpError>;
+
+    /// [`ArrowReports::aggregate_array`] in skip mode ([`ldp_core::OnInvalid::Skip`]): an
+    /// invalid report or a null row is left out and recorded in `skipped`, described by
+    /// `at(row)` and ordered by `position_base + row` (rows from `first_row`). A column
+    /// of the wrong type is still an error: it is not one client's report.
+    fn aggregate_array_skipping(
+        &self,
+        server: &mut Self::Aggregator,
+        array: &dyn Array,
+        first_row: u64,
+        position_base: u64,
+        skipped: &mut Rejections,
+        at: &dyn Fn(u64) -> String,
     ) -> Result<(), ArrowLdpError>;
 }
 
@@ -78,6 +104,89 @@ where
             first_row,
             |row, report| server.add(report).map_err(row_error(first_row, row)),
         )
+    }
+
+    fn reports_from_array_skipping(
+        &self,
+        array: &dyn Array,
+        first_row: u64,
+        position_base: u64,
+        skipped: &mut Rejections,
+        at: &dyn Fn(u64) -> String,
+    ) -> Result<Vec<M::Report>, ArrowLdpError> {
+        let mut out = Vec::with_capacity(array.len());
+        let keep = |r: &M::Report| {
+            self.validate(r)?;
+            out.push(r.clone());
+            Ok(())
+        };
+        for_each_valid_row(self, array, first_row, position_base, skipped, at, keep)?;
+        Ok(out)
+    }
+
+    fn aggregate_array_skipping(
+        &self,
+        server: &mut M::Aggregator,
+        array: &dyn Array,
+        first_row: u64,
+        position_base: u64,
+        skipped: &mut Rejections,
+        at: &dyn Fn(u64) -> String,
+    ) -> Result<(), ArrowLdpError> {
+        let add = |r: &M::Report| server.add(r);
+        for_each_valid_row(self, array, first_row, position_base, skipped, at, add)
+    }
+}
+
+/// Calls `visit` on every non-null row of `array`; a row `visit` refuses as an invalid
+/// report, and a null row, is recorded in `skipped` instead (any other error stops).
+fn for_each_valid_row<M>(
+    mechanism: &M,
+    array: &dyn Array,
+    first_row: u64,
+    position_base: u64,
+    skipped: &mut Rejections,
+    at: &dyn Fn(u64) -> String,
+    mut visit: impl FnMut(&M::Report) -> Result<(), AggregateError>,
+) -> Result<(), ArrowLdpError>
+where
+    M: FamilyMechanism,
+    M::Report: ArrowShape,
+{
+    let limits = mechanism.spec().report_limits();
+    let mut row_of = |skipped: &mut Rejections, row: u64, r: &M::Report| match visit(r) {
+        Ok(()) => Ok(()),
+        Err(AggregateError::Report(e)) => {
+            skipped.record(Reason::from(&e), position_base + row, || at(row), &e);
+            Ok(())
+        }
+        Err(error) => Err(ArrowLdpError::Row { row, error }),
+    };
+    // Nulls are found before any row is visited; only then go row by row.
+    let whole = M::Report::for_each_row(array, &limits, first_row, |i, r| {
+        row_of(skipped, first_row + i as u64, r)
+    });
+    match whole {
+        Err(ArrowLdpError::Null { .. }) => {
+            for i in 0..array.len() {
+                let row = first_row + i as u64;
+                let one = array.slice(i, 1);
+                let visited = M::Report::for_each_row(one.as_ref(), &limits, row, |_, r| {
+                    row_of(skipped, row, r)
+                });
+                match visited {
+                    Err(ArrowLdpError::Null { .. }) => skipped.record(
+                        Reason::Null,
+                        position_base + row,
+                        || at(row),
+                        &"the report is null",
+                    ),
+                    other => other?,
+                }
+            }
+            Ok(())
+        }
+        other => other,
     }
 }
 

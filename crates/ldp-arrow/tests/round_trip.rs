@@ -253,3 +253,50 @@ fn the_chosen_set_encoding_is_the_smaller_file() {
         }
     }
 }
+
+#[test]
+fn skipping_leaves_out_invalid_and_null_rows_and_counts_them() {
+    use ldp_core::{Reason, Rejections};
+    use std::sync::Arc;
+    let (k, eps) = (DomainSize::new(10).unwrap(), Epsilon::new(1.0).unwrap());
+    let grr = ldp_core::Grr::new(k, eps).unwrap();
+    let at = |row: u64| format!("row {row}");
+    // Rows 100..107: two out of range, one null.
+    let array: ArrayRef = Arc::new(UInt32Array::from(vec![
+        Some(1),
+        Some(10),
+        None,
+        Some(3),
+        Some(12),
+        Some(3),
+        Some(9),
+    ]));
+    let mut server = grr.aggregator();
+    let mut skipped = Rejections::default();
+    grr.aggregate_array_skipping(&mut server, &array, 100, 0, &mut skipped, &at)
+        .unwrap();
+    let valid: ArrayRef = Arc::new(UInt32Array::from(vec![1, 3, 3, 9]));
+    let mut expected = grr.aggregator();
+    grr.aggregate_array(&mut expected, &valid, 0).unwrap();
+    assert_eq!(server, expected);
+    assert_eq!(skipped.count(Reason::OutOfRange), 2);
+    assert_eq!(skipped.count(Reason::Null), 1);
+    let (_, first) = skipped
+        .iter()
+        .find(|(r, _)| *r == Reason::OutOfRange)
+        .unwrap();
+    assert_eq!(first.first_at, "row 101");
+    // The same rows as reports.
+    let mut again = Rejections::default();
+    let reports = grr
+        .reports_from_array_skipping(&array, 100, 0, &mut again, &at)
+        .unwrap();
+    assert_eq!(reports.len(), 4);
+    assert_eq!(again, skipped);
+    // A column of another type is not one client's report: still an error.
+    let oue = ldp_core::UnaryEncoding::optimized(k, eps).unwrap();
+    let err = oue
+        .reports_from_array_skipping(&array, 0, 0, &mut Rejections::default(), &at)
+        .unwrap_err();
+    assert!(matches!(err, ArrowLdpError::Type { .. }), "{err}");
+}

@@ -4,11 +4,14 @@
 //! A chunk is every complete line one read makes available (up to a maximum count), so a
 //! file is read in large chunks that can be processed in parallel, while an interactive
 //! stream yields each line as soon as it arrives. A line longer than the cap is rejected
-//! as soon as the cap is passed, without reading the rest of it.
+//! as soon as the cap is passed, without reading the rest of it; a lenient reader (a
+//! server skipping invalid reports) instead records it as skipped, discards it, and
+//! ignores blank lines anywhere. Each byte is searched for a newline once.
 
 use std::io::Read;
 
 use anyhow::{Result, anyhow, bail};
+use ldp_core::Reason;
 
 /// Bytes asked of one read.
 const READ: usize = 1 << 20;
@@ -26,6 +29,14 @@ pub(crate) struct LineChunks<R> {
     eof: bool,
     /// The first blank line of a run of blank lines not yet followed by a non-blank one.
     blank_since: Option<u64>,
+    /// Bytes from `start` already searched for a newline, without finding one.
+    scanned: usize,
+    /// Skip overlong lines and ignore blank lines instead of failing.
+    lenient: bool,
+    /// In lenient mode: inside an overlong line, discarding up to its newline.
+    discarding: bool,
+    /// In lenient mode: the overlong lines skipped since the last call to `take_skipped`.
+    skipped: Vec<(u64, Reason)>,
 }
 
 /// Where a line lies in the buffer: from, to (exclusive, without its newline).
@@ -46,7 +57,23 @@ impl<R: Read> LineChunks<R> {
             cap,
             eof: false,
             blank_since: None,
+            scanned: 0,
+            lenient: false,
+            discarding: false,
+            skipped: Vec::new(),
         }
+    }
+
+    /// A lenient reader: an overlong line is skipped (see [`LineChunks::take_skipped`])
+    /// instead of failing the input, and blank lines are ignored wherever they are.
+    pub(crate) fn lenient(mut self) -> Self {
+        self.lenient = true;
+        self
+    }
+
+    /// The lines skipped since the last call, with why.
+    pub(crate) fn take_skipped(&mut self) -> Vec<(u64, Reason)> {
+        std::mem::take(&mut self.skipped)
     }
 
     /// The next non-empty run of complete lines (at most `max_lines`), or `None` at the
@@ -60,7 +87,9 @@ impl<R: Read> LineChunks<R> {
             let mut any = false;
             for (number, &(from, to)) in (first..).zip(&spans) {
                 if is_blank(&self.buf[from..to]) {
-                    self.blank_since.get_or_insert(number);
+                    if !self.lenient {
+                        self.blank_since.get_or_insert(number);
+                    }
                 } else if let Some(blank) = self.blank_since {
                     bail!(
                         "line {blank}: blank line before line {number} (blank lines are accepted only at the end of the input)"
@@ -90,14 +119,44 @@ impl<R: Read> LineChunks<R> {
     /// their newlines), reading more input as needed; `None` at the end of the input.
     fn split(&mut self, max_lines: usize) -> Result<Option<(u64, Vec<Span>)>> {
         loop {
+            if self.discarding {
+                // The rest of an overlong line, up to and including its newline.
+                let pending = &self.buf[self.start..self.end];
+                match memchr::memchr(b'\n', pending) {
+                    Some(pos) => {
+                        self.start += pos + 1;
+                        self.discarding = false;
+                    }
+                    None => {
+                        self.start = self.end;
+                        if self.eof {
+                            return Ok(None);
+                        }
+                        self.fill()?;
+                        continue;
+                    }
+                }
+            }
             let base = self.start;
-            let pending = &self.buf[base..self.end];
             let mut spans = Vec::new();
             let mut from = base;
-            for pos in memchr::memchr_iter(b'\n', pending) {
-                let to = base + pos;
+            let searched = base + self.scanned;
+            for pos in memchr::memchr_iter(b'\n', &self.buf[searched..self.end]) {
+                let to = searched + pos;
                 if to - from > self.cap {
-                    bail!(self.too_long(self.lines + 1 + spans.len() as u64));
+                    let number = self.lines + 1 + spans.len() as u64;
+                    if !self.lenient {
+                        bail!(self.too_long(number));
+                    }
+                    if spans.is_empty() {
+                        // Skip it whole; the lines after it come in the next round.
+                        self.skipped.push((number, Reason::TooLong));
+                        self.lines += 1;
+                        from = to + 1;
+                        self.start = from;
+                        continue;
+                    }
+                    break; // hand out the lines before it first
                 }
                 spans.push((from, to));
                 from = to + 1;
@@ -109,10 +168,21 @@ impl<R: Read> LineChunks<R> {
                 let first = self.lines + 1;
                 self.lines += spans.len() as u64;
                 self.start = from;
+                self.scanned = 0;
                 return Ok(Some((first, spans)));
             }
+            // No complete line: the pending bytes hold no newline.
+            self.scanned = self.end - self.start;
             if self.end - self.start > self.cap {
-                bail!(self.too_long(self.lines + 1));
+                if !self.lenient {
+                    bail!(self.too_long(self.lines + 1));
+                }
+                self.lines += 1;
+                self.skipped.push((self.lines, Reason::TooLong));
+                self.start = self.end;
+                self.scanned = 0;
+                self.discarding = true;
+                continue;
             }
             if self.eof {
                 if self.start < self.end {
@@ -121,6 +191,7 @@ impl<R: Read> LineChunks<R> {
                     let span = (self.start, self.end);
                     self.lines += 1;
                     self.start = self.end;
+                    self.scanned = 0;
                     return Ok(Some((first, vec![span])));
                 }
                 return Ok(None);
@@ -174,6 +245,8 @@ struct OwnedChunk {
     bytes: Vec<u8>,
     /// Line number and the line's span in `bytes`.
     lines: Vec<(u64, Span)>,
+    /// Lines a lenient reader skipped before these (numbers and reasons).
+    skipped: Vec<(u64, Reason)>,
 }
 
 impl OwnedChunk {
@@ -187,7 +260,11 @@ impl OwnedChunk {
                 (number, (from, bytes.len()))
             })
             .collect();
-        OwnedChunk { bytes, lines }
+        OwnedChunk {
+            bytes,
+            lines,
+            skipped: Vec::new(),
+        }
     }
 }
 
@@ -204,6 +281,14 @@ impl Batch {
                     .iter()
                     .map(|&(number, (from, to))| (number, &c.bytes[from..to]))
             })
+            .collect()
+    }
+
+    /// The lines a lenient reader skipped, in order.
+    pub(crate) fn skipped(&self) -> Vec<(u64, Reason)> {
+        self.0
+            .iter()
+            .flat_map(|c| c.skipped.iter().copied())
             .collect()
     }
 }
@@ -225,17 +310,41 @@ pub(crate) struct ReadAhead {
 
 impl ReadAhead {
     /// Starts reading `input` in chunks of at most `max_lines` lines of at most `cap`
-    /// bytes. The reader thread stops at the end of the input, at an error, or when
-    /// this is dropped (at its next chunk).
-    pub(crate) fn spawn<R: Read + Send + 'static>(input: R, cap: usize, max_lines: usize) -> Self {
+    /// bytes, leniently if `lenient` ([`LineChunks::lenient`]). The reader thread stops
+    /// at the end of the input, at an error, or when this is dropped (at its next chunk).
+    pub(crate) fn spawn<R: Read + Send + 'static>(
+        input: R,
+        cap: usize,
+        max_lines: usize,
+        lenient: bool,
+    ) -> Self {
         let in_flight = (READ_AHEAD_BYTES / cap.max(READ)).clamp(1, 32);
         let (tx, chunks) = std::sync::mpsc::sync_channel(in_flight);
         std::thread::spawn(move || {
             let mut input = LineChunks::new(input, cap);
+            if lenient {
+                input = input.lenient();
+            }
             loop {
                 let next = input
                     .next_chunk(max_lines)
                     .map(|chunk| chunk.map(|lines| OwnedChunk::copy(&lines)));
+                let skipped = input.take_skipped();
+                // Lines skipped at the very end travel in a chunk of their own.
+                let next = match next {
+                    Ok(None) if !skipped.is_empty() => Ok(Some(OwnedChunk {
+                        bytes: Vec::new(),
+                        lines: Vec::new(),
+                        skipped: Vec::new(),
+                    })),
+                    other => other,
+                };
+                let next = next.map(|chunk| {
+                    chunk.map(|mut c| {
+                        c.skipped = skipped;
+                        c
+                    })
+                });
                 let more = matches!(next, Ok(Some(_)));
                 let Some(sent) = next.transpose() else {
                     return; // the end of the input
@@ -372,9 +481,28 @@ mod tests {
         assert!(reader.next_chunk(10).is_err());
     }
 
+    #[test]
+    fn a_lenient_reader_skips_long_lines_and_blank_ones_and_keeps_the_numbers() {
+        // Long lines first, in the middle (complete or cut by the read), and last without
+        // a newline; blank lines anywhere.
+        let mut input = b"123456789\na\n\nb\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 3 << 20));
+        input.extend(b"\nc\n\n123456");
+        let mut reader = LineChunks::new(input.as_slice(), 5).lenient();
+        let mut lines = Vec::new();
+        while let Some(chunk) = reader.next_chunk(100).unwrap() {
+            lines.extend(chunk.into_iter().map(|(n, l)| (n, l.to_vec())));
+        }
+        let expected: Vec<(u64, Vec<u8>)> =
+            vec![(2, b"a".to_vec()), (4, b"b".to_vec()), (6, b"c".to_vec())];
+        assert_eq!(lines, expected);
+        let long: Vec<u64> = reader.take_skipped().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(long, [1, 5, 8]);
+    }
+
     /// Every line `ReadAhead` hands out, and the error that ended it.
     fn read_ahead(input: &'static [u8], max: usize) -> (Vec<(u64, String)>, Option<String>) {
-        let mut reader = ReadAhead::spawn(input, 10, max);
+        let mut reader = ReadAhead::spawn(input, 10, max, false);
         let mut out = Vec::new();
         loop {
             match reader.next_batch(1 << 20, 100) {

@@ -52,6 +52,7 @@ pub mod longitudinal;
 pub mod mechanism;
 pub mod names;
 pub mod output_counts;
+pub mod rejections;
 pub mod report;
 mod sampling;
 pub mod server;
@@ -79,6 +80,7 @@ pub use families::{
 pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, Support, Wire};
 pub use names::UnknownName;
 pub use output_counts::{CountedOutputs, OutputCounts};
+pub use rejections::{OnInvalid, Reason, Rejected, Rejections};
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
 pub use server::{Clip, ClipError};
 pub use space::ParameterSpace;

@@ -214,10 +214,7 @@ impl Mechanism {
                 })
             }
         };
-        Ok(Reports {
-            mechanism: self.clone(),
-            data,
-        })
+        Ok(Reports::new(self.clone(), data))
     }
 
     /// An empty server. SHE servers clip every coordinate to [-C, C] with C = 1 + 40/eps

@@ -6,7 +6,7 @@ use arrow_array::RecordBatch;
 use arrow_ipc::reader::StreamReader;
 use arrow_ipc::writer::StreamWriter;
 use ldp_arrow::ArrowReports;
-use ldp_core::{Mechanism as _, dispatch};
+use ldp_core::{Mechanism as _, OnInvalid, Reason, Rejections, dispatch};
 use ldp_jsonl::{Digits, JsonReport};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError};
@@ -35,6 +35,8 @@ use crate::mechanism::Mechanism;
 pub struct Reports {
     pub(crate) mechanism: Mechanism,
     pub(crate) data: Data,
+    /// What a reader in skip mode left out of the input these reports came from.
+    pub(crate) skipped: Rejections,
 }
 
 fn no_field(shape: &str, field: &str) -> PyErr {
@@ -42,6 +44,15 @@ fn no_field(shape: &str, field: &str) -> PyErr {
 }
 
 impl Reports {
+    /// Reports with nothing skipped.
+    pub(crate) fn new(mechanism: Mechanism, data: Data) -> Self {
+        Self {
+            mechanism,
+            data,
+            skipped: Rejections::default(),
+        }
+    }
+
     fn shape_name(&self) -> &'static str {
         match self.data {
             Data::Values { .. } => "value",
@@ -51,17 +62,29 @@ impl Reports {
         }
     }
 
-    /// Checks every report of `data` against the mechanism.
-    fn validated(mechanism: &Mechanism, data: Data) -> PyResult<Self> {
-        dispatch!(&mechanism.any, m => {
+    /// Checks every report of `data` against the mechanism: the first invalid one is an
+    /// error, or with `skip` every invalid one is left out and counted.
+    fn validated(mechanism: &Mechanism, data: Data, skip: bool) -> PyResult<Self> {
+        let mut skipped = Rejections::default();
+        let data = dispatch!(&mechanism.any, m => {
+            let mut kept = if skip { Some(m.empty()) } else { None };
             for i in 0..data.len() {
-                m.validate(&m.report(&data, i))
-                    .map_err(|e| report(format!("report {i}: {e}")))?;
+                let r = m.report(&data, i);
+                match (m.validate(&r), kept.as_mut()) {
+                    (Ok(()), Some(kept)) => m.push(kept, &r),
+                    (Ok(()), None) => {}
+                    (Err(e), Some(_)) => {
+                        skipped.record(Reason::from(&e), i as u64, || format!("report {i}"), &e)
+                    }
+                    (Err(e), None) => return Err(report(format!("report {i}: {e}"))),
+                }
             }
+            kept.unwrap_or(data)
         });
         Ok(Self {
             mechanism: mechanism.clone(),
             data,
+            skipped,
         })
     }
 }
@@ -168,15 +191,9 @@ impl Reports {
                 }
                 out
             };
-            return Ok(Bound::new(
-                py,
-                Reports {
-                    mechanism: self.mechanism.clone(),
-                    data,
-                },
-            )?
-            .into_any()
-            .unbind());
+            return Ok(Bound::new(py, Reports::new(self.mechanism.clone(), data))?
+                .into_any()
+                .unbind());
         }
         let i: isize = key
             .extract()
@@ -214,15 +231,18 @@ impl Reports {
                 )));
             }
             out.data.extend(&part.data);
+            out.skipped.merge(&part.skipped);
         }
         Ok(out)
     }
 
-    /// Reports from their columns, each report checked against `mechanism`. LH seeds
-    /// from 64-bit generators (numpy's, multi-freq-ldpy's) are reduced mod 2^32, which is
-    /// what python-xxhash does with a seed.
+    /// Reports from their columns, each report checked against `mechanism`: an invalid
+    /// one is an error naming it, or with `on_invalid="skip"` it is left out and counted
+    /// in `skipped`. LH seeds from 64-bit generators (numpy's, multi-freq-ldpy's) are
+    /// reduced mod 2^32, which is what python-xxhash does with a seed.
     #[staticmethod]
-    #[pyo3(signature = (mechanism, *, y=None, seed=None, offsets=None, indices=None, values=None))]
+    #[pyo3(signature = (mechanism, *, y=None, seed=None, offsets=None, indices=None, values=None, on_invalid="refuse"))]
+    #[allow(clippy::too_many_arguments)] // the columns by name, as Python passes them
     fn from_arrays(
         mechanism: &Mechanism,
         y: Option<&Bound<'_, PyAny>>,
@@ -230,7 +250,9 @@ impl Reports {
         offsets: Option<&Bound<'_, PyAny>>,
         indices: Option<&Bound<'_, PyAny>>,
         values: Option<&Bound<'_, PyAny>>,
+        on_invalid: &str,
     ) -> PyResult<Reports> {
+        let skip = skipping(on_invalid)?;
         let empty = dispatch!(&mechanism.any, m => m.empty());
         let given: Vec<&str> = [
             ("y", y.is_some()),
@@ -300,7 +322,11 @@ impl Reports {
                 }
             )));
         }
-        Reports::validated(mechanism, data.expect("the needed columns were given"))
+        Reports::validated(
+            mechanism,
+            data.expect("the needed columns were given"),
+            skip,
+        )
     }
 
     /// Writes the reports as JSON lines, the `ldp` tool's format (`ldp aggregate` reads
@@ -326,18 +352,25 @@ impl Reports {
     }
 
     /// Reads JSON lines written by `ldp perturb` (or `to_jsonl`), every report checked
-    /// against `mechanism`; an error names the line.
+    /// against `mechanism`: an invalid line is an error naming it, or with
+    /// `on_invalid="skip"` it is left out and counted in `skipped` (malformed, too long,
+    /// or invalid for the mechanism), as `ldp aggregate --on-invalid skip` does.
     #[staticmethod]
+    #[pyo3(signature = (mechanism, path, on_invalid="refuse"))]
     fn from_jsonl(
         py: Python<'_>,
         mechanism: &Mechanism,
         path: std::path::PathBuf,
+        on_invalid: &str,
     ) -> PyResult<Reports> {
-        let data = py.detach(|| -> PyResult<Data> {
+        let skip = skipping(on_invalid)?;
+        let (data, skipped) = py.detach(|| -> PyResult<(Data, Rejections)> {
             let file = std::fs::File::open(&path)
                 .map_err(|e| param(format!("{}: {e}", path.display())))?;
             let mut input = std::io::BufReader::new(file);
             let cap = ldp_jsonl::max_line_len(&mechanism.spec);
+            let mut skipped = Rejections::default();
+            let io = |e: std::io::Error| param(format!("{}: {e}", path.display()));
             dispatch!(&mechanism.any, m => {
                 let mut data = m.empty();
                 let mut line = Vec::new();
@@ -346,30 +379,66 @@ impl Reports {
                     line.clear();
                     let read = std::io::Read::take(&mut input, cap as u64 + 2)
                         .read_until(b'\n', &mut line)
-                        .map_err(|e| param(format!("{}: {e}", path.display())))?;
+                        .map_err(io)?;
                     if read == 0 {
                         break;
                     }
                     number += 1;
-                    let at = |e: String| report(format!("{}: line {number}: {e}", path.display()));
+                    let at = || format!("line {number}");
+                    let fail = |e: String| report(format!("{}: line {number}: {e}", path.display()));
                     if line.len() > cap + 1 {
-                        return Err(at(format!("longer than any report of this mechanism ({cap} bytes)")));
+                        let e = format!("longer than any report of this mechanism ({cap} bytes)");
+                        if !skip {
+                            return Err(fail(e));
+                        }
+                        skipped.record(Reason::TooLong, number, at, &e);
+                        if line.last() != Some(&b'\n') {
+                            // Discard the rest of the line, a buffer at a time.
+                            loop {
+                                let buf = input.fill_buf().map_err(io)?;
+                                if buf.is_empty() {
+                                    break;
+                                }
+                                match buf.iter().position(|&b| b == b'\n') {
+                                    Some(pos) => {
+                                        input.consume(pos + 1);
+                                        break;
+                                    }
+                                    None => {
+                                        let n = buf.len();
+                                        input.consume(n);
+                                    }
+                                }
+                            }
+                        }
+                        continue;
                     }
                     let text = line.strip_suffix(b"\n").unwrap_or(&line);
                     let text = text.strip_suffix(b"\r").unwrap_or(text);
                     if text.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    let r = parse(m, text).map_err(|e| at(e.to_string()))?;
-                    m.validate(&r).map_err(|e| at(e.to_string()))?;
-                    m.push(&mut data, &r);
+                    let r = match parse(m, text) {
+                        Ok(r) => r,
+                        Err(e) if skip => {
+                            skipped.record(Reason::Malformed, number, at, &e);
+                            continue;
+                        }
+                        Err(e) => return Err(fail(e.to_string())),
+                    };
+                    match m.validate(&r) {
+                        Ok(()) => m.push(&mut data, &r),
+                        Err(e) if skip => skipped.record(Reason::from(&e), number, at, &e),
+                        Err(e) => return Err(fail(e.to_string())),
+                    }
                 }
-                Ok(data)
+                Ok((data, skipped))
             })
         })?;
         Ok(Reports {
             mechanism: mechanism.clone(),
             data,
+            skipped,
         })
     }
 
@@ -397,15 +466,17 @@ impl Reports {
     /// >>> ldp.Reports.from_arrow(r.to_arrow()) == r
     /// True
     #[staticmethod]
-    #[pyo3(signature = (data, mechanism=None))]
+    #[pyo3(signature = (data, mechanism=None, on_invalid="refuse"))]
     fn from_arrow<'py>(
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
         mechanism: Option<Bound<'py, Mechanism>>,
+        on_invalid: &str,
     ) -> PyResult<Reports> {
+        skipping(on_invalid)?;
         let reports = py
             .import("ldp._arrow")?
-            .call_method1("from_arrow", (data, mechanism))?;
+            .call_method1("from_arrow", (data, mechanism, on_invalid))?;
         let reports = reports.cast::<Reports>()?;
         Ok(reports.borrow().clone())
     }
@@ -415,12 +486,14 @@ impl Reports {
     /// stream's `ldp.spec` metadata names; a spec that contradicts the one given is an
     /// error.
     #[staticmethod]
-    #[pyo3(signature = (stream, mechanism=None))]
+    #[pyo3(signature = (stream, mechanism=None, on_invalid="refuse"))]
     fn _from_arrow_ipc(
         py: Python<'_>,
         stream: &[u8],
         mechanism: Option<PyRef<'_, Mechanism>>,
+        on_invalid: &str,
     ) -> PyResult<Reports> {
+        let skip = skipping(on_invalid)?;
         let mechanism = mechanism.map(|m| m.clone());
         let reader = StreamReader::try_new(std::io::Cursor::new(stream), None)
             .map_err(|e| param(format!("not an Arrow IPC stream: {e}")))?;
@@ -429,6 +502,7 @@ impl Reports {
         let batches = reader
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| param(format!("the Arrow stream cannot be read: {e}")))?;
+        let mut skipped = Rejections::default();
         let data = py.detach(|| {
             dispatch!(&mechanism.any, m => {
                 let mut data = m.empty();
@@ -437,12 +511,18 @@ impl Reports {
                     let column = batch
                         .column_by_name(ldp_arrow::REPORT_COLUMN)
                         .ok_or_else(|| report("the table has no `report` column".to_owned()))?;
-                    let reports = m.reports_from_array(column.as_ref()).map_err(|e| match e {
-                        ldp_arrow::ArrowLdpError::Row { row, error } => {
-                            report(format!("row {}: {error}", first + row))
-                        }
-                        e => report(e.to_string()),
-                    })?;
+                    let reports = if skip {
+                        let at = |row: u64| format!("row {row}");
+                        m.reports_from_array_skipping(column.as_ref(), first, 0, &mut skipped, &at)
+                    } else {
+                        m.reports_from_array(column.as_ref()).map_err(|e| match e {
+                            ldp_arrow::ArrowLdpError::Row { row, error } => {
+                                ldp_arrow::ArrowLdpError::Row { row: first + row, error }
+                            }
+                            e => e,
+                        })
+                    }
+                    .map_err(|e| report(e.to_string()))?;
                     for r in &reports {
                         m.push(&mut data, r);
                     }
@@ -451,7 +531,11 @@ impl Reports {
                 Ok::<_, PyErr>(data)
             })
         })?;
-        Ok(Reports { mechanism, data })
+        Ok(Reports {
+            mechanism,
+            data,
+            skipped,
+        })
     }
 
     /// The reports of a Parquet file, or of every `.parquet` file under a directory, as
@@ -459,12 +543,14 @@ impl Reports {
     /// every file must record the same mechanism, the one given if one is. Needs no
     /// pyarrow.
     #[staticmethod]
-    #[pyo3(signature = (path, mechanism=None))]
+    #[pyo3(signature = (path, mechanism=None, on_invalid="refuse"))]
     fn read_parquet(
         py: Python<'_>,
         path: std::path::PathBuf,
         mechanism: Option<PyRef<'_, Mechanism>>,
+        on_invalid: &str,
     ) -> PyResult<Reports> {
+        let skip = skipping(on_invalid)?;
         let mechanism = mechanism.map(|m| m.clone());
         let files = ldp_arrow::parquet_files(&path).map_err(arrow_error)?;
         let recorded = match ldp_arrow::read_spec(&files[0]) {
@@ -473,23 +559,65 @@ impl Reports {
             Err(e) => return Err(arrow_error(e)),
         };
         let mechanism = mechanism_for(recorded.as_deref(), mechanism)?;
+        let mut skipped = Rejections::default();
         let data = py.detach(|| {
             let reader =
                 ldp_arrow::ParquetReports::open(&path, &mechanism.spec).map_err(arrow_error)?;
             dispatch!(&mechanism.any, m => {
                 let mut data = m.empty();
-                reader
-                    .for_each_batch(|column, _| {
-                        for r in m.reports_from_array(column)? {
-                            m.push(&mut data, &r);
-                        }
-                        Ok(())
-                    })
-                    .map_err(arrow_error)?;
+                for part in &reader.parts().map_err(arrow_error)? {
+                    let file = reader.files()[part.file].display().to_string();
+                    let at = |row: u64| format!("{file} row {row}");
+                    let base = (part.file as u64) << 40;
+                    reader
+                        .for_each_batch_of(part, |column, first| {
+                            let reports = if skip {
+                                m.reports_from_array_skipping(column, first, base, &mut skipped, &at)?
+                            } else {
+                                m.reports_from_array(column).map_err(|e| match e {
+                                    ldp_arrow::ArrowLdpError::Row { row, error } => {
+                                        ldp_arrow::ArrowLdpError::Row { row: first + row, error }
+                                    }
+                                    e => e,
+                                })?
+                            };
+                            for r in &reports {
+                                m.push(&mut data, r);
+                            }
+                            Ok(())
+                        })
+                        .map_err(arrow_error)?;
+                }
                 Ok::<_, PyErr>(data)
             })
         })?;
-        Ok(Reports { mechanism, data })
+        Ok(Reports {
+            mechanism,
+            data,
+            skipped,
+        })
+    }
+
+    /// What a reader in skip mode (`on_invalid="skip"`) left out of the input: for each
+    /// reason ("malformed", "too-long", "null", "out-of-range", ...) the count and the
+    /// first such report (`first_at`, `first_error`). Empty when nothing was skipped.
+    ///
+    /// >>> import ldp, numpy as np
+    /// >>> m = ldp.mechanism("grr", k=4, eps=1.0)
+    /// >>> r = ldp.Reports.from_arrays(m, y=np.array([1, 7, 2]), on_invalid="skip")
+    /// >>> len(r), r.skipped["out-of-range"]["count"], r.skipped["out-of-range"]["first_at"]
+    /// (2, 1, 'report 1')
+    #[getter]
+    fn skipped<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (reason, r) in self.skipped.iter() {
+            let d = PyDict::new(py);
+            d.set_item("count", r.count)?;
+            d.set_item("first_at", &r.first_at)?;
+            d.set_item("first_error", &r.first_error)?;
+            out.set_item(reason.name(), d)?;
+        }
+        Ok(out)
     }
 
     fn __repr__(&self) -> String {
@@ -592,4 +720,12 @@ fn check_offsets(offsets: &[i64], indices: usize) -> PyResult<()> {
 /// A report of `m`'s type from its JSON line.
 fn parse<M: Columns>(_: &M, text: &[u8]) -> Result<M::Report, ldp_jsonl::JsonError> {
     M::Report::parse_json(text)
+}
+
+/// `on_invalid`: whether to skip invalid reports ("skip") or refuse the input ("refuse").
+fn skipping(on_invalid: &str) -> PyResult<bool> {
+    let policy: OnInvalid = on_invalid
+        .parse()
+        .map_err(|e| param(format!("on_invalid: {e}")))?;
+    Ok(policy == OnInvalid::Skip)
 }

@@ -7,12 +7,14 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use ldp_arrow::{ArrowReports, ParquetReports};
 use ldp_core::simulation::USERS_PER_STREAM;
-use ldp_core::{Aggregator, Clip, Estimator, FamilyMechanism, dispatch};
+use ldp_core::{
+    Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections, dispatch,
+};
 use ldp_jsonl::JsonReport;
 use rayon::prelude::*;
 
 use super::ProtocolArgs;
-use crate::lines::{Line, ReadAhead};
+use crate::lines::ReadAhead;
 use crate::output::number;
 use crate::protocol::{build, knob};
 use crate::streams::{CHUNK_LINES, chunk_lines};
@@ -39,6 +41,19 @@ pub(crate) struct AggregateArgs {
     /// directory, instead of JSON lines on stdin; each file must record this mechanism.
     #[arg(long, value_name = "PATH")]
     input: Option<PathBuf>,
+    /// What an invalid report does: `refuse` the whole input, naming it (for a file you
+    /// made), or `skip` it, counting it by reason on stderr and in --summary, so that one
+    /// client cannot deny the estimate to everyone (for reports from untrusted clients).
+    #[arg(
+        long = "on-invalid",
+        value_parser = knob::<OnInvalid>(OnInvalid::ALL.map(OnInvalid::name)),
+        default_value = "refuse"
+    )]
+    on_invalid: OnInvalid,
+    /// Also write a JSON summary to FILE: reports accepted, reports skipped, and for each
+    /// reason the count and the first skipped report (where, and what was wrong).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
 }
 
 /// The server's clipping from `--she-clip` (default: the recommended bound), refused for
@@ -59,14 +74,47 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
     let clip = server_clip(a.she_clip.as_deref(), &spec)?;
     let estimator = a.estimator;
     let cap = ldp_jsonl::max_line_len(&spec);
-    let estimate = dispatch!(build(&spec)?, m => {
-        let total = match &a.input {
-            Some(path) => aggregate_parquet(&m, clip, path, &spec)?,
-            None => aggregate_stream(&m, clip, cap)?,
+    let skip = a.on_invalid == OnInvalid::Skip;
+    let (estimate, accepted, skipped) = dispatch!(build(&spec)?, m => {
+        let (total, skipped) = match &a.input {
+            Some(path) => aggregate_parquet(&m, clip, path, &spec, skip)?,
+            None => aggregate_stream(&m, clip, cap, skip)?,
         };
-        total.estimate(estimator)?
+        (total.estimate(estimator)?, total.count(), skipped)
     });
+    if skip {
+        eprintln!(
+            "ldp: aggregated {accepted} reports, skipped {}: {skipped}",
+            skipped.total()
+        );
+    }
+    if let Some(path) = &a.summary {
+        write_summary(path, accepted, &skipped)?;
+    }
     print_estimate(&estimate)
+}
+
+/// `--summary FILE`: `{"accepted": n, "skipped": s, "reasons": {reason: {count,
+/// first_at, first_error}}}`.
+fn write_summary(path: &Path, accepted: u64, skipped: &Rejections) -> Result<()> {
+    let reasons: serde_json::Map<String, serde_json::Value> = skipped
+        .iter()
+        .map(|(reason, r)| {
+            let value = serde_json::json!({
+                "count": r.count,
+                "first_at": r.first_at,
+                "first_error": r.first_error,
+            });
+            (reason.name().to_owned(), value)
+        })
+        .collect();
+    let summary = serde_json::json!({
+        "accepted": accepted,
+        "skipped": skipped.total(),
+        "reasons": reasons,
+    });
+    let text = serde_json::to_string_pretty(&summary).expect("JSON") + "\n";
+    std::fs::write(path, text).with_context(|| format!("--summary {}", path.display()))
 }
 
 /// Reads the row groups of the files in parallel (memory: one batch per core) and
@@ -76,93 +124,188 @@ fn aggregate_parquet<M>(
     clip: Clip,
     path: &Path,
     spec: &ldp_core::Spec,
-) -> Result<M::Aggregator>
+    skip: bool,
+) -> Result<(M::Aggregator, Rejections)>
 where
     M: FamilyMechanism + ArrowReports,
 {
     let reject = "reports rejected, nothing aggregated";
     let files = ParquetReports::open(path, spec).context(reject)?;
     let parts = files.parts().context(reject)?;
-    let partials: Vec<Result<M::Aggregator>> = parts
+    let partials: Vec<Result<(M::Aggregator, Rejections)>> = parts
         .par_iter()
         .map(|part| {
             let mut partial = m.server(clip);
+            let mut skipped = Rejections::default();
+            let file = files.files()[part.file].display().to_string();
+            let at = |row: u64| format!("{file} row {row}");
+            // Rows of file f order after every row of the files before it.
+            let base = (part.file as u64) << 40;
             files.for_each_batch_of(part, |column, row| {
-                m.aggregate_array(&mut partial, column, row)
+                if skip {
+                    m.aggregate_array_skipping(&mut partial, column, row, base, &mut skipped, &at)
+                } else {
+                    m.aggregate_array(&mut partial, column, row)
+                }
             })?;
-            Ok(partial)
+            Ok((partial, skipped))
         })
         .collect();
     let mut total = m.server(clip);
+    let mut skipped = Rejections::default();
     for partial in partials {
-        total.merge(&partial.context(reject)?).context(reject)?;
+        let (partial, partial_skipped) = partial.context(reject)?;
+        total.merge(&partial).context(reject)?;
+        skipped.merge(&partial_skipped);
     }
     if total.count() == 0 {
-        bail!("{}: no reports", path.display());
+        bail!(
+            "{}: no valid reports ({} skipped)",
+            path.display(),
+            skipped.total()
+        );
     }
-    Ok(total)
+    Ok((total, skipped))
 }
 
 /// Streams the reports into the aggregator (memory O(k) per core), parsing in parallel;
 /// prints only after the whole input was accepted, so a bad line rejects the stream as a
-/// whole.
+/// whole, unless `skip`: then invalid lines (malformed, invalid, too long) are counted
+/// and left out.
 ///
-/// The input is read ahead on a thread of its own ([`ReadAhead`]); each batch of lines
-/// is cut into blocks of [`USERS_PER_STREAM`] by line number, each block summed by one
+/// The input is read ahead on a thread of its own ([`ReadAhead`]); each batch of reports
+/// is cut into blocks of [`USERS_PER_STREAM`] by position, each block summed by one
 /// partial aggregator (a block cut by a batch boundary continues in the next batch) and
-/// the partials merged in block order. So the first bad line is the one named, and SHE's
-/// float sums depend neither on the number of threads nor on how the input was read.
-fn aggregate_stream<M>(m: &M, clip: Clip, cap: usize) -> Result<M::Aggregator>
+/// the partials merged in block order ([`Blocks`]). The position is the line number, or
+/// when skipping the number of valid reports so far: so the first bad line is the one
+/// named, and SHE's float sums depend neither on the number of threads, nor on how the
+/// input was read, nor on the invalid lines between valid ones.
+fn aggregate_stream<M>(
+    m: &M,
+    clip: Clip,
+    cap: usize,
+    skip: bool,
+) -> Result<(M::Aggregator, Rejections)>
 where
     M: FamilyMechanism,
     M::Report: JsonReport,
 {
     let reject = "report stream rejected, nothing aggregated";
-    let block = |number: u64| (number - 1) / USERS_PER_STREAM as u64;
-    let mut total = m.server(clip);
-    // The last block of the previous batch, which may continue in this one.
-    let mut open: Option<(u64, M::Aggregator)> = None;
-    let mut input = ReadAhead::spawn(std::io::stdin(), cap, chunk_lines(cap / 4));
+    let mut blocks = Blocks::new(m.server(clip));
+    let mut skipped = Rejections::default();
+    let mut valid = 0u64;
+    let mut input = ReadAhead::spawn(std::io::stdin(), cap, chunk_lines(cap / 4), skip);
     while let Some(batch) = input.next_batch(BATCH_BYTES, CHUNK_LINES).context(reject)? {
-        let lines = batch.lines();
-        let groups: Vec<&[Line<'_>]> = lines.chunk_by(|a, b| block(a.0) == block(b.0)).collect();
-        let mut seeds: Vec<Option<M::Aggregator>> = groups.iter().map(|_| None).collect();
-        if let Some((b, partial)) = open.take() {
-            if b == block(groups[0][0].0) {
-                seeds[0] = Some(partial);
-            } else {
-                total.merge(&partial).context(reject)?;
-            }
+        for (number, reason) in batch.skipped() {
+            let error = format!("longer than {cap} bytes, more than any valid line can take here");
+            skipped.record(reason, number, || format!("line {number}"), &error);
         }
-        let partials: Vec<Result<(u64, M::Aggregator)>> = groups
-            .into_par_iter()
-            .zip(seeds)
-            .map(|(lines, seed)| {
-                let mut partial = seed.unwrap_or_else(|| m.server(clip));
-                for &(number, line) in lines {
+        let lines = batch.lines();
+        let server = || m.server(clip);
+        if !skip {
+            blocks
+                .fold(&lines, server, |partial, &(number, line)| {
                     let added = M::Report::parse_json(line)
                         .map_err(|e| anyhow!("malformed report: {e}"))
                         .and_then(|r| Ok(partial.add(&r)?));
-                    added.with_context(|| format!("line {number}"))?;
-                }
-                Ok((block(lines[0].0), partial))
+                    added.with_context(|| format!("line {number}"))
+                })
+                .context(reject)?;
+            continue;
+        }
+        let parsed: Vec<Result<M::Report, (Reason, String)>> = lines
+            .par_iter()
+            .map(|&(_, line)| {
+                let r = M::Report::parse_json(line)
+                    .map_err(|e| (Reason::Malformed, format!("malformed report: {e}")))?;
+                m.validate(&r)
+                    .map_err(|e| (Reason::from(&e), e.to_string()))?;
+                Ok(r)
             })
             .collect();
-        // In order: the first bad line is the one named.
-        for partial in partials {
-            let (b, partial) = partial.context(reject)?;
-            if let Some((_, done)) = open.replace((b, partial)) {
-                total.merge(&done).context(reject)?;
+        let mut reports = Vec::with_capacity(parsed.len());
+        for (&(number, _), p) in lines.iter().zip(parsed) {
+            match p {
+                Ok(r) => {
+                    valid += 1;
+                    reports.push((valid, r));
+                }
+                Err((reason, e)) => skipped.record(reason, number, || format!("line {number}"), &e),
             }
         }
+        blocks
+            .fold(&reports, server, |partial, (_, r)| Ok(partial.add(r)?))
+            .context(reject)?;
     }
-    if let Some((_, partial)) = open {
-        total.merge(&partial).context(reject)?;
-    }
+    let total = blocks.finish().context(reject)?;
     if total.count() == 0 {
-        bail!("no reports on stdin");
+        match skipped.total() {
+            0 => bail!("no reports on stdin"),
+            n => bail!("no valid reports on stdin ({n} skipped: {skipped})"),
+        }
     }
-    Ok(total)
+    Ok((total, skipped))
+}
+
+/// Items numbered from 1 summed in blocks of [`USERS_PER_STREAM`] consecutive numbers,
+/// each block by one partial aggregator, merged into the total in block order.
+struct Blocks<A> {
+    total: A,
+    /// The last block of the previous batch, which may continue in the next one.
+    open: Option<(u64, A)>,
+}
+
+impl<A: Aggregator> Blocks<A> {
+    fn new(total: A) -> Self {
+        Self { total, open: None }
+    }
+
+    /// Adds a batch of numbered items (in increasing order), the blocks in parallel;
+    /// the first failing item in order is the error.
+    fn fold<T: Sync>(
+        &mut self,
+        items: &[(u64, T)],
+        server: impl Fn() -> A + Sync,
+        add: impl Fn(&mut A, &(u64, T)) -> Result<()> + Sync,
+    ) -> Result<()> {
+        let block = |number: u64| (number - 1) / USERS_PER_STREAM as u64;
+        if items.is_empty() {
+            return Ok(());
+        }
+        let groups: Vec<&[(u64, T)]> = items.chunk_by(|a, b| block(a.0) == block(b.0)).collect();
+        let mut seeds: Vec<Option<A>> = groups.iter().map(|_| None).collect();
+        if let Some((b, partial)) = self.open.take() {
+            if b == block(groups[0][0].0) {
+                seeds[0] = Some(partial);
+            } else {
+                self.total.merge(&partial)?;
+            }
+        }
+        let partials: Vec<Result<(u64, A)>> = groups
+            .into_par_iter()
+            .zip(seeds)
+            .map(|(group, seed)| {
+                let mut partial = seed.unwrap_or_else(&server);
+                for item in group {
+                    add(&mut partial, item)?;
+                }
+                Ok((block(group[0].0), partial))
+            })
+            .collect();
+        for partial in partials {
+            if let Some((_, done)) = self.open.replace(partial?) {
+                self.total.merge(&done)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<A> {
+        if let Some((_, partial)) = self.open.take() {
+            self.total.merge(&partial)?;
+        }
+        Ok(self.total)
+    }
 }
 
 /// Bytes of report lines parsed in one parallel step (when that much has been read); at

@@ -31,11 +31,11 @@ def to_ipc(data):
     return sink.getvalue().to_pybytes()
 
 
-def from_arrow(data, mechanism=None):
+def from_arrow(data, mechanism=None, on_invalid="refuse"):
     """Reports from a pyarrow Table or RecordBatch of ldp-arrow's schema, or from a
     Parquet file or directory (a path)."""
     from ._ldp import Reports
 
     if isinstance(data, (str, os.PathLike)):
-        return Reports.read_parquet(data, mechanism)
-    return Reports._from_arrow_ipc(to_ipc(data), mechanism)
+        return Reports.read_parquet(data, mechanism, on_invalid)
+    return Reports._from_arrow_ipc(to_ipc(data), mechanism, on_invalid)

@@ -1,0 +1,74 @@
+"""No single client can deny an aggregation: every reader skips invalid reports on
+request (`on_invalid="skip"`), counts them by reason in `Reports.skipped`, and keeps
+exactly the valid ones, as `ldp aggregate --on-invalid skip` does."""
+
+import json
+
+import numpy as np
+import pytest
+
+import ldp
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def test_json_lines_skip_exactly_what_the_tool_skips(tmp_path, cli):
+    m = ldp.mechanism("oue", k=6, eps=1.5)
+    valid = m.perturb(np.arange(3000) % 6, seed=4)
+    clean = tmp_path / "clean.jsonl"
+    valid.to_jsonl(clean)
+    lines = clean.read_text().splitlines()
+    bad = ['{"ones":[3,1]}', "garbage", "x" * 50_000, '{"ones":[9]}', "", '{"ones":[2,2]}']
+    for i, line in enumerate(bad):
+        lines.insert(400 * i + 7, line)
+    dirty = tmp_path / "dirty.jsonl"
+    dirty.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ldp.ReportError, match="line 8"):
+        ldp.Reports.from_jsonl(m, dirty)
+    got = ldp.Reports.from_jsonl(m, dirty, on_invalid="skip")
+    assert got == valid
+    counts = {reason: v["count"] for reason, v in got.skipped.items()}
+    assert counts == {"unsorted": 1, "malformed": 1, "too-long": 1, "out-of-range": 1, "duplicate": 1}
+    assert got.skipped["unsorted"]["first_at"] == "line 8"
+    # The tool skips the same lines and says so in its summary.
+    summary = tmp_path / "summary.json"
+    flags = ["--protocol", "oue", "--k", 6, "--eps", 1.5, "--on-invalid", "skip", "--summary", summary]
+    out = cli("aggregate", *flags, stdin=dirty.read_bytes())
+    tool = json.loads(summary.read_text())
+    assert tool["accepted"] == len(valid)
+    assert {r: v["count"] for r, v in tool["reasons"].items()} == counts
+    server = m.aggregator()
+    server.add(got)
+    estimate = [float(line.split(",")[1]) for line in out.decode().splitlines()[1:]]
+    assert estimate == server.estimate().tolist()
+
+
+def test_arrow_tables_and_parquet_files_skip_nulls_and_invalid_rows(tmp_path):
+    m = ldp.mechanism("grr", k=5, eps=1.0)
+    table = pa.table(
+        {"report": pa.array([1, 7, None, 2, 4], type=pa.uint32())},
+        metadata={"ldp.spec": m.spec},
+    )
+    with pytest.raises(ldp.ReportError):
+        ldp.Reports.from_arrow(table)
+    got = ldp.Reports.from_arrow(table, on_invalid="skip")
+    assert got.y.tolist() == [1, 2, 4]
+    assert {r: v["count"] for r, v in got.skipped.items()} == {"null": 1, "out-of-range": 1}
+    assert got.skipped["null"]["first_at"] == "row 2"
+    path = tmp_path / "day.parquet"
+    pq.write_table(table, path)
+    from_file = ldp.Reports.read_parquet(path, on_invalid="skip")
+    assert from_file == got
+    assert from_file.skipped["out-of-range"]["first_at"] == f"{path} row 1"
+
+
+def test_columns_skip_and_a_bad_policy_is_named():
+    m = ldp.mechanism("she", k=3, eps=1.0)
+    values = np.array([0.5, 0, 0, np.nan, 0, 0, 1e300, 0, 0, 0, 1, 0]).reshape(4, 3)
+    r = ldp.Reports.from_arrays(m, values=values, on_invalid="skip")
+    assert len(r) == 2
+    assert {k: v["count"] for k, v in r.skipped.items()} == {"non-finite": 1, "magnitude": 1}
+    assert ldp.Reports.from_arrays(m, values=values[:1]).skipped == {}
+    with pytest.raises(ldp.ParamError, match="on_invalid"):
+        ldp.Reports.from_arrays(m, values=values, on_invalid="ignore")
