@@ -1,5 +1,5 @@
 //! The accumulator: ldp-core's aggregator fed with Arrow arrays by ldp-arrow, its state
-//! shipped between partitions (and Ballista executors) as `(n, counts)`.
+//! shipped between partitions (and Ballista executors) as `(n, counts, skipped)`.
 
 use std::sync::Arc;
 
@@ -12,26 +12,37 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::Accumulator;
 use ldp_arrow::{ArrowLdpError, ArrowReports};
 use ldp_core::{
-    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, Spec, StateValues, dispatch,
+    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Rejections, Spec,
+    StateValues, dispatch,
 };
 
-use crate::udaf::{Output, execution_error};
+use crate::udaf::{Options, Output, execution_error};
 
 /// An accumulator for `spec`'s reports.
 pub(crate) fn accumulator_for(
     spec: &Spec,
     output: Output,
-    estimator: Estimator,
+    options: &Options,
     clip: Clip,
     name: &'static str,
 ) -> Result<Box<dyn Accumulator>> {
     let mechanism = spec.build().map_err(|e| {
         datafusion::error::DataFusionError::Plan(format!("{name}: the spec cannot run: {e}"))
     })?;
+    let (estimator, skip) = (options.estimator, options.on_invalid == OnInvalid::Skip);
     Ok(dispatch!(mechanism, m => {
         let server = m.server(clip);
-        Box::new(LdpAccumulator { mechanism: m, server, rows: 0, output, estimator, name })
-            as Box<dyn Accumulator>
+        Box::new(LdpAccumulator {
+            mechanism: m,
+            server,
+            rows: 0,
+            skip,
+            skipped: Rejections::default(),
+            merged_skipped: 0,
+            output,
+            estimator,
+            name,
+        }) as Box<dyn Accumulator>
     }))
 }
 
@@ -116,6 +127,12 @@ struct LdpAccumulator<M: Server> {
     server: M::Aggregator,
     /// Rows seen, to name an invalid one.
     rows: u64,
+    /// Skip invalid reports (`"on_invalid": "skip"`) instead of failing the query.
+    skip: bool,
+    /// The reports this accumulator skipped, by reason.
+    skipped: Rejections,
+    /// Reports skipped by the partial states merged into this one.
+    merged_skipped: u64,
     output: Output,
     estimator: Estimator,
     name: &'static str,
@@ -131,18 +148,37 @@ impl<M: Server> std::fmt::Debug for LdpAccumulator<M> {
     }
 }
 
+impl<M: Server> LdpAccumulator<M> {
+    /// Reports skipped here and in the partial states merged in.
+    fn skipped_total(&self) -> u64 {
+        self.skipped.total().saturating_add(self.merged_skipped)
+    }
+}
+
 impl<M: Server> Accumulator for LdpAccumulator<M> {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
         let column = values[0].as_ref();
-        self.mechanism
-            .aggregate_array(&mut self.server, column, self.rows)
-            .map_err(|e| match e {
-                ArrowLdpError::Row { .. } | ArrowLdpError::Null { .. } => execution_error(
-                    self.name,
-                    format!("{e} (rows counted from the start of the partition)"),
-                ),
-                other => execution_error(self.name, other),
-            })?;
+        let added = if self.skip {
+            let at = |row: u64| format!("row {row} of the partition");
+            self.mechanism.aggregate_array_skipping(
+                &mut self.server,
+                column,
+                self.rows,
+                0,
+                &mut self.skipped,
+                &at,
+            )
+        } else {
+            self.mechanism
+                .aggregate_array(&mut self.server, column, self.rows)
+        };
+        added.map_err(|e| match e {
+            ArrowLdpError::Row { .. } | ArrowLdpError::Null { .. } => execution_error(
+                self.name,
+                format!("{e} (rows counted from the start of the partition)"),
+            ),
+            other => execution_error(self.name, other),
+        })?;
         self.rows += column.len() as u64;
         Ok(())
     }
@@ -155,13 +191,20 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
         let lists = states[1]
             .as_list_opt::<i32>()
             .ok_or_else(|| bad("the values are not a list"))?;
+        let skipped = states[2]
+            .as_primitive_opt::<UInt64Type>()
+            .ok_or_else(|| bad("skipped is not UInt64"))?;
         for row in 0..ns.len() {
-            if ns.is_null(row) || lists.is_null(row) {
+            if ns.is_null(row) || lists.is_null(row) || skipped.is_null(row) {
                 return Err(bad("a NULL entry"));
             }
             self.server
                 .merge_parts(ns.value(row), lists.value(row).as_ref())
                 .map_err(|e| execution_error(self.name, format!("partial state: {e}")))?;
+            self.merged_skipped = self
+                .merged_skipped
+                .checked_add(skipped.value(row))
+                .ok_or_else(|| bad("skipped overflows"))?;
         }
         Ok(())
     }
@@ -170,6 +213,7 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
         Ok(vec![
             ScalarValue::UInt64(Some(self.server.count())),
             list_scalar(self.server.value_type(), self.server.values()),
+            ScalarValue::UInt64(Some(self.skipped_total())),
         ])
     }
 
@@ -198,11 +242,13 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
                 let fields = vec![
                     Field::new("n", DataType::UInt64, false),
                     Field::new(value_name, values.data_type().clone(), false),
+                    Field::new("skipped", DataType::UInt64, false),
                 ];
                 let n: ArrayRef = Arc::new(UInt64Array::from(vec![self.server.count()]));
+                let skipped: ArrayRef = Arc::new(UInt64Array::from(vec![self.skipped_total()]));
                 Ok(ScalarValue::Struct(Arc::new(StructArray::new(
                     fields.into(),
-                    vec![n, values],
+                    vec![n, values, skipped],
                     None,
                 ))))
             }

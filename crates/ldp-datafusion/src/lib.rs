@@ -3,7 +3,7 @@
 //! LDP frequency estimation inside Apache DataFusion, distributed with Ballista. The
 //! server side of every protocol is a sum of per-report support counts, so it is an
 //! aggregate function: `ldp_estimate(report, spec)` returns the estimate,
-//! `ldp_counts(report, spec)` the mergeable `(n, counts)` state. Reports are the Parquet
+//! `ldp_counts(report, spec)` the mergeable `(n, counts, skipped)` state. Reports are the Parquet
 //! files of the `ldp-arrow` crate (and of `ldp perturb --output FILE.parquet`); the
 //! algorithms are ldp-core's, unchanged, so the estimate equals `ldp aggregate`'s.
 //!

@@ -11,7 +11,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, TypeSignature, Volatility,
 };
 use datafusion::physical_expr::expressions::Literal;
-use ldp_core::{Clip, ClipBound, Estimator, Spec};
+use ldp_core::{Clip, ClipBound, Estimator, OnInvalid, Spec};
 
 use crate::accumulator::accumulator_for;
 
@@ -25,8 +25,9 @@ pub const COUNTS: &str = "ldp_counts";
 pub enum Output {
     /// `List<Float64>`: the frequency estimate of every item (NULL over no rows).
     Estimate,
-    /// `Struct<n: UInt64, counts: List<UInt64>>` (SHE: `Struct<n: UInt64, sums:
-    /// List<Float64>>`): the state that callers merge or post-process themselves.
+    /// `Struct<n: UInt64, counts: List<UInt64>, skipped: UInt64>` (SHE: `sums:
+    /// List<Float64>` for `counts`): the state that callers merge or post-process
+    /// themselves, and the reports skipped as invalid (`"on_invalid": "skip"`).
     Counts,
 }
 
@@ -46,15 +47,17 @@ impl Output {
 /// - `spec`: the mechanism's spec as a JSON string literal, as stored under `ldp.spec` in
 ///   the files ([`crate::spec_literal`] quotes it for SQL).
 /// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "clip" |
-///   "norm-sub" | "simplex", "she_clip": <number> | "none" | "recommended"}` (the older
-///   `"clip-renormalize"` is still read). SHE reports are clipped at
-///   the server to `[-C, C]` with `C = 1 + 40/eps` unless `she_clip` says otherwise, as
-///   the `ldp` tool does.
+///   "norm-sub" | "simplex", "she_clip": <number> | "none" | "recommended",
+///   "on_invalid": "refuse" | "skip"}` (the older `"clip-renormalize"` is still read).
+///   SHE reports are clipped at the server to `[-C, C]` with `C = 1 + 40/eps` unless
+///   `she_clip` says otherwise, as the `ldp` tool does.
 ///
-/// The partial state is `(n: UInt64, counts: List<UInt64>)` (SHE: float sums), merged
-/// element-wise after a consistency check, so the functions run over any number of
-/// partitions and under Ballista; every report is validated, and an invalid one fails the
-/// query with an error naming its row.
+/// The partial state is `(n: UInt64, counts: List<UInt64>, skipped: UInt64)` (SHE: float
+/// sums), merged element-wise after a consistency check, so the functions run over any
+/// number of partitions and under Ballista. Every report is validated: by default
+/// (`"on_invalid": "refuse"`) an invalid one fails the query with an error naming its row;
+/// with `"skip"` invalid and NULL reports are left out and counted, and
+/// `ldp_counts(...)['skipped']` says how many (the estimate is that of the valid reports).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LdpAggregate {
     output: Output,
@@ -100,18 +103,17 @@ fn list_of(item: DataType) -> DataType {
 }
 
 /// The state's (name, type) pairs, for a report column of type `report`.
-fn state_parts(report: &DataType) -> [(&'static str, DataType); 2] {
-    if is_she_column(report) {
-        [
-            ("n", DataType::UInt64),
-            ("sums", list_of(DataType::Float64)),
-        ]
+fn state_parts(report: &DataType) -> [(&'static str, DataType); 3] {
+    let values = if is_she_column(report) {
+        ("sums", list_of(DataType::Float64))
     } else {
-        [
-            ("n", DataType::UInt64),
-            ("counts", list_of(DataType::UInt64)),
-        ]
-    }
+        ("counts", list_of(DataType::UInt64))
+    };
+    [
+        ("n", DataType::UInt64),
+        values,
+        ("skipped", DataType::UInt64),
+    ]
 }
 
 fn is_string(t: &DataType) -> bool {
@@ -179,7 +181,7 @@ impl AggregateUDFImpl for LdpAggregate {
                 .check_for(spec.family().family())
                 .map_err(|e| plan_error(format!("{name}: she_clip: {e}")))?,
         };
-        accumulator_for(&spec, self.output, options.estimator, clip, name)
+        accumulator_for(&spec, self.output, &options, clip, name)
     }
 }
 
@@ -212,10 +214,11 @@ fn literal_text(
 
 /// The third argument.
 #[derive(Debug, Default)]
-struct Options {
-    estimator: Estimator,
+pub(crate) struct Options {
+    pub(crate) estimator: Estimator,
     /// `None`: not given (the recommended bound).
     she_clip: Option<Clip>,
+    pub(crate) on_invalid: OnInvalid,
 }
 
 impl Options {
@@ -227,10 +230,12 @@ impl Options {
             estimator: Estimator,
             #[serde(default)]
             she_clip: Option<serde_json::Value>,
+            #[serde(default)]
+            on_invalid: OnInvalid,
         }
         let raw: Raw = serde_json::from_str(text).map_err(|e| {
             plan_error(format!(
-                "{name}: options {text}: {e} (expected {{\"estimator\": \"unbiased\" | \"clip\" | \"norm-sub\" | \"simplex\", \"she_clip\": <number> | \"none\" | \"recommended\"}})"
+                "{name}: options {text}: {e} (expected {{\"estimator\": \"unbiased\" | \"clip\" | \"norm-sub\" | \"simplex\", \"she_clip\": <number> | \"none\" | \"recommended\", \"on_invalid\": \"refuse\" | \"skip\"}})"
             ))
         })?;
         let she_clip = match raw.she_clip {
@@ -254,6 +259,7 @@ impl Options {
         Ok(Self {
             estimator: raw.estimator,
             she_clip,
+            on_invalid: raw.on_invalid,
         })
     }
 }

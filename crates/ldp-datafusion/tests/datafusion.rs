@@ -270,3 +270,66 @@ async fn no_rows_give_a_null_estimate_and_zero_counts() {
     assert!(batches[0].column(0).is_null(0));
     assert_eq!(counts_row(&batches[0], 1, 0), (0, vec![0; 6], vec![]));
 }
+
+/// One malicious report among valid ones: refused by default, and with
+/// `"on_invalid": "skip"` left out (the estimate is that of the valid reports) and
+/// counted in `ldp_counts(...).skipped`, across four partitions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_invalid_report_is_skipped_and_counted_on_request() {
+    use ldp_arrow::ReportWriter;
+    use ldp_core::{Aggregator, Estimator, GrrReport, Mechanism};
+    let spec = spec(Protocol::Grr, 8, 1.0);
+    let grr = ldp_core::Grr::new(spec.k(), spec.eps()).unwrap();
+    let dir_guard = temp_dir("skip");
+    let dir = dir_guard.path();
+    let mut valid = Vec::new();
+    for part in 0..4u32 {
+        let mut w =
+            ReportWriter::create(&dir.join(format!("part-{part}.parquet")), grr.clone(), None)
+                .unwrap();
+        let mut reports: Vec<GrrReport> = (0..500)
+            .map(|i| GrrReport {
+                y: (i * 3 + part) % 8,
+            })
+            .collect();
+        valid.extend(reports.clone());
+        if part == 2 {
+            reports.insert(123, GrrReport { y: 8 }); // outside 0..8
+        }
+        w.write(&reports).unwrap();
+        w.finish().unwrap();
+    }
+    let mut server = grr.aggregator();
+    for r in &valid {
+        server.add(r).unwrap();
+    }
+    let expected = server.estimate(Estimator::Unbiased).unwrap();
+    let ctx = context(4);
+    register_reports(&ctx, "reports", dir, &[]).await.unwrap();
+    let lit = spec_literal(&spec);
+    let refused = ctx
+        .sql(&format!("SELECT ldp_estimate(report, {lit}) FROM reports"))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("value 8 is outside 0..8"), "{refused}");
+    let skip = r#"'{"on_invalid": "skip"}'"#;
+    let batches = sql(
+        &ctx,
+        &format!(
+            "SELECT ldp_counts(report, {lit}, {skip})['skipped'], ldp_counts(report, {lit}, {skip}), ldp_estimate(report, {lit}, {skip}) FROM reports"
+        ),
+    )
+    .await;
+    let skipped = batches[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+        .value(0);
+    assert_eq!(skipped, 1);
+    let (n, counts, _) = counts_row(&batches[0], 1, 0);
+    assert_eq!((n, counts), (2000, server.counts().to_vec()));
+    assert_eq!(estimate_row(&batches[0], 2, 0), expected);
+}
