@@ -29,6 +29,12 @@ pub fn asr(k: DomainSize, eps: Epsilon) -> f64 {
     let k = k.as_f64();
     let b = 2.0 / eps.get();
     let c = 0.5 * (-1.0 / b).exp();
+    // The attack misses with probability O(k c): below 1e-15 the answer is 1 to double
+    // precision, while the quadrature's tolerance is 1e-12 and c underflows to 0 from
+    // eps of about 1500 (which made the forms below NaN).
+    if k * c < 1e-15 {
+        return 1.0;
+    }
     let ln_keep = (-c).ln_1p();
     let below = 2.0 * c * (-(k * std::f64::consts::LN_2)).exp() / k;
     let above = -(k * ln_keep).exp_m1() / (2.0 * c * k);

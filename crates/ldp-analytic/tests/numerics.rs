@@ -88,3 +88,20 @@ fn classic_protocols_value_table() {
     }
     insta::assert_debug_snapshot!(table);
 }
+
+/// SHE's ASR at budgets where e^(-eps/2) underflows: 1, as its limit is, not NaN (issue 24,
+/// item 4: `ldp analyze --protocol she --k 100 --eps 1500` printed NaN after 11.5 s).
+#[test]
+fn she_asr_reaches_one_at_huge_budgets() {
+    let k = DomainSize::new(100).unwrap();
+    let mut last = 0.0;
+    for e in [10.0, 40.0, 100.0, 1500.0, 1e6, 1e300] {
+        let a = ldp_analytic::summation::asr(k, Epsilon::new(e).unwrap());
+        assert!(
+            a.is_finite() && a <= 1.0 && a >= last - 1e-12,
+            "eps {e}: {a}"
+        );
+        last = a;
+    }
+    assert_eq!(last, 1.0);
+}

@@ -3,6 +3,15 @@
 //! Every error is one line on stderr, `ldp: error: ...`, with exit status 2; nothing
 //! panics on user input. A closed stdout (`ldp perturb | head`) is a normal end.
 
+/// `eprintln!` for notes and errors that ignores a broken stderr (`2>/dev/full`, a
+/// closed pipe): a message that cannot be shown must not become a panic.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod commands;
 mod lines;
 mod memory;
@@ -24,7 +33,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ldp: error: {}", format_chain(&e));
+            note!("ldp: error: {}", one_line(&format_chain(&e)));
             ExitCode::from(2)
         }
     }
@@ -53,7 +62,7 @@ fn parse_error(e: &clap::Error) -> ExitCode {
         }
         line += part;
     }
-    eprintln!("ldp: error: {line}; see `ldp --help`");
+    note!("ldp: error: {}; see `ldp --help`", one_line(&line));
     ExitCode::from(2)
 }
 
@@ -64,6 +73,20 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// `text` with its control characters (newlines, ANSI escapes from a quoted argument)
+/// escaped, so that an error stays one line and cannot drive the terminal.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// "outer: inner: innermost", on one line.

@@ -799,3 +799,61 @@ proptest! {
         }
     }
 }
+
+/// Issue 24, item 1: a broken stderr (`2>/dev/full`) is no reason to panic (exit 101).
+#[test]
+fn a_broken_stderr_does_not_panic() {
+    let Ok(full) = std::fs::File::create("/dev/full") else {
+        eprintln!("skipped: this system has no /dev/full");
+        return;
+    };
+    let ldp = assert_cmd::cargo::cargo_bin("ldp");
+    let mut child = std::process::Command::new(&ldp)
+        .args([
+            "perturb",
+            "--protocol",
+            "aue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--seed",
+            "1",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(full.try_clone().unwrap())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(b"1\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "the tuning note went nowhere");
+    assert!(!out.stdout.is_empty());
+    // An error with nowhere to go still exits 2.
+    let status = std::process::Command::new(&ldp)
+        .args(["analyze", "--protocol", "nope", "--k", "3", "--eps", "1"])
+        .stderr(full)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
+}
+
+/// Issue 24, item 15: an argument holding a newline or an ANSI escape is quoted, so the
+/// error stays one line and cannot drive the terminal.
+#[test]
+fn control_characters_in_arguments_are_escaped() {
+    let stderr = fails(
+        ldp().args([
+            "analyze",
+            "--protocol",
+            "gr\nr\u{1b}[31m",
+            "--k",
+            "3",
+            "--eps",
+            "1",
+        ]),
+        &["unknown protocol", r"gr\nr\u{1b}[31m"],
+    );
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+}

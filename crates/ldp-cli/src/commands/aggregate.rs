@@ -83,7 +83,7 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
         (total.estimate(estimator)?, total.count(), skipped)
     });
     if skip {
-        eprintln!(
+        note!(
             "ldp: aggregated {accepted} reports, skipped {}: {skipped}",
             skipped.total()
         );

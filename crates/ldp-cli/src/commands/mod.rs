@@ -63,7 +63,7 @@ impl ProtocolArgs {
             request,
         )?;
         if let Some(note) = instance.tuning_note() {
-            eprintln!("ldp: {note}");
+            note!("ldp: {note}");
         }
         Ok(instance)
     }

@@ -329,7 +329,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
             columns.push("targets_supported");
             row.push(Value::Int(u64::from(s)));
             if s < epg::supportable_targets(&spec, targets.len() as u32) {
-                eprintln!(
+                note!(
                     "ldp: note: each fake report supports {s} of the {} targets (no report of this protocol found supports them all); the epg column is the gain at {s}",
                     targets.len()
                 );

@@ -48,7 +48,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
     let row = if a.protocol.trim().eq_ignore_ascii_case("all") {
         let collections = request.collections.unwrap_or(1);
         if collections > 1 {
-            eprintln!(
+            note!(
                 "ldp: asr is the ASR after {collections} linked reports; ss and ass beyond omega = 1, and she, have no exact form for it and are left out"
             );
         }
@@ -69,9 +69,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
         let p = parse_protocol(&a.protocol)?;
         let t = request.tune(p, k, eps).map_err(flag)?;
         if t.fell_back {
-            eprintln!(
-                "ldp: note: no parameter meets the bounds; the utopia point was chosen instead"
-            );
+            note!("ldp: note: no parameter meets the bounds; the utopia point was chosen instead");
         }
         vec![
             Value::from(p.name()),
