@@ -135,28 +135,69 @@ impl<M: ArrowReports> ReportWriter<M> {
 
 /// The Parquet files a path names: the file itself, or a directory's `*.parquet` files
 /// (recursively, sorted by path).
+///
+/// Each file is read once: links to directories are not followed (a `latest -> day2`
+/// link beside `day2`, or `loop -> .`, would count reports twice or forever), a link to a
+/// file already listed is left out, and the walk stays on the directory's own file system
+/// (on Unix: `--input /` does not descend into `/proc`). Anything named `*.parquet` that
+/// is not a regular file (a FIFO, a device) is refused.
 pub fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, ArrowLdpError> {
-    if !path.is_dir() {
-        File::open(path).map_err(io(path))?;
+    let meta = std::fs::metadata(path).map_err(io(path))?;
+    if !meta.is_dir() {
+        if !meta.is_file() {
+            return Err(ArrowLdpError::NotAFile(path.display().to_string()));
+        }
         return Ok(vec![path.to_path_buf()]);
     }
+    let root_device = device(&meta);
     let mut out = Vec::new();
     let mut pending = vec![path.to_path_buf()];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
-            let p = entry.map_err(io(&dir))?.path();
-            if p.is_dir() {
-                pending.push(p);
-            } else if p.extension().is_some_and(|e| e == "parquet") {
-                out.push(p);
+            let entry = entry.map_err(io(&dir))?;
+            let p = entry.path();
+            let kind = entry.file_type().map_err(io(&p))?;
+            if kind.is_dir() {
+                let meta = entry.metadata().map_err(io(&p))?;
+                if device(&meta) == root_device {
+                    pending.push(p);
+                }
+                continue;
             }
+            if p.extension().is_none_or(|e| e != "parquet") {
+                continue;
+            }
+            // Follows a link to its target: a link to a directory is skipped.
+            let meta = std::fs::metadata(&p).map_err(io(&p))?;
+            if meta.is_dir() {
+                continue;
+            }
+            if !meta.is_file() {
+                return Err(ArrowLdpError::NotAFile(p.display().to_string()));
+            }
+            out.push(p);
         }
     }
     out.sort();
+    // Among a file and links to it, the first path in order is kept.
+    let mut kept = std::collections::HashSet::new();
+    out.retain(|p| std::fs::canonicalize(p).is_ok_and(|c| kept.insert(c)));
     if out.is_empty() {
         return Err(ArrowLdpError::NoFiles(path.display().to_string()));
     }
     Ok(out)
+}
+
+/// The file system a file lives on, where the platform says.
+#[cfg(unix)]
+fn device(meta: &std::fs::Metadata) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    Some(meta.dev())
+}
+
+#[cfg(not(unix))]
+fn device(_: &std::fs::Metadata) -> Option<u64> {
+    None
 }
 
 /// The spec a Parquet file of reports records.
@@ -177,16 +218,26 @@ fn spec_of(metadata: Option<&Vec<KeyValue>>) -> Result<Spec, ArrowLdpError> {
 /// The reports of one or more Parquet files, read batch by batch (memory: one batch).
 pub struct ParquetReports {
     files: Vec<PathBuf>,
+    unrecorded: Vec<PathBuf>,
     batch_size: usize,
 }
 
 impl ParquetReports {
     /// The files at `path` (a file or a directory), each checked to hold reports of
-    /// `expected`.
+    /// `expected`. A file that records no spec (written by a tool that dropped the
+    /// metadata) is read as `expected`'s and listed in [`ParquetReports::unrecorded`],
+    /// for the caller to say so; a file recording another spec is refused.
     pub fn open(path: &Path, expected: &Spec) -> Result<Self, ArrowLdpError> {
         let files = parquet_files(path)?;
+        let mut unrecorded = Vec::new();
         for f in &files {
-            let found = read_spec(f).map_err(|e| in_file(f, e))?;
+            let found = match read_spec(f) {
+                Err(ArrowLdpError::NoSpec) => {
+                    unrecorded.push(f.clone());
+                    continue;
+                }
+                other => other.map_err(|e| in_file(f, e))?,
+            };
             if &found != expected {
                 return Err(in_file(
                     f,
@@ -199,6 +250,7 @@ impl ParquetReports {
         }
         Ok(Self {
             files,
+            unrecorded,
             batch_size: 65_536,
         })
     }
@@ -206,6 +258,11 @@ impl ParquetReports {
     /// The files, in reading order.
     pub fn files(&self) -> &[PathBuf] {
         &self.files
+    }
+
+    /// The files that record no spec, read as the expected mechanism's.
+    pub fn unrecorded(&self) -> &[PathBuf] {
+        &self.unrecorded
     }
 
     /// The row groups of every file, in reading order: the units a caller may read in

@@ -148,6 +148,9 @@ pub enum ArrowLdpError {
     /// A directory holds no Parquet file.
     #[error("{0}: no .parquet files")]
     NoFiles(String),
+    /// A path names something other than a regular file or directory (a FIFO, a device).
+    #[error("{0}: not a regular file")]
+    NotAFile(String),
     /// Something went wrong in one file of several.
     #[error("{path}: {error}")]
     InFile {

@@ -300,3 +300,71 @@ fn skipping_leaves_out_invalid_and_null_rows_and_counts_them() {
         .unwrap_err();
     assert!(matches!(err, ArrowLdpError::Type { .. }), "{err}");
 }
+
+/// Issue 24, item 5: each file counts once, whatever links a directory holds, and what is
+/// not a regular file is refused.
+#[cfg(unix)]
+#[test]
+fn directory_links_are_not_followed_and_each_file_counts_once() {
+    use std::os::unix::fs::symlink;
+    let root = temp("links");
+    let _ = std::fs::remove_dir_all(&root);
+    let day2 = root.join("day2");
+    std::fs::create_dir_all(&day2).unwrap();
+    let (k, eps) = (DomainSize::new(4).unwrap(), Epsilon::new(1.0).unwrap());
+    let grr = ldp_core::Grr::new(k, eps).unwrap();
+    let mut w = ReportWriter::create(&day2.join("a.parquet"), grr.clone(), None).unwrap();
+    w.write(&[ldp_core::GrrReport { y: 1 }]).unwrap();
+    w.finish().unwrap();
+    symlink(&day2, root.join("latest")).unwrap();
+    symlink(&root, root.join("loop")).unwrap();
+    symlink(day2.join("a.parquet"), root.join("also-a.parquet")).unwrap();
+    let files = ldp_arrow::parquet_files(&root).unwrap();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mut server = grr.aggregator();
+    ParquetReports::open(&root, &grr.spec())
+        .unwrap()
+        .aggregate(&grr, &mut server)
+        .unwrap();
+    assert_eq!(server.count(), 1);
+    // A FIFO named like a report file.
+    let fifo = root.join("x.parquet");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let err = ldp_arrow::parquet_files(&root).unwrap_err();
+        assert!(matches!(err, ArrowLdpError::NotAFile(_)), "{err}");
+        let err = ldp_arrow::parquet_files(&fifo).unwrap_err();
+        assert!(err.to_string().ends_with("not a regular file"), "{err}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Issue 24: a file whose writer dropped the spec (a pandas or Spark job that rewrote the
+/// reports) is read as the mechanism the caller names, and listed so the caller can say
+/// so; a file recording another spec is still refused.
+#[test]
+fn a_file_without_a_spec_is_read_as_the_expected_mechanism() {
+    use std::sync::Arc;
+    let (k, eps) = (DomainSize::new(5).unwrap(), Epsilon::new(1.0).unwrap());
+    let grr = ldp_core::Grr::new(k, eps).unwrap();
+    let path = temp("no-spec.parquet");
+    let column: ArrayRef = Arc::new(UInt32Array::from(vec![1, 2, 2, 4]));
+    let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+        "report",
+        arrow_schema::DataType::UInt32,
+        false,
+    )]));
+    let batch = arrow_array::RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema, None)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    assert!(matches!(read_spec(&path), Err(ArrowLdpError::NoSpec)));
+    let files = ParquetReports::open(&path, &grr.spec()).unwrap();
+    assert_eq!(files.unrecorded(), [path.clone()]);
+    let mut server = grr.aggregator();
+    files.aggregate(&grr, &mut server).unwrap();
+    assert_eq!(server.counts(), &[0, 1, 2, 0, 1]);
+    std::fs::remove_file(&path).unwrap();
+}

@@ -131,6 +131,14 @@ where
 {
     let reject = "reports rejected, nothing aggregated";
     let files = ParquetReports::open(path, spec).context(reject)?;
+    if let Some(first) = files.unrecorded().first() {
+        note!(
+            "ldp: note: {} of {} files record no ldp.spec (first: {}); read as the mechanism the flags give",
+            files.unrecorded().len(),
+            files.files().len(),
+            first.display()
+        );
+    }
     let parts = files.parts().context(reject)?;
     let partials: Vec<Result<(M::Aggregator, Rejections)>> = parts
         .par_iter()

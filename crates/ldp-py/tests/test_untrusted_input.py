@@ -1,6 +1,7 @@
-"""No single client can deny an aggregation: every reader skips invalid reports on
-request (`on_invalid="skip"`), counts them by reason in `Reports.skipped`, and keeps
-exactly the valid ones, as `ldp aggregate --on-invalid skip` does."""
+"""Reports from outside: no single client can deny an aggregation (every reader skips
+invalid reports on request, `on_invalid="skip"`, counts them by reason in
+`Reports.skipped`, and keeps exactly the valid ones, as `ldp aggregate --on-invalid skip`
+does), and the spec survives files that pyarrow and pandas rewrite."""
 
 import json
 
@@ -72,3 +73,23 @@ def test_columns_skip_and_a_bad_policy_is_named():
     assert ldp.Reports.from_arrays(m, values=values[:1]).skipped == {}
     with pytest.raises(ldp.ParamError, match="on_invalid"):
         ldp.Reports.from_arrays(m, values=values, on_invalid="ignore")
+
+
+def test_the_spec_survives_pyarrow_and_a_file_without_one_reads_as_named(tmp_path, cli):
+    m = ldp.mechanism("olh", k=1000, eps=2.0)
+    reports = m.perturb(np.arange(10_000) % 1000, seed=5)
+    full = tmp_path / "full.parquet"
+    pq.write_table(reports.to_arrow(), full)
+    # A pyarrow user filtering one day keeps the spec: it is in the Arrow schema.
+    table = pq.read_table(full)
+    assert table.schema.metadata[b"ldp.spec"] == m.spec.encode()
+    day = tmp_path / "day.parquet"
+    pq.write_table(table.slice(0, 5000), day)
+    flags = ["--protocol", "olh", "--k", 1000, "--eps", 2, "--input", day]
+    cli("aggregate", *flags)
+    # A writer that dropped the metadata: the flags (or `mechanism`) stand for the spec.
+    bare = tmp_path / "bare.parquet"
+    pq.write_table(table.slice(0, 5000).replace_schema_metadata(None), bare)
+    flags[-1] = bare
+    assert cli("aggregate", *flags) == cli("aggregate", *flags[:-1], day)
+    assert ldp.Reports.read_parquet(bare, m) == reports[:5000]
