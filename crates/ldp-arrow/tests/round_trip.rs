@@ -362,7 +362,7 @@ fn a_file_without_a_spec_is_read_as_the_expected_mechanism() {
     w.close().unwrap();
     assert!(matches!(read_spec(&path), Err(ArrowLdpError::NoSpec)));
     let files = ParquetReports::open(&path, &grr.spec()).unwrap();
-    assert_eq!(files.unrecorded(), [path.clone()]);
+    assert_eq!(files.unrecorded(), std::slice::from_ref(&path));
     let mut server = grr.aggregator();
     files.aggregate(&grr, &mut server).unwrap();
     assert_eq!(server.counts(), &[0, 1, 2, 0, 1]);
