@@ -50,6 +50,7 @@ pub mod estimate;
 pub mod families;
 pub mod longitudinal;
 pub mod mechanism;
+pub mod memory;
 pub mod names;
 pub mod output_counts;
 pub mod rejections;

@@ -67,3 +67,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TuningError", py.get_type::<TuningError>())?;
     Ok(())
 }
+
+/// `MemoryError` unless `count` items of `bytes_each` bytes fit in the memory available
+/// (checked before allocating, so the interpreter is not aborted by the allocator).
+pub(crate) fn fits(what: &str, count: u64, bytes_each: u64) -> PyResult<()> {
+    ldp_core::memory::check(count, bytes_each)
+        .map_err(|e| pyo3::exceptions::PyMemoryError::new_err(format!("{what}: {e}")))
+}

@@ -155,6 +155,18 @@ impl Longitudinal {
         let k = self.inner.domain_size().get();
         let items = crate::items::items(items, k, "items")?;
         check_collections(&[collections])?;
+        // Each (user, collection) holds a report, and a dense row of k bytes for the
+        // unary chains' output.
+        let each = if self.inner.reports_items() {
+            40
+        } else {
+            40 + 5 * u64::from(k)
+        };
+        crate::errors::fits(
+            "collect: users x collections",
+            (items.len() as u64).saturating_mul(u64::from(collections)),
+            each,
+        )?;
         let key = match seed {
             Some(_) => [0u8; 32],
             None => {

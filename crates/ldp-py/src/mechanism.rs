@@ -195,6 +195,9 @@ impl Mechanism {
         seed: Option<u64>,
     ) -> PyResult<Reports> {
         let items = crate::items::items(items, self.spec.k().get(), "items")?;
+        if let Data::Vectors { k, .. } = dispatch!(&self.any, m => m.empty()) {
+            crate::errors::fits("perturb: SHE reports", items.len() as u64, 8 * k as u64)?;
+        }
         let data = match seed {
             Some(seed) => py.detach(|| {
                 dispatch!(&self.any, m => perturb_columns(m, &items, |b| stream_rng(seed, 0, Role::Genuine, b)))

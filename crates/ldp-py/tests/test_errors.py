@@ -137,3 +137,14 @@ def test_ctrl_c_stops_a_long_simulation():
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - start < 30
+
+
+def test_requests_that_cannot_fit_in_memory_raise_memory_error_before_allocating():
+    # Issue 24, item 3: these aborted the interpreter in the allocator. 10^4 SHE reports
+    # at k = 2^24 are 1.3 TB; 10^10 linked reports, 400 GB or more.
+    she = ldp.mechanism("she", k=2**24, eps=1.0)
+    with pytest.raises(MemoryError, match="perturb: SHE reports"):
+        she.perturb(np.zeros(10_000, dtype=int))
+    chain = ldp.longitudinal("l-grr", k=100, eps_perm=2.0, eps_1=1.0)
+    with pytest.raises(MemoryError, match="users x collections"):
+        chain.collect(np.zeros(10**6, dtype=int), collections=10_000)
