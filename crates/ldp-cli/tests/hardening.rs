@@ -194,7 +194,7 @@ fn item05_she_refuses_budgets_without_finite_reports() {
                 "1",
             ])
             .write_stdin("1\n"),
-        &["--eps 1e-308", "too small for SHE"],
+        &["--eps 1e-308", "no signal"],
     );
 }
 
@@ -856,4 +856,47 @@ fn control_characters_in_arguments_are_escaped() {
         &["unknown protocol", r"gr\nr\u{1b}[31m"],
     );
     assert!(!stderr.contains('\u{1b}'), "{stderr}");
+}
+
+/// Issue 24, item 17: an existing --output file is not replaced silently, and a budget
+/// too small to carry any signal is refused at once, naming --eps.
+#[test]
+fn an_existing_output_and_a_signal_free_budget_are_refused() {
+    let dir = std::env::temp_dir().join(format!("ldp-hardening-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("reports.parquet");
+    std::fs::write(&path, b"keep me").unwrap();
+    let perturb = |extra: &[&str]| {
+        let mut cmd = ldp();
+        cmd.args([
+            "perturb",
+            "--protocol",
+            "grr",
+            "--k",
+            "4",
+            "--eps",
+            "1",
+            "--output",
+        ])
+        .arg(&path)
+        .args(extra)
+        .write_stdin("1\n");
+        cmd
+    };
+    fails(
+        &mut perturb(&[]),
+        &["--output", "the file exists", "--overwrite"],
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"keep me");
+    perturb(&["--overwrite"]).assert().success();
+    assert_ne!(std::fs::read(&path).unwrap(), b"keep me");
+    std::fs::remove_dir_all(&dir).unwrap();
+    for command in ["perturb", "aggregate"] {
+        fails(
+            ldp()
+                .args([command, "--protocol", "oue", "--k", "4", "--eps", "1e-300"])
+                .write_stdin("1\n"),
+            &["--eps 1e-300", "no signal"],
+        );
+    }
 }

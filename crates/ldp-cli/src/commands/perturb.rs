@@ -28,6 +28,9 @@ pub(crate) struct PerturbArgs {
     /// lines on stdout.
     #[arg(long, value_name = "FILE.parquet")]
     output: Option<PathBuf>,
+    /// Replace the --output file if it exists (by default an existing file is refused).
+    #[arg(long, requires = "output")]
+    overwrite: bool,
     /// Parquet layout of SS, UE and THE reports: the smaller for the mechanism (auto), the
     /// sorted indices (list) or one bit per item (bitmap).
     #[arg(long, value_enum, default_value_t = EncodingArg::Auto)]
@@ -53,6 +56,12 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
         if path.extension().is_none_or(|e| e != "parquet") {
             bail!(
                 "--output {}: the file name must end in .parquet (JSON lines go to stdout)",
+                path.display()
+            );
+        }
+        if !a.overwrite && std::fs::symlink_metadata(path).is_ok() {
+            bail!(
+                "--output {}: the file exists (pass --overwrite to replace it)",
                 path.display()
             );
         }
