@@ -64,11 +64,14 @@ impl Prior {
         {
             return Err(PriorError::Weight { index, value });
         }
-        let total: f64 = weights.iter().sum();
-        if !(total > 0.0 && total.is_finite()) {
+        // Scaled by the largest weight first, so that weights near f64::MAX do not
+        // overflow the sum.
+        let largest = weights.iter().copied().fold(0.0, f64::max);
+        if largest <= 0.0 {
             return Err(PriorError::AllZero);
         }
-        let probs: Vec<f64> = weights.iter().map(|w| w / total).collect();
+        let total: f64 = weights.iter().map(|w| w / largest).sum();
+        let probs: Vec<f64> = weights.iter().map(|w| w / largest / total).collect();
         let log = probs.iter().map(|p| p.ln()).collect();
         Ok(Self { probs, log })
     }

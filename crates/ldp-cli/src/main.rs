@@ -89,10 +89,15 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// "outer: inner: innermost", on one line.
+/// "outer: inner: innermost", on one line; a cause whose message its parent already
+/// ends with (a library quoting its source) is not repeated.
 fn format_chain(e: &anyhow::Error) -> String {
-    e.chain()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(": ")
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !parts.last().is_some_and(|last| last.ends_with(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
 }

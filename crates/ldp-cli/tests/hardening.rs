@@ -900,3 +900,62 @@ fn an_existing_output_and_a_signal_free_budget_are_refused() {
         );
     }
 }
+
+/// Issue 24, item 13: messages that said the wrong thing.
+#[test]
+fn messages_name_the_real_fault() {
+    // Weights near f64::MAX are positive: their sum no longer overflows to "no weight".
+    let prior = items_file("huge-prior.txt", &"1e308\n".repeat(10));
+    ldp()
+        .args([
+            "attack",
+            "--protocol",
+            "grr",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--prior",
+        ])
+        .arg(&prior)
+        .write_stdin("{\"y\":1}\n")
+        .assert()
+        .success();
+    // A whole-number parameter out of u32 says so, in a readable number.
+    for v in ["-1", "1e308", "4294967296"] {
+        let shown = if v == "1e308" { "--param 1e308:" } else { v };
+        fails(
+            ldp()
+                .args(["analyze", "--protocol", "ss", "--k", "10", "--eps", "1"])
+                .arg(format!("--param={v}")),
+            &[shown, "whole number from 0 to 2^32 - 1"],
+        );
+    }
+    // A full disk names the flag and the path, and says it once.
+    if std::path::Path::new("/dev/full").exists() {
+        let dir = std::env::temp_dir().join(format!("ldp-hardening-full-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let link = dir.join("full.parquet");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("/dev/full", &link).unwrap();
+        let stderr = fails(
+            ldp()
+                .args([
+                    "perturb",
+                    "--protocol",
+                    "grr",
+                    "--k",
+                    "4",
+                    "--eps",
+                    "1",
+                    "--overwrite",
+                ])
+                .arg("--output")
+                .arg(&link)
+                .write_stdin("1\n"),
+            &["--output", "full.parquet", "No space left on device"],
+        );
+        assert_eq!(stderr.matches("No space left").count(), 1, "{stderr}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

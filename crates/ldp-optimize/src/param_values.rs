@@ -36,14 +36,29 @@ impl From<f64> for ParamValues {
 impl fmt::Display for ParamValues {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParamValues::One(v) => write!(f, "{v}"),
+            ParamValues::One(v) => write!(f, "{}", Short(*v)),
             ParamValues::Named(values) => {
                 for (i, (name, v)) in values.iter().enumerate() {
                     let sep = if i == 0 { "" } else { "," };
-                    write!(f, "{sep}{name}={v}")?;
+                    write!(f, "{sep}{name}={}", Short(*v))?;
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+/// A number as people write it: exponent form below 1e-5 and from 1e16 (`1e308`, not
+/// 309 digits).
+struct Short(f64);
+
+impl fmt::Display for Short {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        if v != 0.0 && v.is_finite() && !(1e-5..1e16).contains(&v.abs()) {
+            write!(f, "{v:e}")
+        } else {
+            write!(f, "{v}")
         }
     }
 }

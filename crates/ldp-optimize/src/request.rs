@@ -176,7 +176,7 @@ pub enum RequestError {
         adaptive: &'static str,
     },
     /// A whole-number parameter was given a fraction (or a value out of `u32`).
-    #[error("{0} must be a whole number")]
+    #[error("{0} must be a whole number from 0 to 2^32 - 1")]
     NotWhole(&'static str),
     /// One number was given for a family with several parameters.
     #[error("{protocol} has the parameters {names}: give them by name, as name=value pairs")]

@@ -22,7 +22,9 @@ fn as_array<'py>(
             "{what} must be one-dimensional, not {ndim}-dimensional"
         )));
     }
-    if integers {
+    // An empty list has numpy's default dtype, float64, and no value to be wrong.
+    let empty = array.getattr("size")?.extract::<usize>()? == 0;
+    if integers && !empty {
         let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
         if kind != "i" && kind != "u" {
             let dtype = array.getattr("dtype")?.str()?.to_string();

@@ -148,3 +148,8 @@ def test_requests_that_cannot_fit_in_memory_raise_memory_error_before_allocating
     chain = ldp.longitudinal("l-grr", k=100, eps_perm=2.0, eps_1=1.0)
     with pytest.raises(MemoryError, match="users x collections"):
         chain.collect(np.zeros(10**6, dtype=int), collections=10_000)
+
+
+def test_an_empty_list_of_items_is_no_items():
+    # Issue 24, item 13: numpy makes [] a float64 array; it holds no non-integer.
+    assert len(ldp.mechanism("grr", k=4, eps=1.0).perturb([])) == 0

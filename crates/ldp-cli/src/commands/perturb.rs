@@ -103,7 +103,8 @@ where
     R: Rng + Send,
 {
     let k = m.domain_size().get();
-    let mut writer = ReportWriter::create(path, m.clone(), encoding)?;
+    let at = || format!("--output {}", path.display());
+    let mut writer = ReportWriter::create(path, m.clone(), encoding).with_context(at)?;
     let mut input = LineChunks::new(std::io::stdin().lock(), ITEM_LINE_CAP);
     let mut batches = Batches::new();
     let mut reports = Vec::new();
@@ -117,13 +118,13 @@ where
         });
         reports.clear();
         reports.extend(pieces.into_iter().flatten());
-        writer.write(&reports)?;
+        writer.write(&reports).with_context(at)?;
         if let Some(e) = failure {
-            writer.finish()?;
+            writer.finish().with_context(at)?;
             return Err(e);
         }
     }
-    writer.finish()?;
+    writer.finish().with_context(at)?;
     Ok(())
 }
 
