@@ -375,6 +375,10 @@ impl Reports {
                 let mut data = m.empty();
                 let mut line = Vec::new();
                 let mut number = 0u64;
+                // The tool's rules: a byte-order mark at the start is not part of the
+                // first line; blank lines are accepted at the end only (or anywhere when
+                // skipping: they are not reports).
+                let mut blank_since: Option<u64> = None;
                 loop {
                     line.clear();
                     let read = std::io::Read::take(&mut input, cap as u64 + 2)
@@ -415,8 +419,20 @@ impl Reports {
                     }
                     let text = line.strip_suffix(b"\n").unwrap_or(&line);
                     let text = text.strip_suffix(b"\r").unwrap_or(text);
+                    let text = if number == 1 {
+                        text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text)
+                    } else {
+                        text
+                    };
                     if text.iter().all(u8::is_ascii_whitespace) {
+                        blank_since.get_or_insert(number);
                         continue;
+                    }
+                    if let (Some(blank), false) = (blank_since.take(), skip) {
+                        return Err(report(format!(
+                            "{}: line {blank}: blank line before line {number} (blank lines are accepted only at the end of the input)",
+                            path.display()
+                        )));
                     }
                     let r = match parse(m, text) {
                         Ok(r) => r,

@@ -93,3 +93,18 @@ def test_the_spec_survives_pyarrow_and_a_file_without_one_reads_as_named(tmp_pat
     flags[-1] = bare
     assert cli("aggregate", *flags) == cli("aggregate", *flags[:-1], day)
     assert ldp.Reports.read_parquet(bare, m) == reports[:5000]
+
+
+def test_json_lines_follow_the_tools_rules(tmp_path, cli):
+    # Issue 24, item 6: one reader's rules. A byte-order mark is accepted, a blank line
+    # before a report is not (unless skipping), blank lines at the end are.
+    m = ldp.mechanism("grr", k=4, eps=1.0)
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b'\xef\xbb\xbf{"y":1}\n{"y":2}\n\n\n')
+    assert ldp.Reports.from_jsonl(m, bom).y.tolist() == [1, 2]
+    cli("aggregate", "--protocol", "grr", "--k", 4, "--eps", 1, stdin=bom.read_bytes())
+    gap = tmp_path / "gap.jsonl"
+    gap.write_bytes(b'{"y":1}\n\n{"y":2}\n')
+    with pytest.raises(ldp.ReportError, match="line 2: blank line before line 3"):
+        ldp.Reports.from_jsonl(m, gap)
+    assert ldp.Reports.from_jsonl(m, gap, on_invalid="skip").y.tolist() == [1, 2]
