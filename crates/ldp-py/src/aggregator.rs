@@ -1,9 +1,10 @@
 //! `ldp.Aggregator`: a mergeable, picklable server.
 
 use ldp_core::{
-    Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, FamilyMechanism, Spec,
-    dispatch_aggregator,
+    Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, Spec, dispatch_aggregator,
 };
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -59,8 +60,11 @@ const PIECE: usize = 1 << 14;
 /// The server of one mechanism: add reports, merge other servers, estimate.
 ///
 /// Adding is all or nothing: a batch with an invalid report leaves the state unchanged
-/// and the error names the report. Aggregators pickle (their state is checked when
-/// unpickled), so partial aggregates can be computed in other processes and merged.
+/// and the error names the report. An aggregator may be shared between threads: `add`,
+/// `merge` and `estimate` take a lock (the reports are checked and counted before it, with
+/// the GIL released), so concurrent batches all count. Aggregators pickle (their state is
+/// checked when unpickled), so partial aggregates can be computed in other processes and
+/// merged.
 ///
 /// >>> import ldp, numpy as np, pickle
 /// >>> m = ldp.mechanism("oue", k=4, eps=2.0)
@@ -70,12 +74,12 @@ const PIECE: usize = 1 << 14;
 /// >>> a.merge(pickle.loads(pickle.dumps(b)))
 /// >>> a.n
 /// 2000
-#[pyclass(module = "ldp._ldp")]
-#[derive(Debug, Clone)]
+#[pyclass(module = "ldp._ldp", frozen)]
+#[derive(Debug)]
 pub struct Aggregator {
     mechanism: Mechanism,
     clip: Option<ClipBound>,
-    state: AnyAggregator,
+    state: Mutex<AnyAggregator>,
 }
 
 impl Aggregator {
@@ -84,8 +88,20 @@ impl Aggregator {
         Self {
             mechanism: mechanism.clone(),
             clip,
-            state,
+            state: Mutex::new(state),
         }
+    }
+
+    /// The state, locked. A panic while it was held cannot leave it half-changed (every
+    /// change is a whole replacement), so a poisoned lock is taken as it is.
+    fn state(&self) -> MutexGuard<'_, AnyAggregator> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A copy of the state, taken without the GIL (an `add` in another thread may hold
+    /// the lock while it merges).
+    fn snapshot(&self, py: Python<'_>) -> AnyAggregator {
+        py.detach(|| self.state().clone())
     }
 }
 
@@ -99,27 +115,29 @@ impl Aggregator {
 
     /// Number of reports aggregated.
     #[getter]
-    fn n(&self) -> u64 {
-        dispatch_aggregator!(&self.state, a => a.count())
+    fn n(&self, py: Python<'_>) -> u64 {
+        py.detach(|| dispatch_aggregator!(&*self.state(), a => a.count()))
     }
 
     /// Support count of every item (uint64), or None for SHE.
     #[getter]
     fn counts<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<u64>>> {
-        let counts = dispatch_aggregator!(&self.state, a => a.support_counts())?;
+        let state = self.snapshot(py);
+        let counts = dispatch_aggregator!(&state, a => a.support_counts())?;
         Some(PyArray1::from_slice(py, &counts))
     }
 
     /// SHE's coordinate-wise sums (after clipping), or None for the other families.
     #[getter]
     fn sums<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-        let sums = dispatch_aggregator!(&self.state, a => a.coordinate_sums())?;
+        let state = self.snapshot(py);
+        let sums = dispatch_aggregator!(&state, a => a.coordinate_sums())?;
         Some(PyArray1::from_slice(py, sums))
     }
 
     /// Adds every report of `reports` (of this mechanism), validated; all or nothing.
     /// The GIL is released while they are added.
-    fn add(&mut self, py: Python<'_>, reports: &Reports) -> PyResult<()> {
+    fn add(&self, py: Python<'_>, reports: &Reports) -> PyResult<()> {
         if reports.mechanism.spec != self.mechanism.spec {
             return Err(report(format!(
                 "reports of {} cannot go into an aggregator of {}",
@@ -127,33 +145,36 @@ impl Aggregator {
                 self.mechanism.spec_json()
             )));
         }
-        let clip = self.clip;
+        let clip = as_clip(self.clip);
         let data = &reports.data;
         let n = data.len();
-        dispatch_aggregator!(&mut self.state, a => {
-            let m = a.mechanism().clone();
-            let partials: Result<Vec<_>, PyErr> = py.detach(|| {
-                (0..n.div_ceil(PIECE))
-                    .into_par_iter()
-                    .map(|piece| {
-                        let mut partial = m.server(as_clip(clip));
-                        m.add_rows(&mut partial, data, piece * PIECE..n.min((piece + 1) * PIECE))
+        let any = &self.mechanism.any;
+        py.detach(|| {
+            let partials: Vec<AnyAggregator> = (0..n.div_ceil(PIECE))
+                .into_par_iter()
+                .map(|piece| {
+                    let mut partial = any.server(clip);
+                    dispatch_aggregator!(&mut partial, a => {
+                        let m = a.mechanism().clone();
+                        m.add_rows(a, data, piece * PIECE..n.min((piece + 1) * PIECE))
                             .map_err(|(i, e)| report(format!("report {i}: {e}")))?;
-                        Ok(partial)
-                    })
-                    .collect()
-            });
-            let mut total = a.clone();
-            for partial in partials? {
-                total.merge(&partial).map_err(aggregate)?;
+                    });
+                    Ok(partial)
+                })
+                .collect::<PyResult<_>>()?;
+            let mut state = self.state();
+            let mut total = state.clone();
+            for partial in &partials {
+                total.merge(partial).map_err(aggregate)?;
             }
-            *a = total;
-        });
-        Ok(())
+            *state = total;
+            Ok(())
+        })
     }
 
-    /// Adds everything `other` (of the same mechanism and clipping) has aggregated.
-    fn merge(&mut self, other: &Aggregator) -> PyResult<()> {
+    /// Adds everything `other` (of the same mechanism and clipping) has aggregated
+    /// (`a.merge(a)` doubles `a`).
+    fn merge(&self, py: Python<'_>, other: &Aggregator) -> PyResult<()> {
         if self.clip != other.clip {
             return Err(aggregate(format!(
                 "aggregators with different SHE clipping ({:?} and {:?}) cannot merge",
@@ -161,17 +182,22 @@ impl Aggregator {
                 other.clip.map(ClipBound::get)
             )));
         }
-        let mut merged = self.state.clone();
-        merged.merge(&other.state).map_err(|e| match e {
-            ldp_core::AggregateError::Incompatible { .. } => aggregate(format!(
-                "an aggregator of {} cannot merge one of {}",
-                self.mechanism.spec_json(),
-                other.mechanism.spec_json()
-            )),
-            e => aggregate(e),
-        })?;
-        self.state = merged;
-        Ok(())
+        // A copy first: `other` may be `self`, whose lock is taken next.
+        let theirs = other.snapshot(py);
+        py.detach(|| {
+            let mut state = self.state();
+            let mut merged = state.clone();
+            merged.merge(&theirs).map_err(|e| match e {
+                ldp_core::AggregateError::Incompatible { .. } => aggregate(format!(
+                    "an aggregator of {} cannot merge one of {}",
+                    self.mechanism.spec_json(),
+                    other.mechanism.spec_json()
+                )),
+                e => aggregate(e),
+            })?;
+            *state = merged;
+            Ok(())
+        })
     }
 
     /// The frequency estimate of every item: "unbiased" (may be negative), "clip" (clip
@@ -184,15 +210,16 @@ impl Aggregator {
         estimator: &str,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let e = crate::aggregator::estimator(estimator)?;
-        let values = dispatch_aggregator!(&self.state, a => a.estimate(e)).map_err(aggregate)?;
+        let state = self.snapshot(py);
+        let values = dispatch_aggregator!(&state, a => a.estimate(e)).map_err(aggregate)?;
         Ok(values.into_pyarray(py))
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "<ldp.Aggregator of {:?}, n={}>",
             self.mechanism.protocol.name(),
-            self.n()
+            self.n(py)
         )
     }
 
@@ -201,7 +228,7 @@ impl Aggregator {
             .import("ldp._ldp")?
             .getattr("_aggregator_from_state")?
             .unbind();
-        let state = serde_json::to_string(&self.state).map_err(aggregate)?;
+        let state = serde_json::to_string(&self.snapshot(py)).map_err(aggregate)?;
         Ok((
             restore,
             (
@@ -228,11 +255,18 @@ pub(crate) fn _aggregator_from_state(
     let state: AnyAggregator = serde_json::from_str(state).map_err(aggregate)?;
     let spec = dispatch_aggregator!(&state, a => ldp_core::Mechanism::spec(a.mechanism()));
     let p = crate::options::protocol(protocol)?;
+    if p.family() != spec.family().family() {
+        return Err(aggregate(format!(
+            "the state holds reports of {}, not of protocol {:?}",
+            serde_json::to_string(&spec).expect("a spec serializes"),
+            p.name()
+        )));
+    }
     let mechanism = Mechanism::build(p, spec, None)?;
     let clip = clip.map(ClipBound::new).transpose().map_err(aggregate)?;
     Ok(Aggregator {
         mechanism,
         clip,
-        state,
+        state: Mutex::new(state),
     })
 }

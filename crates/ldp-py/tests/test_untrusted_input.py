@@ -108,3 +108,37 @@ def test_json_lines_follow_the_tools_rules(tmp_path, cli):
     with pytest.raises(ldp.ReportError, match="line 2: blank line before line 3"):
         ldp.Reports.from_jsonl(m, gap)
     assert ldp.Reports.from_jsonl(m, gap, on_invalid="skip").y.tolist() == [1, 2]
+
+
+def test_an_aggregator_shared_between_threads_counts_every_batch():
+    # Issue 24, item 7: concurrent adds raised "Already borrowed" and lost batches.
+    import threading
+
+    m = ldp.mechanism("oue", k=50, eps=1.0)
+    batches = [m.perturb(np.arange(20_000) % 50, seed=s) for s in range(8)]
+    shared = m.aggregator()
+    threads = [threading.Thread(target=shared.add, args=(b,)) for b in batches]
+    for t in threads:
+        t.start()
+    estimates = [shared.estimate() for _ in range(20)]  # while adding
+    for t in threads:
+        t.join()
+    assert shared.n == 160_000 and all(len(e) == 50 for e in estimates)
+    one_by_one = m.aggregator()
+    for b in batches:
+        one_by_one.add(b)
+    assert shared.counts.tolist() == one_by_one.counts.tolist()
+    shared.merge(shared)
+    assert shared.n == 320_000
+
+
+def test_an_unpickled_state_must_match_its_protocol():
+    # Issue 24, item 8: an edited protocol name built "grr" around an OUE state.
+    import pickle
+
+    agg = ldp.mechanism("oue", k=4, eps=1.0).aggregator()
+    fn, (state, protocol, clip) = agg.__reduce__()
+    assert fn(state, protocol, clip).n == 0
+    with pytest.raises(ldp.AggregateError, match='not of protocol "grr"'):
+        fn(state, "grr", clip)
+    assert pickle.loads(pickle.dumps(agg)).mechanism == agg.mechanism
