@@ -959,3 +959,107 @@ fn messages_name_the_real_fault() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Issue 24, item 14: a flag that would do nothing is an error.
+#[test]
+fn flags_that_change_nothing_are_refused() {
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["analyze", "--protocol", "grr", "--lh-asr", "exact"],
+            "--lh-asr",
+        ),
+        (&["analyze", "--protocol", "she", "--beta", "0.2"], "--beta"),
+        (
+            &["analyze", "--protocol", "she", "--targets", "3"],
+            "--targets",
+        ),
+        (
+            &["tune", "--protocol", "aue", "--lh-asr", "exact"],
+            "--lh-asr",
+        ),
+        (
+            &["frontier", "--protocol", "aue", "--lh-asr", "exact"],
+            "--lh-asr",
+        ),
+        (
+            &[
+                "frontier",
+                "--protocol",
+                "alh",
+                "--lh-asr",
+                "exact",
+                "--objectives",
+                "mse,bits",
+            ],
+            "--lh-asr",
+        ),
+        (
+            &[
+                "analyze",
+                "--protocol",
+                "l-grr",
+                "--eps-perm",
+                "2",
+                "--lh-asr",
+                "exact",
+            ],
+            "--lh-asr",
+        ),
+        (
+            &[
+                "analyze",
+                "--protocol",
+                "l-grr",
+                "--eps-perm",
+                "2",
+                "--beta",
+                "0.2",
+            ],
+            "--beta",
+        ),
+    ];
+    for (args, flag) in cases {
+        fails(ldp().args(args).args(["--k", "10", "--eps", "1"]), &[flag]);
+    }
+    // Where they matter, they are taken.
+    for args in [
+        &["analyze", "--protocol", "olh", "--lh-asr", "exact"][..],
+        &[
+            "analyze",
+            "--protocol",
+            "all",
+            "--lh-asr",
+            "exact",
+            "--beta",
+            "0.2",
+        ],
+        &["tune", "--protocol", "alh", "--lh-asr", "exact"],
+    ] {
+        ldp()
+            .args(args)
+            .args(["--k", "10", "--eps", "1"])
+            .assert()
+            .success();
+    }
+    let dir = std::env::temp_dir().join(format!("ldp-hardening-enc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    fails(
+        ldp()
+            .args([
+                "perturb",
+                "--protocol",
+                "grr",
+                "--k",
+                "4",
+                "--eps",
+                "1",
+                "--encoding",
+                "list",
+            ])
+            .arg("--output")
+            .arg(dir.join("x.parquet"))
+            .write_stdin("1\n"),
+        &["--encoding list", "grr reports are not sets"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -219,6 +219,10 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
             return Err(e.into());
         }
     }
+    if let (Some(&k), Some(&eps)) = (ks.first(), budgets.first()) {
+        tuning.check_lh_asr_used(protocols, k, eps)?;
+        tuning.check_poisoning_used(protocols, k, eps)?;
+    }
     let mut grid = Vec::with_capacity(rows);
     for &protocol in protocols {
         for &k in ks {
@@ -234,7 +238,15 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
             eps,
             param: request.param.clone(),
             tuning: if protocol.is_adaptive() {
-                for_tuning
+                // The LH ASR form was checked for the request as a whole; a row it
+                // changes nothing for is tuned without it.
+                let lh_asr = for_tuning
+                    .lh_asr
+                    .filter(|_| for_tuning.check_lh_asr_used(&[protocol], k, eps).is_ok());
+                TuneRequest {
+                    lh_asr,
+                    ..for_tuning
+                }
             } else {
                 TuneRequest::default()
             },

@@ -136,6 +136,14 @@ pub enum RequestError {
         "the poisoning setting matters only when EPG is weighted (w_epg), bounded (epg_max) or an objective"
     )]
     PoisoningUnused(Knob),
+    /// A setting was given that changes nothing for the protocols asked about.
+    #[error("it changes nothing here: {why}")]
+    Unused {
+        /// The setting.
+        knob: Knob,
+        /// Why it changes nothing.
+        why: &'static str,
+    },
     /// A tuning setting was given for an instance that is not tuned.
     #[error(
         "{protocol} is not tuned here (only {} are, and not with a parameter given)",
@@ -261,6 +269,7 @@ impl RequestError {
             | RequestError::NotTuned { knob, .. }
             | RequestError::Poisoning(_, knob)
             | RequestError::PoisoningUnused(knob)
+            | RequestError::Unused { knob, .. }
             | RequestError::ChooseTakesNoWeights(knob)
             | RequestError::NothingTuned(knob) => *knob,
             RequestError::Strategy(_) => Knob::Strategy,
@@ -419,6 +428,64 @@ impl TuneRequest {
         })
     }
 
+    /// Refuses an LH ASR form when no protocol of `protocols` has two: only local
+    /// hashing's ASR has a paper and an exact form (found by evaluating both at the
+    /// protocol's classic counterpart, so a new family with two forms is covered).
+    pub fn check_lh_asr_used(
+        &self,
+        protocols: &[Protocol],
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<(), RequestError> {
+        if self.lh_asr.is_none() {
+            return Ok(());
+        }
+        let has_two_forms = |p: &Protocol| {
+            Spec::classic(p.classic_counterpart(), k, eps).is_ok_and(|spec| {
+                ldp_analytic::asr::expected(&spec, LhAsr::Paper)
+                    != ldp_analytic::asr::expected(&spec, LhAsr::Exact)
+            })
+        };
+        if protocols.iter().any(has_two_forms) {
+            Ok(())
+        } else {
+            Err(RequestError::Unused {
+                knob: Knob::LhAsr,
+                why: "only local hashing's ASR has a paper and an exact form",
+            })
+        }
+    }
+
+    /// Refuses a poisoning setting when every protocol of `protocols` has an unbounded
+    /// EPG (SHE without clipping), which no setting changes.
+    pub fn check_poisoning_used(
+        &self,
+        protocols: &[Protocol],
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<(), RequestError> {
+        let Some(knob) = self.poisoning_given() else {
+            return Ok(());
+        };
+        let poisoning = self.poisoning()?;
+        let bounded = |p: &Protocol| {
+            Spec::classic(p.classic_counterpart(), k, eps).is_ok_and(|spec| {
+                !matches!(
+                    ldp_analytic::epg::expected(&spec, &poisoning),
+                    Ok(ldp_analytic::Gain::Unbounded)
+                )
+            })
+        };
+        if protocols.iter().any(bounded) {
+            Ok(())
+        } else {
+            Err(RequestError::Unused {
+                knob,
+                why: "the EPG of these protocols is unbounded whatever the poisoning setting",
+            })
+        }
+    }
+
     /// The poisoning setting, refused when given but unused: EPG is then neither
     /// weighted, bounded, nor (`epg_objective`) an objective.
     fn used_poisoning(&self, epg_objective: bool) -> Result<Poisoning, RequestError> {
@@ -483,6 +550,7 @@ impl TuneRequest {
                 protocol: protocol.name(),
             });
         }
+        self.check_lh_asr_used(&[protocol], k, eps)?;
         let options = self.options()?;
         tune(protocol, k, eps, &options).map_err(|error| RequestError::Tuning {
             context: format!("tuning {} at k = {k}, eps = {eps}", protocol.name()),
@@ -542,6 +610,14 @@ impl TuneRequest {
         let set = ObjectiveSet::of(objectives);
         if set.len() < 2 {
             return Err(RequestError::FewObjectives);
+        }
+        if set.contains(Objective::Asr) {
+            self.check_lh_asr_used(&[protocol], k, eps)?;
+        } else if self.lh_asr.is_some() {
+            return Err(RequestError::Unused {
+                knob: Knob::LhAsr,
+                why: "ASR is not an objective of this frontier",
+            });
         }
         let options = TuneOptions {
             lh_asr: self.lh_asr.unwrap_or_default(),

@@ -55,8 +55,8 @@ struct Row(Protocol, u32, String, [f64; 8]);
 /// >>> list(ldp._ldp.analyze("grr", 10, [1.0, 2.0])["eps"])
 /// [1.0, 2.0]
 #[pyfunction]
-#[pyo3(signature = (protocols, k, eps, param=None, *, lh_asr=None, beta=0.05, targets=1,
-    target_mass=0.01, w_asr=None, w_epg=None, w_bits=None, search=None, strategy=None))]
+#[pyo3(signature = (protocols, k, eps, param=None, *, lh_asr=None, beta=None, targets=None,
+    target_mass=None, w_asr=None, w_epg=None, w_bits=None, search=None, strategy=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze<'py>(
     py: Python<'py>,
@@ -65,9 +65,9 @@ pub(crate) fn analyze<'py>(
     eps: &Bound<'py, PyAny>,
     param: Option<&Bound<'py, PyAny>>,
     lh_asr: Option<String>,
-    beta: f64,
-    targets: u32,
-    target_mass: f64,
+    beta: Option<f64>,
+    targets: Option<u32>,
+    target_mass: Option<f64>,
     w_asr: Option<f64>,
     w_epg: Option<f64>,
     w_bits: Option<f64>,
@@ -91,9 +91,9 @@ pub(crate) fn analyze<'py>(
         search,
         strategy,
         lh_asr,
-        beta: Some(beta),
-        targets: Some(targets),
-        target_mass: Some(target_mass),
+        beta,
+        targets,
+        target_mass,
         ..TuneArgs::default()
     };
     let tuning = args.request()?;

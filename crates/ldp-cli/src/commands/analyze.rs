@@ -213,6 +213,10 @@ fn run_memoized(a: &AnalyzeArgs) -> Result<()> {
         ("--asr-max", a.asr_max.is_some()),
         ("--bits-max", a.bits_max.is_some()),
         ("--sort", a.sort.is_some()),
+        ("--lh-asr", a.lh_asr.is_some()),
+        ("--beta", a.poisoning.beta.is_some()),
+        ("--targets", a.poisoning.targets.is_some()),
+        ("--target-mass", a.poisoning.target_mass.is_some()),
     ] {
         if given {
             bail!("{flag} does not apply to the memoized protocols");

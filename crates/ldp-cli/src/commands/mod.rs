@@ -30,7 +30,8 @@ pub(crate) struct Cli {
 /// The protocol instance shared by the single-protocol subcommands.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ProtocolArgs {
-    /// Protocol: grr, ss, sue, oue, blh, olh, she, the, ass, aue, alh, athe.
+    /// Protocol: grr, ss, sue, oue, blh, olh, she, the, ass, aue, alh, athe, hr, hm, flh,
+    /// cms, hcms.
     #[arg(long)]
     pub(crate) protocol: String,
     /// Domain size (items are 0..k-1).

@@ -59,6 +59,19 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
                 path.display()
             );
         }
+        if let Some(e) = encoding {
+            // A family whose reports are not sets has one layout whatever is asked.
+            let one_layout = dispatch!(build(&spec)?, m => {
+                m.report_type(SetEncoding::List) == m.report_type(SetEncoding::Bitmap)
+            });
+            if one_layout {
+                bail!(
+                    "--encoding {}: {} reports are not sets of items and have one layout",
+                    e.name(),
+                    a.protocol.protocol.trim()
+                );
+            }
+        }
         if !a.overwrite && std::fs::symlink_metadata(path).is_ok() {
             bail!(
                 "--output {}: the file exists (pass --overwrite to replace it)",
