@@ -78,6 +78,7 @@ pub fn report_schema<M: ArrowReports>(mechanism: &M, encoding: SetEncoding) -> S
 pub fn writer_properties(spec: &Spec, encoding: SetEncoding) -> WriterProperties {
     WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(rows_within(spec, ROW_GROUP_BYTES, 1 << 20)))
         .set_key_value_metadata(Some(vec![
             KeyValue::new(
                 SPEC_KEY.to_owned(),
@@ -86,6 +87,20 @@ pub fn writer_properties(spec: &Spec, encoding: SetEncoding) -> WriterProperties
             KeyValue::new(ENCODING_KEY.to_owned(), encoding.name().to_owned()),
         ]))
         .build()
+}
+
+/// Bytes of reports a writer holds before it writes a row group.
+const ROW_GROUP_BYTES: usize = 64 << 20;
+
+/// Bytes of reports a reader decodes in one batch.
+const BATCH_BYTES: usize = 16 << 20;
+
+/// How many reports of `spec` fit in `bytes` at their largest in memory (8 bytes per
+/// entry, plus the row's own), between 1 and `most`: row groups and batches are sized in
+/// bytes, so that SHE at k = 10^4 is not held 65,536 reports (5 GB) at a time.
+fn rows_within(spec: &Spec, bytes: usize, most: usize) -> usize {
+    let per_report = 16 + 8 * spec.report_limits().entries as usize;
+    (bytes / per_report).clamp(1, most)
 }
 
 impl<M: ArrowReports> ReportWriter<M> {
@@ -251,7 +266,7 @@ impl ParquetReports {
         Ok(Self {
             files,
             unrecorded,
-            batch_size: 65_536,
+            batch_size: rows_within(expected, BATCH_BYTES, 65_536),
         })
     }
 

@@ -14,7 +14,7 @@ use rand::Rng;
 use super::ProtocolArgs;
 use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
 use crate::protocol::build;
-use crate::streams::{Batches, CHUNK_LINES, Source, chunk_lines, with_source};
+use crate::streams::{Batches, Source, chunk_lines, with_source};
 
 #[derive(Debug, Args)]
 pub(crate) struct PerturbArgs {
@@ -121,7 +121,9 @@ where
     let mut input = LineChunks::new(std::io::stdin().lock(), ITEM_LINE_CAP);
     let mut batches = Batches::new();
     let mut reports = Vec::new();
-    while let Some(chunk) = input.next_chunk(CHUNK_LINES)? {
+    // Chunks sized in bytes: at most about 32 MiB of reports in memory at a time.
+    let report_bytes = 16 + 8 * m.spec().report_limits().entries as usize;
+    while let Some(chunk) = input.next_chunk(chunk_lines(report_bytes))? {
         let (items, failure) = parse_items(&chunk, k);
         let pieces = batches.run(&items, make, &|rng: &mut R, items: &[u32]| {
             items
