@@ -168,6 +168,7 @@ fn scan_after(
                 protocol,
                 points: space.len(),
                 limit: MAX_GRID_POINTS,
+                reason: crate::error::FullScan::RepeatedAsr,
             });
         }
         let grid = space.grid().into_iter();

@@ -18,11 +18,11 @@ pub enum OptimizeError {
     /// Every weight is zero.
     #[error("at least one weight must be positive")]
     AllWeightsZero,
-    /// The parameter space is too large to scan, and the strategy needs every point
-    /// (only the weighted and Tchebycheff scalarizations on raw objectives, and the
-    /// epsilon-constraint, are searched without a full scan).
+    /// The parameter space is too large to scan, and the request needs every point (only
+    /// the weighted and Tchebycheff scalarizations on raw objectives, and the
+    /// epsilon-constraint on one report's ASR, are searched without a full scan).
     #[error(
-        "{protocol}: the parameter space has {points} values, more than the {limit} a full scan evaluates; use the weighted or tchebycheff strategy (searched without a full scan), give the parameter explicitly, or use a smaller eps"
+        "{protocol}: the parameter space has {points} values, more than the {limit} a full scan evaluates, and {reason}"
     )]
     SpaceTooLarge {
         /// The protocol being tuned.
@@ -31,6 +31,8 @@ pub enum OptimizeError {
         points: u64,
         /// The limit.
         limit: u64,
+        /// Why every point is needed, and what would do instead.
+        reason: FullScan,
     },
     /// A bound of the epsilon-constraint is out of range.
     #[error("the bound on {objective} must be {expected}, got {value}")]
@@ -90,4 +92,51 @@ pub enum OptimizeError {
     /// The poisoning setting is invalid.
     #[error(transparent)]
     Poisoning(#[from] PoisoningError),
+}
+
+/// Why a request needs every point of a parameter space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FullScan {
+    /// A Pareto frontier.
+    Frontier,
+    /// A strategy that compares every point (utopia, elbow, hypervolume, normalized
+    /// objectives).
+    Strategy,
+    /// The ASR after several linked reports, which has no bound to prune a search with.
+    RepeatedAsr,
+}
+
+impl std::fmt::Display for FullScan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FullScan::Frontier => "a frontier needs every point: use a smaller k or eps",
+            FullScan::Strategy => {
+                "this strategy needs every point: use the weighted or tchebycheff strategy (searched without a full scan), give the parameter explicitly, or use a smaller k or eps"
+            }
+            FullScan::RepeatedAsr => {
+                "the ASR after several reports has no bound to prune a search with, so every point is evaluated: give the parameter explicitly, or use a smaller k or eps"
+            }
+        })
+    }
+}
+
+impl OptimizeError {
+    /// The same error, a too-large space blamed on `reason`.
+    pub(crate) fn for_scan(self, reason: FullScan) -> Self {
+        match self {
+            OptimizeError::SpaceTooLarge {
+                protocol,
+                points,
+                limit,
+                ..
+            } => OptimizeError::SpaceTooLarge {
+                protocol,
+                points,
+                limit,
+                reason,
+            },
+            other => other,
+        }
+    }
 }

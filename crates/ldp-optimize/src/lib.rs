@@ -51,7 +51,7 @@ pub use analysis::{
     analyze,
 };
 pub use choose::{Choice, choose_protocol, choose_protocol_after};
-pub use error::OptimizeError;
+pub use error::{FullScan, OptimizeError};
 pub use ldp_core::ParameterSpace;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
 pub use param_values::{ParamSyntax, ParamValues};

@@ -5,7 +5,7 @@ use ldp_core::{AnyMechanism, DomainSize, Epsilon, ParamError, Protocol, Spec};
 use serde::{Deserialize, Serialize};
 
 use crate::bounds;
-use crate::error::OptimizeError;
+use crate::error::{FullScan, OptimizeError};
 use crate::objective::{ObjectiveSet, Objectives, Scale, Scaler, Weights};
 use crate::pareto::{Candidate, frontier_in};
 use crate::search::{Best, Problem, golden_section};
@@ -194,6 +194,7 @@ pub fn candidates_in(
             protocol,
             points: space.len(),
             limit: MAX_GRID_POINTS,
+            reason: FullScan::Frontier,
         });
     }
     space
@@ -289,7 +290,8 @@ pub fn tune_in(
         let scaler = match options.scale {
             Scale::Raw => Scaler::new(Scale::Raw, std::iter::empty()),
             Scale::Normalized => {
-                let grid = candidates_in(protocol, k, eps, space, options)?;
+                let grid = candidates_in(protocol, k, eps, space, options)
+                    .map_err(|e| e.for_scan(scan_reason(options)))?;
                 Scaler::new(Scale::Normalized, grid.into_iter().map(|c| c.objectives))
             }
         };
@@ -340,7 +342,8 @@ fn select_on_frontier(
     space: &ParameterSpace,
     options: &TuneOptions,
 ) -> Result<(Candidate, bool, usize), OptimizeError> {
-    let grid = candidates_in(protocol, k, eps, space, options)?;
+    let grid = candidates_in(protocol, k, eps, space, options)
+        .map_err(|e| e.for_scan(scan_reason(options)))?;
     let n = grid.len();
     if let Some(best) = scalarized_scan(&grid, options) {
         return Ok((best, false, n));
@@ -417,6 +420,7 @@ fn minimize(
                     protocol,
                     points: space.len(),
                     limit: MAX_GRID_POINTS,
+                    reason: scan_reason(options),
                 });
             }
             let grid = space.grid();
@@ -483,4 +487,14 @@ pub(crate) fn minimize_mse_within(
         &|o: &Objectives| o.mse,
         Some(bounds),
     )
+}
+
+/// Why tuning with `options` needs a full scan: the ASR after several reports, which has
+/// no bound to prune with, or else the strategy.
+fn scan_reason(options: &TuneOptions) -> FullScan {
+    if options.collections > 1 {
+        FullScan::RepeatedAsr
+    } else {
+        FullScan::Strategy
+    }
 }

@@ -296,3 +296,39 @@ fn bad_input_gives_typed_errors() {
         }
     );
 }
+
+/// Issue 24, item 12: a space too large to scan says why it must be scanned, and never
+/// advises the strategy already in use or one the request cannot take.
+#[test]
+fn a_space_too_large_says_why_it_needs_a_full_scan() {
+    use ldp_optimize::{FullScan, candidates};
+    let kk = DomainSize::new(1 << 24).unwrap();
+    let frontier = candidates(Protocol::Alh, kk, eps(20.0), &TuneOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            frontier,
+            OptimizeError::SpaceTooLarge {
+                reason: FullScan::Frontier,
+                ..
+            }
+        ),
+        "{frontier}"
+    );
+    assert!(!frontier.to_string().contains("strategy"), "{frontier}");
+    let repeated = TuneOptions {
+        collections: 10_000,
+        ..TuneOptions::default()
+    };
+    let err = tune(Protocol::Alh, kk, eps(1.0), &repeated).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            OptimizeError::SpaceTooLarge {
+                reason: FullScan::RepeatedAsr,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(!err.to_string().contains("weighted"), "{err}");
+}
