@@ -55,7 +55,16 @@ pub enum CollectionsError {
         "at most {MAX_COLLECTIONS} collections (the exact forms grow as t^2.5 for GRR), got {0}"
     )]
     TooMany(u32),
+    /// A list of more than [`MAX_COLLECTION_VALUES`] values.
+    #[error(
+        "at most {MAX_COLLECTION_VALUES} numbers of collections in one request (each is one measurement or closed form of its own), got {0}"
+    )]
+    TooManyValues(usize),
 }
+
+/// The most numbers of collections one request lists: each costs a measurement of every
+/// user (or a closed form) of its own, so `1,2,...,10000` would run for hours.
+pub const MAX_COLLECTION_VALUES: usize = 1000;
 
 /// Checks that every number of collections lies in `1..=`[`MAX_COLLECTIONS`], the range
 /// the `ldp` tool, the Python package and `ldp_optimize::TuneRequest` accept.
@@ -65,8 +74,13 @@ pub enum CollectionsError {
 /// assert_eq!(check_collections(&[1, 365, MAX_COLLECTIONS]), Ok(()));
 /// assert_eq!(check_collections(&[30, 0]), Err(CollectionsError::Zero));
 /// assert_eq!(check_collections(&[20_000]), Err(CollectionsError::TooMany(20_000)));
+/// let every_day: Vec<u32> = (1..=10_000).collect();
+/// assert_eq!(check_collections(&every_day), Err(CollectionsError::TooManyValues(10_000)));
 /// ```
 pub fn check_collections(collections: &[u32]) -> Result<(), CollectionsError> {
+    if collections.len() > MAX_COLLECTION_VALUES {
+        return Err(CollectionsError::TooManyValues(collections.len()));
+    }
     if collections.contains(&0) {
         return Err(CollectionsError::Zero);
     }

@@ -47,7 +47,7 @@ pub use data::{DataError, Population};
 pub use ldp_core::{AttackSurface, MaxGain};
 pub use map::{Prior, PriorError};
 pub use measure::{
-    BYTES_PER_RUN, Estimate, MeasureConfig, MeasureError, Measurement, ReconstructionAttack,
-    measure, measure_until,
+    BYTES_PER_RUN, Estimate, MAX_FAKE_USERS, MeasureConfig, MeasureError, Measurement,
+    ReconstructionAttack, measure, measure_until,
 };
 pub use poison::{PoisonConfig, PoisonError, PoisonKind, Targets};

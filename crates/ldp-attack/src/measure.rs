@@ -76,6 +76,10 @@ pub struct Measurement {
 /// summarized only at the end).
 pub const BYTES_PER_RUN: usize = std::mem::size_of::<Option<RunResult>>();
 
+/// The most fake users one run simulates: at beta near 1, n beta / (1 - beta) has no
+/// bound (beta = 0.999999999 at n = 48,842 asks for 5e13).
+pub const MAX_FAKE_USERS: u64 = 1_000_000_000;
+
 /// Invalid measurement input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -96,6 +100,21 @@ pub enum MeasureError {
     TooManyRuns {
         /// Runs asked for.
         runs: u64,
+    },
+    /// The fake fraction asks for more fake users than one run simulates
+    /// ([`MAX_FAKE_USERS`]); at beta near 1 their number has no bound.
+    #[error(
+        "beta = {beta} means {fakes} fake users beside {genuine} genuine ones in every run, more than the {MAX_FAKE_USERS} one run simulates; beta at most {max_beta} fits"
+    )]
+    TooManyFakes {
+        /// The fake fraction.
+        beta: f64,
+        /// Fake users it asks for.
+        fakes: u64,
+        /// Genuine users.
+        genuine: u64,
+        /// The largest fraction that fits.
+        max_beta: f64,
     },
     /// The spec cannot run (see [`ldp_core::Spec::build`]).
     #[error(transparent)]
@@ -197,6 +216,19 @@ fn run_all<M: FamilyMechanism + AttackSurface>(
     poisoning: Option<(&PoisonConfig, Clip)>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Measurement, MeasureError> {
+    if let Some((p, _)) = poisoning {
+        let genuine = pop.len() as u64;
+        let fakes = p.beta().fake_users(genuine);
+        if fakes > MAX_FAKE_USERS {
+            let most = MAX_FAKE_USERS as f64;
+            return Err(MeasureError::TooManyFakes {
+                beta: f64::from(p.beta()),
+                fakes,
+                genuine,
+                max_beta: most / (most + genuine as f64),
+            });
+        }
+    }
     let truth = pop.frequencies();
     // Prepared once: for LH the maximal gain attack searches seeds.
     let attack = poisoning.map(|(p, clip)| Attack {

@@ -1063,3 +1063,39 @@ fn flags_that_change_nothing_are_refused() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 24, item 10: requests whose cost has no practical bound are refused before
+/// running, saying what would fit.
+#[test]
+fn unbounded_requests_are_refused_before_running() {
+    fails(
+        ldp().args([
+            "simulate",
+            "--protocol",
+            "grr",
+            "--k",
+            "100",
+            "--eps",
+            "1",
+            "--dataset",
+            "adult-age",
+            "--runs",
+            "1",
+            "--poison",
+            "mga",
+            "--beta",
+            "0.9999999999999999",
+            "--targets",
+            "1",
+        ]),
+        &["fake users", "beta at most 0.99995"],
+    );
+    let every: Vec<String> = (1..=1001).map(|t| t.to_string()).collect();
+    fails(
+        ldp()
+            .args(["simulate", "--protocol", "grr", "--k", "100", "--eps", "1"])
+            .args(["--dataset", "adult-age", "--runs", "1", "--collections"])
+            .arg(every.join(",")),
+        &["--collections", "at most 1000", "got 1001"],
+    );
+}
