@@ -244,9 +244,7 @@ fn mode(values: &mut [u32]) -> (u32, u32) {
 /// the guess, the server only counts the report's cells).
 macro_rules! support_attack_surface {
     (output_counts) => {
-        fn guess<R: rand::Rng + ?Sized>(&self, report: &Self::Report, rng: &mut R) -> u32 {
-            $crate::attack_surface::support_guess(self, report, rng)
-        }
+        $crate::attack_surface::support_attack_surface!(@guess_and_evidence);
 
         fn observe_and_guess<R: rand::Rng + ?Sized>(
             &self,
@@ -258,15 +256,9 @@ macro_rules! support_attack_surface {
             $crate::Aggregator::add(server, report).expect("genuine reports are valid");
             $crate::attack_surface::support_guess(self, report, rng)
         }
-
-        fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], _: &mut Vec<f64>) {
-            $crate::attack_surface::count_support(self, report, scores);
-        }
     };
     () => {
-        fn guess<R: rand::Rng + ?Sized>(&self, report: &Self::Report, rng: &mut R) -> u32 {
-            $crate::attack_surface::support_guess(self, report, rng)
-        }
+        $crate::attack_surface::support_attack_surface!(@guess_and_evidence);
 
         fn observe_and_guess<R: rand::Rng + ?Sized>(
             &self,
@@ -276,6 +268,11 @@ macro_rules! support_attack_surface {
             rng: &mut R,
         ) -> u32 {
             $crate::attack_surface::support_observe_and_guess(self, server, report, scratch, rng)
+        }
+    };
+    (@guess_and_evidence) => {
+        fn guess<R: rand::Rng + ?Sized>(&self, report: &Self::Report, rng: &mut R) -> u32 {
+            $crate::attack_surface::support_guess(self, report, rng)
         }
 
         fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], _: &mut Vec<f64>) {

@@ -79,6 +79,25 @@ pub struct LhReport {
     pub y: u32,
 }
 
+impl LhReport {
+    /// Checks `seed < seeds` and `y < values`, naming the field out of range: the whole
+    /// validation of a family whose reports are any (seed, value) pair in those ranges.
+    pub(crate) fn check_within(&self, seeds: u64, values: u32) -> Result<(), ReportError> {
+        let (field, value, bound) = if u64::from(self.seed) >= seeds {
+            ("seed", u64::from(self.seed), seeds)
+        } else if self.y >= values {
+            ("y", u64::from(self.y), u64::from(values))
+        } else {
+            return Ok(());
+        };
+        Err(ReportError::OutOfRange {
+            field,
+            value,
+            bound,
+        })
+    }
+}
+
 /// A 32-bit seed from any number, with a message that says what is wrong with it.
 #[cfg(feature = "serde")]
 mod seed32 {

@@ -154,18 +154,7 @@ impl Mechanism for FastLocalHashing {
     }
 
     fn validate(&self, report: &LhReport) -> Result<(), ReportError> {
-        let (field, value, bound) = if report.seed >= self.seeds {
-            ("seed", report.seed, self.seeds)
-        } else if report.y >= self.g {
-            ("y", report.y, self.g)
-        } else {
-            return Ok(());
-        };
-        Err(ReportError::OutOfRange {
-            field,
-            value: u64::from(value),
-            bound: u64::from(bound),
-        })
+        report.check_within(u64::from(self.seeds), self.g)
     }
 
     /// The seed's probability `1/k'` is common to every item and included.

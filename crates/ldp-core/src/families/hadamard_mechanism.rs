@@ -118,21 +118,7 @@ impl Mechanism for HadamardMechanism {
     }
 
     fn validate(&self, report: &LhReport) -> Result<(), ReportError> {
-        if report.seed >= self.coefficients {
-            return Err(ReportError::OutOfRange {
-                field: "seed",
-                value: u64::from(report.seed),
-                bound: u64::from(self.coefficients),
-            });
-        }
-        if report.y >= 2 {
-            return Err(ReportError::OutOfRange {
-                field: "y",
-                value: u64::from(report.y),
-                bound: 2,
-            });
-        }
-        Ok(())
+        report.check_within(u64::from(self.coefficients), 2)
     }
 
     fn log_likelihood(&self, report: &LhReport, item: u32) -> f64 {

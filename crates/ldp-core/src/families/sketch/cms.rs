@@ -269,8 +269,8 @@ impl FamilyMechanism for CountMeanSketch {
         Self::new(k, eps, hashes, width)
     }
 
-    fn alternatives(_: DomainSize, _: Epsilon) -> Vec<(u32, u32)> {
-        super::shape_grid(|h, m| check_shape(h, m, 1, false).is_ok())
+    fn alternatives(k: DomainSize, eps: Epsilon) -> Vec<(u32, u32)> {
+        super::shape_grid(|shape| Self::check(k, eps, shape).is_ok())
     }
 
     /// Not pure: another item supports a report with a probability that depends on the

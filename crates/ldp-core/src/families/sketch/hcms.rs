@@ -129,22 +129,7 @@ impl Mechanism for HadamardCountMeanSketch {
     }
 
     fn validate(&self, report: &LhReport) -> Result<(), ReportError> {
-        let reports = u64::from(self.hashes) * u64::from(self.width);
-        if u64::from(report.seed) >= reports {
-            return Err(ReportError::OutOfRange {
-                field: "seed",
-                value: u64::from(report.seed),
-                bound: reports,
-            });
-        }
-        if report.y >= 2 {
-            return Err(ReportError::OutOfRange {
-                field: "y",
-                value: u64::from(report.y),
-                bound: 2,
-            });
-        }
-        Ok(())
+        report.check_within(u64::from(self.hashes) * u64::from(self.width), 2)
     }
 
     fn log_likelihood(&self, report: &LhReport, item: u32) -> f64 {
@@ -254,8 +239,8 @@ impl FamilyMechanism for HadamardCountMeanSketch {
         Self::new(k, eps, hashes, width)
     }
 
-    fn alternatives(_: DomainSize, _: Epsilon) -> Vec<(u32, u32)> {
-        super::shape_grid(|h, m| check_shape(h, m, 2, true).is_ok())
+    fn alternatives(k: DomainSize, eps: Epsilon) -> Vec<(u32, u32)> {
+        super::shape_grid(|shape| Self::check(k, eps, shape).is_ok())
     }
 
     /// Not pure: another item supports a report with probability `1/2 + rho (p - 1/2)`,

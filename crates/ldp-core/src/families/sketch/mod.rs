@@ -42,16 +42,12 @@ pub fn preset() -> (u32, u32) {
 /// against bits (CMS) or barely anything (HCMS); h the bias of the fixed hashes against
 /// the server's cost. CMS's exact ASR costs up to `h m ln m` hashes, hence the short axes
 /// (about 0.3 s for the whole grid).
-pub(crate) fn shape_grid(fits: impl Fn(u32, u32) -> bool) -> Vec<(u32, u32)> {
-    let mut grid = Vec::new();
-    for h in [16, 64, 256] {
-        for m in [16, 64, 256, 1024, 4096] {
-            if fits(h, m) {
-                grid.push((h, m));
-            }
-        }
-    }
-    grid
+pub(crate) fn shape_grid(fits: impl Fn((u32, u32)) -> bool) -> Vec<(u32, u32)> {
+    [16, 64, 256]
+        .into_iter()
+        .flat_map(|h| [16, 64, 256, 1024, 4096].map(|m| (h, m)))
+        .filter(|&shape| fits(shape))
+        .collect()
 }
 
 /// Row j's column of `item`.
