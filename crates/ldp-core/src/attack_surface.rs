@@ -154,25 +154,32 @@ pub(crate) fn distinct_outside<R: Rng + ?Sized>(
 ///
 /// Seeds `0, 1, 2, ...` below `seeds` are tried in order; the search stops at the first
 /// seed giving all targets one value, and otherwise keeps the earliest of the seeds that
-/// give the most targets one value. With the `parallel` feature it runs on every core in
-/// fixed chunks; the result is the same for any thread count, and without the feature.
-/// Returns `(seed, value, supported)`.
+/// give the most targets one value, and the least such value. `hash(first, i, out)` writes
+/// the values (below `range`) of `targets[i]` under the seeds `first, first + 1, ...` into
+/// `out` (at most [`SEED_LANES`] of them), so that callers prepare per-target work once and
+/// hash several seeds in lanes (local hashing: [`crate::families::local_hash::TargetHasher`]). With the `parallel` feature it runs on
+/// every core in fixed chunks; the result is the same for any thread count, and without
+/// the feature. Returns `(seed, value, supported)`.
 pub fn best_seed(
     seeds: u64,
     targets: &[u32],
-    hash: impl Fn(u64, u32) -> u32 + Sync,
+    range: u32,
+    hash: impl Fn(u64, usize, &mut [u32]) + Sync,
 ) -> (u64, u32, u32) {
     /// Seeds per chunk, and chunks per wave (between checks for a full collision).
     const CHUNK: u64 = 1 << 16;
     const WAVE: u64 = 64 * CHUNK;
     let r = targets.len() as u32;
+    if r == 0 {
+        return (0, 0, 0);
+    }
     // (supported, seed, value), the earliest seed winning ties.
     let mut best = (0u32, 0u64, 0u32);
     let mut start = 0u64;
     while start < seeds {
         let wave_end = seeds.min(start + WAVE);
         let chunks: Vec<u64> = (start..wave_end).step_by(CHUNK as usize).collect();
-        let in_chunk = |&from: &u64| best_in(&hash, targets, from, (from + CHUNK).min(wave_end));
+        let in_chunk = |&from: &u64| best_in(&hash, r, range, from, (from + CHUNK).min(wave_end));
         #[cfg(feature = "parallel")]
         let wave: Vec<(u32, u64, u32)> = {
             use rayon::prelude::*;
@@ -194,33 +201,72 @@ pub fn best_seed(
     (seed, value, supported)
 }
 
-/// The earliest best seed of `from..to`.
+/// Ranges up to this are counted in an array (`O(r)` per seed); wider ones are sorted.
+const COUNTED_RANGE: u32 = 1 << 20;
+
+/// Seeds hashed together per target by [`best_seed`]'s callback.
+pub const SEED_LANES: usize = 16;
+
+/// The earliest best seed of `from..to` for `r` targets.
 fn best_in(
-    hash: &impl Fn(u64, u32) -> u32,
-    targets: &[u32],
+    hash: &impl Fn(u64, usize, &mut [u32]),
+    r: u32,
+    range: u32,
     from: u64,
     to: u64,
 ) -> (u32, u64, u32) {
-    let r = targets.len() as u32;
     let mut best = (0u32, 0u64, 0u32);
-    let mut values = vec![0u32; targets.len()];
-    for seed in from..to {
-        for (h, &t) in values.iter_mut().zip(targets) {
-            *h = hash(seed, t);
+    let mut lanes = vec![[0u32; SEED_LANES]; r as usize];
+    let mut values = vec![0u32; r as usize];
+    let mut counts = if range <= COUNTED_RANGE {
+        vec![0u32; range as usize]
+    } else {
+        Vec::new()
+    };
+    let mut first = from;
+    while first < to {
+        let width = (to - first).min(SEED_LANES as u64) as usize;
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            hash(first, i, &mut lane[..width]);
         }
-        let (count, value) = mode(&mut values);
-        if count > best.0 {
-            best = (count, seed, value);
-            if count == r {
-                break;
+        for l in 0..width {
+            for (v, lane) in values.iter_mut().zip(&lanes) {
+                *v = lane[l];
+            }
+            let (count, value) = if counts.is_empty() {
+                mode_by_sorting(&mut values)
+            } else {
+                mode_by_counting(&values, &mut counts)
+            };
+            if count > best.0 {
+                best = (count, first + l as u64, value);
+                if count == r {
+                    return best;
+                }
             }
         }
+        first += width as u64;
     }
     best
 }
 
-/// The most frequent value and its count (the smallest value among equals).
-fn mode(values: &mut [u32]) -> (u32, u32) {
+/// The most frequent value and its count, the least value among ties; `counts` (one zero
+/// per value in range) is left zeroed.
+fn mode_by_counting(values: &[u32], counts: &mut [u32]) -> (u32, u32) {
+    for &v in values {
+        counts[v as usize] += 1;
+    }
+    // Count high, least value winning ties: one branch-free maximum.
+    let key = |v: u32| (u64::from(counts[v as usize]) << 32) | u64::from(u32::MAX - v);
+    let best = values.iter().map(|&v| key(v)).max().unwrap_or(0);
+    for &v in values {
+        counts[v as usize] = 0;
+    }
+    ((best >> 32) as u32, u32::MAX - best as u32)
+}
+
+/// [`mode_by_counting`] for any values: sorted, the first longest run.
+fn mode_by_sorting(values: &mut [u32]) -> (u32, u32) {
     values.sort_unstable();
     let mut best = (0u32, values[0]);
     let mut run = 0u32;
@@ -285,11 +331,10 @@ pub(crate) use support_attack_surface;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::local_hash::hash_item;
+    use crate::families::local_hash::{TargetHasher, hash_item};
 
     fn lh_search(g: u32, targets: &[u32]) -> (u32, u32, u32) {
-        let (seed, y, supported) =
-            best_seed(1 << 24, targets, |seed, t| hash_item(t, seed as u32, g));
+        let (seed, y, supported) = TargetHasher::new(targets, g).best_seed(1 << 24);
         (seed as u32, y, supported)
     }
 
@@ -318,6 +363,65 @@ mod tests {
             .filter(|&&t| hash_item(t, seed, 100) == y)
             .count();
         assert_eq!(hits as u32, supported);
+    }
+
+    /// The search in lanes and chunks equals the plainest scan: every seed in order, every
+    /// target hashed by `hash_item`, the first strictly better seed kept, the least value
+    /// among a seed's most shared ones.
+    #[test]
+    fn the_search_equals_a_plain_scan() {
+        let plain = |g: u32, targets: &[u32], seeds: u32| {
+            let mut best = (0u32, 0u32, 0u32);
+            for seed in 0..seeds {
+                let mut counts = std::collections::BTreeMap::new();
+                for &t in targets {
+                    *counts.entry(hash_item(t, seed, g)).or_insert(0u32) += 1;
+                }
+                // Ascending values: the first of the most shared is the least.
+                for (&y, &n) in &counts {
+                    if n > best.2 {
+                        best = (seed, y, n);
+                    }
+                }
+                if best.2 == targets.len() as u32 {
+                    break;
+                }
+            }
+            best
+        };
+        // Widths not a multiple of the lanes, items of 1 to 10 digits, g from 2 to wide.
+        let targets: Vec<u32> = vec![5, 77, 123, 4096, 99_999, 1_234_567, 4_000_000_000, 8, 31];
+        for (g, seeds) in [
+            (2, 37),
+            (3, 1000),
+            (7, 20_001),
+            (1000, 5000),
+            (1 << 21, 300),
+        ] {
+            for r in [1, 2, 4, targets.len()] {
+                let hasher = TargetHasher::new(&targets[..r], g);
+                let (seed, y, n) = hasher.best_seed(u64::from(seeds));
+                assert_eq!(
+                    (seed as u32, y, n),
+                    plain(g, &targets[..r], seeds),
+                    "g {g} r {r}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn counting_and_sorting_find_the_same_mode() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(24);
+        let mut counts = vec![0u32; 16];
+        for _ in 0..2000 {
+            let len = rng.random_range(1..40);
+            let mut values: Vec<u32> = (0..len).map(|_| rng.random_range(0..16)).collect();
+            let counted = mode_by_counting(&values, &mut counts);
+            assert!(counts.iter().all(|&c| c == 0));
+            assert_eq!(counted, mode_by_sorting(&mut values));
+        }
     }
 
     #[test]

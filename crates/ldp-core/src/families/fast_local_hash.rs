@@ -17,10 +17,10 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
-use crate::attack_surface::{AttackSurface, MaxGain, best_seed};
+use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::local_hash::{
-    check_hash_range, collision_bias, hash_item, optimal_range, probabilities,
+    TargetHasher, check_hash_range, collision_bias, hash_item, optimal_range, probabilities,
 };
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
@@ -268,10 +268,8 @@ impl AttackSurface for FastLocalHashing {
     /// The public seed and value that hash the most targets together: every seed is
     /// searched ([`best_seed`] over `0..k'`).
     fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<LhReport> {
-        let g = self.g;
-        let (seed, y, supported) = best_seed(u64::from(self.seeds), targets, |seed, t| {
-            hash_item(t, seed as u32, g)
-        });
+        let (seed, y, supported) =
+            TargetHasher::new(targets, self.g).best_seed(u64::from(self.seeds));
         MaxGain {
             fixed: Some(LhReport {
                 seed: seed as u32,

@@ -4,7 +4,9 @@ use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
 use crate::aggregate::SupportCounts;
-use crate::attack_surface::{AttackSurface, MaxGain, best_seed, support_attack_surface};
+use crate::attack_surface::{
+    AttackSurface, MaxGain, SEED_LANES, best_seed, support_attack_surface,
+};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
@@ -57,6 +59,72 @@ pub fn paper_space(k: DomainSize, eps: Epsilon) -> ParameterSpace {
 #[inline]
 pub fn hash_item(item: u32, seed: u32, g: u32) -> u32 {
     xxh32_decimal(item, seed) % g
+}
+
+/// [`hash_item`] of a fixed list of items under many seeds, the items' decimal digits
+/// prepared once: the maximal gain attack's seed search hashes its targets under up to
+/// [`SEED_BUDGET`] seeds.
+///
+/// ```
+/// use ldp_core::families::local_hash::{hash_item, TargetHasher};
+/// let targets = TargetHasher::new(&[7, 1234], 5);
+/// assert_eq!(targets.hash(1, 99), hash_item(1234, 99, 5));
+/// let (seed, value, supported) = targets.best_seed(1 << 16);
+/// assert_eq!(supported, 2); // g = 5: one seed in five hashes both together
+/// assert_eq!((targets.hash(0, seed as u32), targets.hash(1, seed as u32)), (value, value));
+/// ```
+#[derive(Debug, Clone)]
+pub struct TargetHasher {
+    digits: Vec<xxh32::Decimal>,
+    g: u32,
+}
+
+impl TargetHasher {
+    /// Prepares `items` for hashing into `0..g` (`g >= 1`).
+    pub fn new(items: &[u32], g: u32) -> Self {
+        TargetHasher {
+            digits: items.iter().map(|&v| xxh32::Decimal::new(v)).collect(),
+            g: g.max(1),
+        }
+    }
+
+    /// `hash_item(items[i], seed, g)`.
+    #[inline]
+    pub fn hash(&self, i: usize, seed: u32) -> u32 {
+        let d = &self.digits[i];
+        xxh32::xxh32_short(&d.digits, d.len, seed) % self.g
+    }
+
+    /// The values of `items[i]` under the seeds `first, first + 1, ...`, one per slot of
+    /// `out` (at most [`SEED_LANES`]): the lanes share the digits and run side by side.
+    #[inline]
+    pub fn hash_lanes(&self, i: usize, first: u32, out: &mut [u32]) {
+        let d = &self.digits[i];
+        let mut h = [0u32; SEED_LANES];
+        for (l, h) in h.iter_mut().enumerate() {
+            *h = xxh32::initial(d.len, first.wrapping_add(l as u32));
+        }
+        let mut j = 0;
+        while j + 4 <= d.len {
+            let w = xxh32::word(&d.digits, j);
+            h.iter_mut().for_each(|h| *h = xxh32::round4(*h, w));
+            j += 4;
+        }
+        for &byte in &d.digits[j..d.len] {
+            h.iter_mut().for_each(|h| *h = xxh32::round1(*h, byte));
+        }
+        for (o, &h) in out.iter_mut().zip(&h) {
+            *o = xxh32::avalanche(h) % self.g;
+        }
+    }
+
+    /// [`best_seed`] over the seeds `0..seeds`: `(seed, value, supported)`.
+    pub fn best_seed(&self, seeds: u64) -> (u64, u32, u32) {
+        let items = vec![0; self.digits.len()];
+        best_seed(seeds, &items, self.g, |first, i, out| {
+            self.hash_lanes(i, first as u32, out)
+        })
+    }
 }
 
 /// The bias that hash collisions under the public seeds `0..seeds` give the estimate of
@@ -273,9 +341,7 @@ impl AttackSurface for LocalHashing {
     /// ([`best_seed`] over the first [`SEED_BUDGET`] seeds: all of them when g^(r-1) is
     /// small); every fake user sends it.
     fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<LhReport> {
-        let g = self.g;
-        let (seed, y, supported) =
-            best_seed(SEED_BUDGET, targets, |seed, t| hash_item(t, seed as u32, g));
+        let (seed, y, supported) = TargetHasher::new(targets, self.g).best_seed(SEED_BUDGET);
         MaxGain {
             fixed: Some(LhReport {
                 seed: seed as u32,
