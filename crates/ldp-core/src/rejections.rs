@@ -38,6 +38,7 @@ impl OnInvalid {
 
     /// The name front ends use: `refuse`, `skip`.
     pub fn name(self) -> &'static str {
+        // A new reason must join ALL: this match and ALL's length name it together.
         match self {
             OnInvalid::Refuse => "refuse",
             OnInvalid::Skip => "skip",
@@ -79,9 +80,25 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in order (the order of summaries and of the columns the DataFusion
+    /// functions give per reason).
+    pub const ALL: [Reason; 10] = [
+        Reason::Malformed,
+        Reason::TooLong,
+        Reason::Null,
+        Reason::Shape,
+        Reason::Length,
+        Reason::OutOfRange,
+        Reason::Unsorted,
+        Reason::Duplicate,
+        Reason::NonFinite,
+        Reason::Magnitude,
+    ];
+
     /// The reason's name in summaries: `malformed`, `too-long`, `null`, `shape`,
     /// `length`, `out-of-range`, `unsorted`, `duplicate`, `non-finite`, `magnitude`.
     pub fn name(self) -> &'static str {
+        // A new reason must join ALL: this match and ALL's length name it together.
         match self {
             Reason::Malformed => "malformed",
             Reason::TooLong => "too-long",

@@ -12,11 +12,11 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::Accumulator;
 use ldp_arrow::{ArrowLdpError, ArrowReports};
 use ldp_core::{
-    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Rejections, Spec,
-    StateValues, dispatch,
+    AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections,
+    Spec, StateValues, dispatch,
 };
 
-use crate::udaf::{Options, Output, execution_error};
+use crate::udaf::{Options, Output, execution_error, reason_fields};
 
 /// An accumulator for `spec`'s reports.
 pub(crate) fn accumulator_for(
@@ -38,7 +38,7 @@ pub(crate) fn accumulator_for(
             rows: 0,
             skip,
             skipped: Rejections::default(),
-            merged_skipped: 0,
+            merged_skipped: [0; Reason::ALL.len()],
             output,
             estimator,
             name,
@@ -131,8 +131,8 @@ struct LdpAccumulator<M: Server> {
     skip: bool,
     /// The reports this accumulator skipped, by reason.
     skipped: Rejections,
-    /// Reports skipped by the partial states merged into this one.
-    merged_skipped: u64,
+    /// Reports skipped by the partial states merged into this one, per [`Reason::ALL`].
+    merged_skipped: [u64; Reason::ALL.len()],
     output: Output,
     estimator: Estimator,
     name: &'static str,
@@ -149,9 +149,13 @@ impl<M: Server> std::fmt::Debug for LdpAccumulator<M> {
 }
 
 impl<M: Server> LdpAccumulator<M> {
-    /// Reports skipped here and in the partial states merged in.
-    fn skipped_total(&self) -> u64 {
-        self.skipped.total().saturating_add(self.merged_skipped)
+    /// Reports skipped here and in the partial states merged in, per [`Reason::ALL`].
+    fn skipped_by_reason(&self) -> [u64; Reason::ALL.len()] {
+        let mut counts = self.merged_skipped;
+        for (c, &reason) in counts.iter_mut().zip(&Reason::ALL) {
+            *c = c.saturating_add(self.skipped.count(reason));
+        }
+        counts
     }
 }
 
@@ -192,8 +196,8 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
             .as_list_opt::<i32>()
             .ok_or_else(|| bad("the values are not a list"))?;
         let skipped = states[2]
-            .as_primitive_opt::<UInt64Type>()
-            .ok_or_else(|| bad("skipped is not UInt64"))?;
+            .as_list_opt::<i32>()
+            .ok_or_else(|| bad("skipped is not a list"))?;
         for row in 0..ns.len() {
             if ns.is_null(row) || lists.is_null(row) || skipped.is_null(row) {
                 return Err(bad("a NULL entry"));
@@ -201,10 +205,16 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
             self.server
                 .merge_parts(ns.value(row), lists.value(row).as_ref())
                 .map_err(|e| execution_error(self.name, format!("partial state: {e}")))?;
-            self.merged_skipped = self
-                .merged_skipped
-                .checked_add(skipped.value(row))
-                .ok_or_else(|| bad("skipped overflows"))?;
+            let by_reason = skipped.value(row);
+            let by_reason = by_reason
+                .as_primitive_opt::<UInt64Type>()
+                .filter(|c| c.len() == Reason::ALL.len() && c.null_count() == 0)
+                .ok_or_else(|| bad("skipped is not one UInt64 per reason"))?;
+            for (total, c) in self.merged_skipped.iter_mut().zip(by_reason.values()) {
+                *total = total
+                    .checked_add(*c)
+                    .ok_or_else(|| bad("skipped overflows"))?;
+            }
         }
         Ok(())
     }
@@ -213,7 +223,10 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
         Ok(vec![
             ScalarValue::UInt64(Some(self.server.count())),
             list_scalar(self.server.value_type(), self.server.values()),
-            ScalarValue::UInt64(Some(self.skipped_total())),
+            list_scalar(
+                DataType::UInt64,
+                Arc::new(UInt64Array::from(self.skipped_by_reason().to_vec())),
+            ),
         ])
     }
 
@@ -239,16 +252,32 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
                     "counts"
                 };
                 let values = list_array(self.server.value_type(), self.server.values());
+                let by_reason = self.skipped_by_reason();
+                let total = by_reason.iter().fold(0u64, |a, &c| a.saturating_add(c));
                 let fields = vec![
                     Field::new("n", DataType::UInt64, false),
                     Field::new(value_name, values.data_type().clone(), false),
                     Field::new("skipped", DataType::UInt64, false),
+                    Field::new(
+                        "skipped_by_reason",
+                        DataType::Struct(reason_fields()),
+                        false,
+                    ),
                 ];
-                let n: ArrayRef = Arc::new(UInt64Array::from(vec![self.server.count()]));
-                let skipped: ArrayRef = Arc::new(UInt64Array::from(vec![self.skipped_total()]));
+                let one = |c: u64| -> ArrayRef { Arc::new(UInt64Array::from(vec![c])) };
+                let reasons = StructArray::new(
+                    reason_fields(),
+                    by_reason.iter().map(|&c| one(c)).collect(),
+                    None,
+                );
                 Ok(ScalarValue::Struct(Arc::new(StructArray::new(
                     fields.into(),
-                    vec![n, values, skipped],
+                    vec![
+                        one(self.server.count()),
+                        values,
+                        one(total),
+                        Arc::new(reasons),
+                    ],
                     None,
                 ))))
             }

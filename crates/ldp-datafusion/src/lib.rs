@@ -36,7 +36,7 @@ mod udaf;
 
 pub use query::{ReportTable, fill_specs, run_sql};
 pub use session::{
-    DataFusionLdpError, function_registry, register_functions, register_reports, remote_context,
-    session_state, spec_literal, standalone_context,
+    DataFusionLdpError, function_registry, register_functions, register_reports,
+    register_reports_as, remote_context, session_state, spec_literal, standalone_context,
 };
 pub use udaf::{COUNTS, ESTIMATE, LdpAggregate, Output, functions, ldp_counts, ldp_estimate};

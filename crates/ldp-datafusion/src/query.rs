@@ -6,7 +6,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::prelude::SessionContext;
 use ldp_core::Spec;
 
-use crate::session::{DataFusionLdpError, register_reports, spec_literal};
+use crate::session::{DataFusionLdpError, register_reports, register_reports_as, spec_literal};
 
 /// A table of report files.
 #[derive(Debug, Clone)]
@@ -15,6 +15,10 @@ pub struct ReportTable {
     pub name: String,
     /// A Parquet file or a directory of them.
     pub path: PathBuf,
+    /// The mechanism of files that record no spec (see
+    /// [`register_reports_as`](crate::register_reports_as)); `None` requires every file to
+    /// record one.
+    pub spec: Option<Spec>,
 }
 
 /// Registers `tables` in `ctx` (with Hive-style `partition_columns`), fills in the spec
@@ -24,7 +28,7 @@ pub struct ReportTable {
 /// ```no_run
 /// # async fn run(ctx: datafusion::prelude::SessionContext) -> Result<(), Box<dyn std::error::Error>> {
 /// use ldp_datafusion::{ReportTable, run_sql};
-/// let tables = [ReportTable { name: "reports".into(), path: "reports/".into() }];
+/// let tables = [ReportTable { name: "reports".into(), path: "reports/".into(), spec: None }];
 /// let batches = run_sql(&ctx, &tables, &["day"],
 ///     "SELECT day, ldp_estimate(report, {spec}) FROM reports GROUP BY day ORDER BY day").await?;
 /// # Ok(()) }
@@ -37,10 +41,14 @@ pub async fn run_sql(
 ) -> Result<Vec<RecordBatch>, DataFusionLdpError> {
     let mut specs = Vec::new();
     for t in tables {
-        specs.push((
-            t.name.clone(),
-            register_reports(ctx, &t.name, &t.path, partition_columns).await?,
-        ));
+        let spec = match &t.spec {
+            Some(spec) => {
+                register_reports_as(ctx, &t.name, &t.path, partition_columns, spec).await?;
+                *spec
+            }
+            None => register_reports(ctx, &t.name, &t.path, partition_columns).await?,
+        };
+        specs.push((t.name.clone(), spec));
     }
     let sql = fill_specs(sql, &specs)?;
     Ok(ctx.sql(&sql).await?.collect().await?)

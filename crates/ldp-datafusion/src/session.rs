@@ -1,6 +1,6 @@
 //! Sessions that know the functions and the report files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ballista_core::registry::BallistaFunctionRegistry;
@@ -9,7 +9,7 @@ use datafusion::error::DataFusionError;
 use datafusion::execution::FunctionRegistry;
 use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
-use ldp_arrow::{ArrowLdpError, parquet_files, read_spec};
+use ldp_arrow::{ArrowLdpError, ParquetReports, parquet_files, read_spec};
 use ldp_core::Spec;
 
 use crate::udaf::functions;
@@ -34,6 +34,14 @@ pub enum DataFusionLdpError {
         path: String,
         /// Its spec (JSON).
         found: String,
+    },
+    /// A file records no spec, and none was named for it.
+    #[error(
+        "{path} has no `ldp.spec` metadata, so it does not say which mechanism made its reports: name it (ldp-query --spec NAME=JSON, or register_reports_as)"
+    )]
+    NoSpec {
+        /// The file.
+        path: String,
     },
     /// A `{spec}` placeholder of the SQL cannot be filled.
     #[error("SQL placeholder {0}")]
@@ -109,9 +117,17 @@ pub async fn register_reports(
     partition_columns: &[&str],
 ) -> Result<Spec, DataFusionLdpError> {
     let files = parquet_files(path)?;
-    let first = read_spec(&files[0])?;
+    let spec_of = |file: &Path| {
+        read_spec(file).map_err(|e| match e {
+            ArrowLdpError::NoSpec => DataFusionLdpError::NoSpec {
+                path: file.display().to_string(),
+            },
+            other => other.into(),
+        })
+    };
+    let first = spec_of(&files[0])?;
     for file in &files[1..] {
-        let found = read_spec(file)?;
+        let found = spec_of(file)?;
         if found != first {
             return Err(DataFusionLdpError::MixedSpecs {
                 first_path: files[0].display().to_string(),
@@ -121,6 +137,32 @@ pub async fn register_reports(
             });
         }
     }
+    register_parquet(ctx, name, path, partition_columns).await?;
+    Ok(first)
+}
+
+/// [`register_reports`] for files that may not record their spec (written by a tool that
+/// dropped the Parquet metadata): every file is checked to hold reports of `expected`, a
+/// file that records no spec is read as `expected`'s, and a file that records another is
+/// refused. Returns the files that record none, for the caller to say so.
+pub async fn register_reports_as(
+    ctx: &SessionContext,
+    name: &str,
+    path: &Path,
+    partition_columns: &[&str],
+    expected: &Spec,
+) -> Result<Vec<PathBuf>, DataFusionLdpError> {
+    let unrecorded = ParquetReports::open(path, expected)?.unrecorded().to_vec();
+    register_parquet(ctx, name, path, partition_columns).await?;
+    Ok(unrecorded)
+}
+
+async fn register_parquet(
+    ctx: &SessionContext,
+    name: &str,
+    path: &Path,
+    partition_columns: &[&str],
+) -> Result<(), DataFusionLdpError> {
     let options = ParquetReadOptions::default().table_partition_cols(
         partition_columns
             .iter()
@@ -132,7 +174,7 @@ pub async fn register_reports(
         location.push('/');
     }
     ctx.register_parquet(name, &location, options).await?;
-    Ok(first)
+    Ok(())
 }
 
 fn json(spec: &Spec) -> String {

@@ -11,7 +11,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, TypeSignature, Volatility,
 };
 use datafusion::physical_expr::expressions::Literal;
-use ldp_core::{Clip, ClipBound, Estimator, OnInvalid, Spec};
+use ldp_core::{Clip, ClipBound, Estimator, OnInvalid, Reason, Spec};
 
 use crate::accumulator::accumulator_for;
 
@@ -25,9 +25,12 @@ pub const COUNTS: &str = "ldp_counts";
 pub enum Output {
     /// `List<Float64>`: the frequency estimate of every item (NULL over no rows).
     Estimate,
-    /// `Struct<n: UInt64, counts: List<UInt64>, skipped: UInt64>` (SHE: `sums:
-    /// List<Float64>` for `counts`): the state that callers merge or post-process
-    /// themselves, and the reports skipped as invalid (`"on_invalid": "skip"`).
+    /// `Struct<n: UInt64, counts: List<UInt64>, skipped: UInt64, skipped_by_reason:
+    /// Struct<malformed: UInt64, too_long: UInt64, null, shape, length, out_of_range,
+    /// unsorted, duplicate, non_finite, magnitude>>` (SHE: `sums: List<Float64>` for
+    /// `counts`): the state that callers merge or post-process themselves, and the reports
+    /// skipped as invalid (`"on_invalid": "skip"`), in all and by
+    /// [`Reason`](ldp_core::Reason).
     Counts,
 }
 
@@ -52,12 +55,15 @@ impl Output {
 ///   SHE reports are clipped at the server to `[-C, C]` with `C = 1 + 40/eps` unless
 ///   `she_clip` says otherwise, as the `ldp` tool does.
 ///
-/// The partial state is `(n: UInt64, counts: List<UInt64>, skipped: UInt64)` (SHE: float
-/// sums), merged element-wise after a consistency check, so the functions run over any
+/// The partial state is `(n: UInt64, counts: List<UInt64>, skipped: List<UInt64>)` (SHE:
+/// float sums; `skipped` one count per [`Reason`](ldp_core::Reason), in `Reason::ALL`'s
+/// order), merged element-wise after a consistency check, so the functions run over any
 /// number of partitions and under Ballista. Every report is validated: by default
 /// (`"on_invalid": "refuse"`) an invalid one fails the query with an error naming its row;
 /// with `"skip"` invalid and NULL reports are left out and counted, and
-/// `ldp_counts(...)['skipped']` says how many (the estimate is that of the valid reports).
+/// `ldp_counts(...)['skipped']` says how many and
+/// `ldp_counts(...)['skipped_by_reason']['out_of_range']` how many for one reason (the
+/// estimate is that of the valid reports).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LdpAggregate {
     output: Output,
@@ -112,8 +118,37 @@ fn state_parts(report: &DataType) -> [(&'static str, DataType); 3] {
     [
         ("n", DataType::UInt64),
         values,
-        ("skipped", DataType::UInt64),
+        ("skipped", list_of(DataType::UInt64)),
     ]
+}
+
+/// `ldp_counts`'s fields: `n`, `counts` (or `sums`), `skipped` and `skipped_by_reason`.
+pub(crate) fn counts_fields(report: &DataType) -> Fields {
+    let [n, values, _] = state_parts(report);
+    Fields::from(vec![
+        Field::new(n.0, n.1, false),
+        Field::new(values.0, values.1, false),
+        Field::new("skipped", DataType::UInt64, false),
+        Field::new(
+            "skipped_by_reason",
+            DataType::Struct(reason_fields()),
+            false,
+        ),
+    ])
+}
+
+/// The SQL field name of a reason's count in `skipped_by_reason` (`out_of_range`).
+fn reason_field(reason: Reason) -> String {
+    reason.name().replace('-', "_")
+}
+
+/// The fields of `skipped_by_reason`: `malformed: UInt64, too_long: UInt64, ...`, one
+/// count per [`Reason`].
+pub(crate) fn reason_fields() -> Fields {
+    Reason::ALL
+        .iter()
+        .map(|&r| Field::new(reason_field(r), DataType::UInt64, false))
+        .collect()
 }
 
 fn is_string(t: &DataType) -> bool {
@@ -142,11 +177,7 @@ impl AggregateUDFImpl for LdpAggregate {
         }
         Ok(match self.output {
             Output::Estimate => list_of(DataType::Float64),
-            Output::Counts => DataType::Struct(Fields::from(
-                state_parts(&arg_types[0])
-                    .map(|(name, t)| Field::new(name, t, false))
-                    .to_vec(),
-            )),
+            Output::Counts => DataType::Struct(counts_fields(&arg_types[0])),
         })
     }
 

@@ -27,6 +27,7 @@ fn table(dir: &Path) -> [ReportTable; 1] {
     [ReportTable {
         name: "reports".into(),
         path: dir.to_path_buf(),
+        spec: None,
     }]
 }
 

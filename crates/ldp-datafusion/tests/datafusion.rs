@@ -320,16 +320,105 @@ async fn one_invalid_report_is_skipped_and_counted_on_request() {
     let batches = sql(
         &ctx,
         &format!(
-            "SELECT ldp_counts(report, {lit}, {skip})['skipped'], ldp_counts(report, {lit}, {skip}), ldp_estimate(report, {lit}, {skip}) FROM reports"
+            "SELECT ldp_counts(report, {lit}, {skip})['skipped'], ldp_counts(report, {lit}, {skip}), ldp_estimate(report, {lit}, {skip}), \
+             ldp_counts(report, {lit}, {skip})['skipped_by_reason']['out_of_range'], \
+             ldp_counts(report, {lit}, {skip})['skipped_by_reason']['malformed'] FROM reports"
         ),
     )
     .await;
-    let skipped = batches[0]
-        .column(0)
-        .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
-        .value(0);
-    assert_eq!(skipped, 1);
+    let column = |i: usize| {
+        batches[0]
+            .column(i)
+            .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+            .value(0)
+    };
+    // In all, and by reason, merged over the four partitions' states.
+    assert_eq!((column(0), column(3), column(4)), (1, 1, 0));
     let (n, counts, _) = counts_row(&batches[0], 1, 0);
     assert_eq!((n, counts), (2000, server.counts().to_vec()));
     assert_eq!(estimate_row(&batches[0], 2, 0), expected);
+}
+
+/// Issue 24: a file whose writer dropped the spec (a Spark or pandas job that rewrote the
+/// reports) is refused by `register_reports`, and read as the named mechanism's by
+/// `register_reports_as` (and `ReportTable::spec`), which lists it; a file recording
+/// another spec stays an error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_without_a_spec_are_read_as_the_named_mechanism() {
+    use ldp_arrow::ReportWriter;
+    use ldp_core::{GrrReport, Spec};
+    use ldp_datafusion::{ReportTable, register_reports_as, run_sql};
+    let spec = spec(Protocol::Grr, 5, 1.0);
+    let grr = ldp_core::Grr::new(spec.k(), spec.eps()).unwrap();
+    let dir_guard = temp_dir("no-spec");
+    let dir = dir_guard.path();
+    let mut w = ReportWriter::create(&dir.join("a.parquet"), grr.clone(), None).unwrap();
+    w.write(&[GrrReport { y: 0 }, GrrReport { y: 3 }]).unwrap();
+    w.finish().unwrap();
+    let bare = dir.join("b.parquet");
+    let column: ArrayRef = std::sync::Arc::new(UInt32Array::from(vec![1, 3, 3]));
+    let schema = std::sync::Arc::new(Schema::new(vec![Field::new(
+        "report",
+        DataType::UInt32,
+        false,
+    )]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&bare).unwrap(), schema, None)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+
+    let ctx = context(2);
+    let refused = register_reports(&ctx, "strict", dir, &[])
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("ldp.spec"), "{refused}");
+    let unrecorded = register_reports_as(&ctx, "reports", dir, &[], &spec)
+        .await
+        .unwrap();
+    assert_eq!(unrecorded, vec![bare.clone()]);
+    let lit = spec_literal(&spec);
+    let batches = sql(
+        &ctx,
+        &format!("SELECT ldp_counts(report, {lit}) FROM reports"),
+    )
+    .await;
+    assert_eq!(
+        counts_row(&batches[0], 0, 0),
+        (5, vec![1, 1, 0, 3, 0], vec![])
+    );
+
+    let table = |spec| ReportTable {
+        name: "t".into(),
+        path: dir.to_path_buf(),
+        spec,
+    };
+    let ctx = context(2);
+    let batches = run_sql(
+        &ctx,
+        &[table(Some(spec))],
+        &[],
+        "SELECT ldp_counts(report, {spec})['n'] FROM t",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        batches[0]
+            .column(0)
+            .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+            .value(0),
+        5
+    );
+    let other = Spec::classic(
+        Protocol::Grr,
+        spec.k(),
+        ldp_core::Epsilon::new(2.0).unwrap(),
+    )
+    .unwrap();
+    let contradicted = run_sql(&context(2), &[table(Some(other))], &[], "SELECT 1")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(contradicted.contains("a.parquet"), "{contradicted}");
 }

@@ -617,6 +617,8 @@ impl Reports {
     /// What a reader in skip mode (`on_invalid="skip"`) left out of the input: for each
     /// reason ("malformed", "too-long", "null", "out-of-range", ...) the count and the
     /// first such report (`first_at`, `first_error`). Empty when nothing was skipped.
+    /// `Reports.concat` adds the parts' counts; a slice has none, since no skipped report
+    /// is in it.
     ///
     /// >>> import ldp, numpy as np
     /// >>> m = ldp.mechanism("grr", k=4, eps=1.0)

@@ -71,6 +71,10 @@ def test_columns_skip_and_a_bad_policy_is_named():
     assert len(r) == 2
     assert {k: v["count"] for k, v in r.skipped.items()} == {"non-finite": 1, "magnitude": 1}
     assert ldp.Reports.from_arrays(m, values=values[:1]).skipped == {}
+    # concat adds the parts' counts; a slice holds none of the skipped reports.
+    both = ldp.Reports.concat([r, r])
+    assert both.skipped["magnitude"]["count"] == 2 and len(both) == 4
+    assert r[:1].skipped == {}
     with pytest.raises(ldp.ParamError, match="on_invalid"):
         ldp.Reports.from_arrays(m, values=values, on_invalid="ignore")
 

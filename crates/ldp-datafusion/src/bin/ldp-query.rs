@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use ldp_core::Spec;
 use ldp_datafusion::{ReportTable, register_functions, remote_context, run_sql};
 
 /// Run SQL over Parquet report files: `{spec}` in the SQL stands for the spec the files
@@ -21,6 +22,11 @@ struct Args {
     /// (repeatable). Executors must see the same PATH.
     #[arg(long = "table", value_name = "NAME=PATH", required = true)]
     tables: Vec<String>,
+    /// The mechanism of table NAME's files that record no spec, as JSON (`{"k":100,
+    /// "eps":1.0,"family":"grr"}`); a file recording another spec is still refused
+    /// (repeatable).
+    #[arg(long = "spec", value_name = "NAME=JSON")]
+    specs: Vec<String>,
     /// A Hive-style partition column (directories `COLUMN=value`), read as a string
     /// (repeatable).
     #[arg(long = "partition-column", value_name = "COLUMN")]
@@ -36,7 +42,7 @@ struct Args {
     sql: String,
 }
 
-fn table(arg: &str) -> Result<ReportTable> {
+fn table(arg: &str, specs: &[(String, Spec)]) -> Result<ReportTable> {
     let Some((name, path)) = arg.split_once('=') else {
         bail!("--table {arg}: expected NAME=PATH");
     };
@@ -46,7 +52,22 @@ fn table(arg: &str) -> Result<ReportTable> {
     Ok(ReportTable {
         name: name.to_owned(),
         path: PathBuf::from(path),
+        spec: specs.iter().find(|(n, _)| n == name).map(|(_, s)| *s),
     })
+}
+
+fn spec(arg: &str, tables: &[String]) -> Result<(String, Spec)> {
+    let Some((name, json)) = arg.split_once('=') else {
+        bail!("--spec {arg:?}: expected NAME=JSON");
+    };
+    if !tables
+        .iter()
+        .any(|t| t.split_once('=').is_some_and(|(n, _)| n == name))
+    {
+        bail!("--spec {name:?}: no --table has that name");
+    }
+    let spec = serde_json::from_str(json).with_context(|| format!("--spec {name}"))?;
+    Ok((name.to_owned(), spec))
 }
 
 fn main() -> std::process::ExitCode {
@@ -63,11 +84,27 @@ fn main() -> std::process::ExitCode {
 async fn run() -> Result<()> {
     env_logger::init();
     let args = Args::parse();
+    let specs = args
+        .specs
+        .iter()
+        .map(|s| spec(s, &args.tables))
+        .collect::<Result<Vec<_>>>()?;
     let tables = args
         .tables
         .iter()
-        .map(|t| table(t))
+        .map(|t| table(t, &specs))
         .collect::<Result<Vec<_>>>()?;
+    for t in &tables {
+        if let Some(spec) = &t.spec {
+            for file in ldp_arrow::ParquetReports::open(&t.path, spec)?.unrecorded() {
+                eprintln!(
+                    "ldp-query: note: {} records no spec; read as the --spec of table {}",
+                    file.display(),
+                    t.name
+                );
+            }
+        }
+    }
     let ctx = match &args.scheduler {
         Some(url) => {
             if args.threads.is_some() {
