@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::fmt::Debug;
 
 use crate::error::AggregateError;
-use crate::estimate::Estimator;
+use crate::estimate::{Channel, Estimator, Fit, FitOptions};
 use crate::mechanism::{Mechanism, PureProtocol, Wire};
 
 /// A streaming aggregator: reports go in one at a time, estimates come out.
@@ -38,9 +38,61 @@ pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
     /// The raw unbiased frequency estimate of every item (may be negative; sums to about 1).
     fn raw_estimate(&self) -> Result<Vec<f64>, AggregateError>;
 
-    /// The frequency estimate after the chosen post-processing.
+    /// The frequency estimate of `estimator` ([`crate::estimate`]), iterative ones with
+    /// their default cap and tolerance.
     fn estimate(&self, estimator: Estimator) -> Result<Vec<f64>, AggregateError> {
-        Ok(estimator.apply(self.raw_estimate()?))
+        self.fit(estimator, &FitOptions::default())
+            .map(|fit| fit.values)
+    }
+
+    /// The estimate of `estimator`, and how it stopped: the raw-only estimators post-process
+    /// [`Aggregator::raw_estimate`], the others read [`Aggregator::support_counts`] through
+    /// [`Aggregator::channel`].
+    ///
+    /// ```
+    /// use ldp_core::estimate::{FitOptions, Stop};
+    /// use ldp_core::{Aggregator, DomainSize, Epsilon, Estimator, Grr, GrrReport, Mechanism};
+    /// let grr = Grr::new(DomainSize::new(3)?, Epsilon::new(2.0)?)?;
+    /// let mut server = grr.aggregator();
+    /// for y in [0, 0, 0, 1, 2, 0] {
+    ///     server.add(&GrrReport { y })?;
+    /// }
+    /// let fit = server.fit(Estimator::Ibu, &FitOptions::default())?;
+    /// assert_eq!(fit.stop, Stop::Tolerance);
+    /// assert!((fit.values.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn fit(&self, estimator: Estimator, options: &FitOptions) -> Result<Fit, AggregateError> {
+        if !estimator.needs_channel() {
+            return estimator.apply(self.raw_estimate()?).map(Fit::direct);
+        }
+        let family = self.mechanism().spec().family().family();
+        let missing = |why: String| AggregateError::NeedsChannel {
+            estimator: estimator.name(),
+            why,
+        };
+        let counts = self
+            .support_counts()
+            .ok_or_else(|| missing(format!("{family:?} keeps sums, not support counts")))?;
+        let channel = self
+            .channel()
+            .ok_or_else(|| missing(format!("{family:?} reports have no single (p*, q*)")))?;
+        if self.count() == 0 {
+            return Err(AggregateError::Empty);
+        }
+        estimator.from_counts(&counts, self.count(), channel, options)
+    }
+
+    /// The support law the channel-based estimators read the counts through: `(p*, q*)`
+    /// of the mechanism's spec, where it has one.
+    fn channel(&self) -> Option<Channel> {
+        let spec = self.mechanism().spec();
+        let (p, q) = spec.pure_probabilities()?;
+        Some(Channel {
+            p,
+            q,
+            one_item_per_report: spec.support_size_range() == Some((1, 1)),
+        })
     }
 
     /// The state besides [`Aggregator::count`]: its counters or sums, what engines ship

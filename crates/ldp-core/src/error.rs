@@ -226,6 +226,22 @@ pub enum AggregateError {
         /// What is inconsistent.
         reason: String,
     },
+    /// The estimator reads support counts through the mechanism's `(p*, q*)`, which this
+    /// aggregator does not have (SHE keeps sums; the sketches and blocked HR have no single
+    /// pair), or it was asked of the raw estimate alone.
+    #[error("the {estimator} estimator needs support counts and the channel (p*, q*): {why}")]
+    NeedsChannel {
+        /// The estimator's name.
+        estimator: &'static str,
+        /// What is missing.
+        why: String,
+    },
+    /// An iterative estimator's cap or tolerance is out of range.
+    #[error("estimator options: {reason}")]
+    BadFitOptions {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// Any error of this crate, for callers who want a single type.

@@ -2,7 +2,7 @@
 
 use crate::aggregate::{check_counts, checked_count, support_estimate};
 use crate::error::AggregateError;
-use crate::estimate::Estimator;
+use crate::estimate::{Channel, Estimator, Fit, FitOptions};
 
 use super::{Longitudinal, LongitudinalReport, Round};
 
@@ -120,8 +120,21 @@ impl LongitudinalCounts {
         support_estimate(&self.counts, self.n, p, q)
     }
 
-    /// The estimate after `estimator`'s post-processing.
+    /// The estimate of `estimator`, iterative ones with their default cap and tolerance.
     pub fn estimate(&self, estimator: Estimator) -> Result<Vec<f64>, AggregateError> {
-        Ok(estimator.apply(self.raw_estimate()?))
+        self.fit(estimator, &FitOptions::default())
+            .map(|fit| fit.values)
+    }
+
+    /// The estimate of `estimator` and how it stopped, the counts read through the
+    /// chained probabilities (one item per report for L-GRR).
+    pub fn fit(&self, estimator: Estimator, options: &FitOptions) -> Result<Fit, AggregateError> {
+        let Round { p, q } = self.protocol.chained();
+        let channel = Channel {
+            p,
+            q,
+            one_item_per_report: self.protocol.reports_items(),
+        };
+        estimator.from_counts(&self.counts, self.n, channel, options)
     }
 }

@@ -1,0 +1,315 @@
+//! Estimators that read support counts through the mechanism's channel: iterative
+//! Bayesian update and maximum likelihood (module docs of [`crate::estimate`] say which
+//! likelihood each family gets).
+//!
+//! The channel is the support law of a pure protocol: a report supports its true item
+//! with probability `p` and any other item with probability `q < p`. Its matrix
+//! `A = q 1 1^T + (p - q) I` is never built: `A v = q sum(v) + (p - q) v`, so an IBU
+//! iteration costs O(k).
+
+use crate::error::AggregateError;
+
+/// The support law the channel-based estimators read counts through.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Channel {
+    /// P[a report supports its true item].
+    pub p: f64,
+    /// P[a report supports a given other item].
+    pub q: f64,
+    /// Whether every report supports exactly one item (GRR): the counts are then
+    /// multinomial and the exact sufficient statistic.
+    pub one_item_per_report: bool,
+}
+
+/// When an iterative estimator stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitOptions {
+    /// The most iterations (IBU steps, or MLE bisection steps).
+    pub max_iterations: u32,
+    /// IBU stops when no frequency moved by more than this in one step (multi-freq-ldpy's
+    /// `max_abs` rule); MLE when its frequencies sum to one within it.
+    pub tolerance: f64,
+}
+
+impl Default for FitOptions {
+    /// multi-freq-ldpy's defaults: 10 000 iterations, tolerance 1e-12.
+    fn default() -> Self {
+        FitOptions {
+            max_iterations: 10_000,
+            tolerance: 1e-12,
+        }
+    }
+}
+
+impl FitOptions {
+    /// Checks that the cap is positive and the tolerance positive and finite.
+    pub fn check(&self) -> Result<(), AggregateError> {
+        if self.max_iterations == 0 {
+            return Err(AggregateError::BadFitOptions {
+                reason: "the iteration cap must be at least 1".into(),
+            });
+        }
+        if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
+            return Err(AggregateError::BadFitOptions {
+                reason: format!(
+                    "the tolerance must be positive and finite, got {}",
+                    self.tolerance
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What stopped an estimator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stop {
+    /// Computed in one pass (a closed form or a post-processing).
+    Direct,
+    /// Converged within [`FitOptions::tolerance`].
+    Tolerance,
+    /// Reached [`FitOptions::max_iterations`] first.
+    Cap,
+}
+
+impl Stop {
+    /// `direct`, `tolerance` or `cap`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Direct => "direct",
+            Stop::Tolerance => "tolerance",
+            Stop::Cap => "cap",
+        }
+    }
+}
+
+/// An estimate and how it was reached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fit {
+    /// The frequency of every item.
+    pub values: Vec<f64>,
+    /// Iterations run (0 for a direct estimate).
+    pub iterations: u32,
+    /// What stopped the estimator.
+    pub stop: Stop,
+}
+
+impl Fit {
+    /// A one-pass estimate.
+    pub fn direct(values: Vec<f64>) -> Self {
+        Fit {
+            values,
+            iterations: 0,
+            stop: Stop::Direct,
+        }
+    }
+}
+
+/// `A v` for the channel matrix, in O(k).
+fn channel_times(channel: Channel, v: &[f64], out: &mut [f64]) {
+    let total: f64 = v.iter().sum();
+    let (q, gap) = (channel.q, channel.p - channel.q);
+    for (o, &x) in out.iter_mut().zip(v) {
+        *o = q * total + gap * x;
+    }
+}
+
+/// Iterative Bayesian update from the support counts, as multi-freq-ldpy computes it:
+/// the observed shares `c / sum(c)`, a uniform start, and `f <- f * A (obs / (A f))`
+/// until no frequency moves by more than the tolerance (the step that moved less is the
+/// result) or the cap. When no report supports any item the counts say nothing and the
+/// estimate is uniform.
+///
+/// ```
+/// use ldp_core::estimate::likelihood::{ibu, Channel, Stop};
+/// use ldp_core::estimate::FitOptions;
+/// let grr = Channel { p: 0.6, q: 0.2, one_item_per_report: true };
+/// // The shares GRR expects of frequencies (0.5, 0.375, 0.125).
+/// let fit = ibu(&[40, 35, 25], grr, &FitOptions::default())?;
+/// assert_eq!(fit.stop, Stop::Tolerance);
+/// assert!((fit.values[0] - 0.5).abs() < 1e-9 && (fit.values[2] - 0.125).abs() < 1e-9);
+/// // Where the maximum lies on the simplex's boundary IBU creeps towards it: the cap stops it.
+/// let boundary = ibu(&[60, 20, 20], grr, &FitOptions { max_iterations: 50, tolerance: 1e-12 })?;
+/// assert_eq!((boundary.stop, boundary.iterations), (Stop::Cap, 50));
+/// # Ok::<(), ldp_core::AggregateError>(())
+/// ```
+pub fn ibu(counts: &[u64], channel: Channel, options: &FitOptions) -> Result<Fit, AggregateError> {
+    options.check()?;
+    let k = counts.len();
+    let total: f64 = counts.iter().map(|&c| c as f64).sum();
+    if total == 0.0 {
+        return Ok(Fit::direct(vec![1.0 / k as f64; k]));
+    }
+    let observed: Vec<f64> = counts.iter().map(|&c| c as f64 / total).collect();
+    let mut f = vec![1.0 / k as f64; k];
+    let (mut predicted, mut ratio, mut back) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+    for iteration in 1..=options.max_iterations {
+        channel_times(channel, &f, &mut predicted);
+        for ((r, &o), &d) in ratio.iter_mut().zip(&observed).zip(&predicted) {
+            // d >= q * sum(f) > 0 while f is a positive vector; a zero share stays zero.
+            *r = if o == 0.0 { 0.0 } else { o / d };
+        }
+        channel_times(channel, &ratio, &mut back);
+        let mut moved = 0.0f64;
+        for (v, &b) in f.iter_mut().zip(&back) {
+            let next = *v * b;
+            moved = moved.max((next - *v).abs());
+            *v = next;
+        }
+        if moved < options.tolerance {
+            return Ok(Fit {
+                values: f,
+                iterations: iteration,
+                stop: Stop::Tolerance,
+            });
+        }
+    }
+    Ok(Fit {
+        values: f,
+        iterations: options.max_iterations,
+        stop: Stop::Cap,
+    })
+}
+
+/// Maximum likelihood from the support counts of `n` reports.
+///
+/// With one item per report (GRR) the counts are multinomial with shares
+/// `q + (p - q) f`, and the maximum over the simplex has a closed form (Pinzon et al.,
+/// AAAI 2026): `f_v = max(0, c_v / mu - q / (p - q))`, mu such that the frequencies sum
+/// to one, found by sorting ([`Stop::Direct`]).
+///
+/// Otherwise each item's count is Binomial(n, `q + (p - q) f_v`), dependent across items,
+/// and the estimate maximizes the composite likelihood (the product of those binomials)
+/// over the simplex. It is concave; its optimality conditions give every `f_v` as a
+/// decreasing function of one multiplier, found by bisection until the frequencies sum to
+/// one within the tolerance ([`Stop::Tolerance`]) or the cap.
+///
+/// ```
+/// use ldp_core::estimate::likelihood::{mle, Channel};
+/// use ldp_core::estimate::FitOptions;
+/// // OUE at eps = ln 3: p = 1/2, q = 1/4. Counts of 1000 reports.
+/// let oue = Channel { p: 0.5, q: 0.25, one_item_per_report: false };
+/// let fit = mle(&[500, 250, 240, 10], 1000, oue, &FitOptions::default())?;
+/// assert!((fit.values.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+/// assert!(fit.values[3] == 0.0 && fit.values[0] > 0.9);
+/// # Ok::<(), ldp_core::AggregateError>(())
+/// ```
+pub fn mle(
+    counts: &[u64],
+    n: u64,
+    channel: Channel,
+    options: &FitOptions,
+) -> Result<Fit, AggregateError> {
+    options.check()?;
+    if n == 0 {
+        return Err(AggregateError::Empty);
+    }
+    if channel.one_item_per_report {
+        Ok(Fit::direct(multinomial_mle(counts, channel)))
+    } else {
+        Ok(composite_mle(counts, n, channel, options))
+    }
+}
+
+/// `f_v = max(0, c_v / mu - q / gap)` summing to one: the largest counts keep mass.
+fn multinomial_mle(counts: &[u64], channel: Channel) -> Vec<f64> {
+    let ratio = channel.q / (channel.p - channel.q);
+    let mut sorted: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
+    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
+    // With the top j counts kept: mu = S_j / (1 + j ratio). Keep the largest j whose
+    // smallest kept count stays positive (c_j / mu > ratio).
+    let (mut sum, mut mu) = (0.0, f64::INFINITY);
+    for (j, &c) in sorted.iter().enumerate() {
+        let candidate_sum = sum + c;
+        let candidate_mu = candidate_sum / (1.0 + (j + 1) as f64 * ratio);
+        if c <= 0.0 || c / candidate_mu <= ratio {
+            break;
+        }
+        (sum, mu) = (candidate_sum, candidate_mu);
+    }
+    if !mu.is_finite() {
+        // No report at all supports an item with positive mass: nothing to go on.
+        return vec![1.0 / counts.len() as f64; counts.len()];
+    }
+    let mut f: Vec<f64> = counts
+        .iter()
+        .map(|&c| (c as f64 / mu - ratio).max(0.0))
+        .collect();
+    normalize(&mut f);
+    f
+}
+
+/// The multiplier's bisection for the composite binomial likelihood.
+fn composite_mle(counts: &[u64], n: u64, channel: Channel, options: &FitOptions) -> Fit {
+    let (q, gap, n) = (channel.q, channel.p - channel.q, n as f64);
+    let total = |lambda: f64| -> f64 {
+        counts
+            .iter()
+            .map(|&c| ((share(c as f64, n, gap, lambda) - q) / gap).clamp(0.0, 1.0))
+            .sum()
+    };
+    // The sum falls from k (lambda -> -inf) to 0 (lambda -> +inf): bracket 1.
+    let (mut lo, mut hi) = (-gap * n, gap * n);
+    while total(lo) < 1.0 && lo > -1e300 {
+        lo *= 2.0;
+    }
+    while total(hi) > 1.0 && hi < 1e300 {
+        hi *= 2.0;
+    }
+    let mut stop = Stop::Cap;
+    let mut iterations = options.max_iterations;
+    for i in 1..=options.max_iterations {
+        let mid = 0.5 * (lo + hi);
+        let t = total(mid);
+        if (t - 1.0).abs() <= options.tolerance || mid == lo || mid == hi {
+            (lo, hi) = (mid, mid);
+            (stop, iterations) = (Stop::Tolerance, i);
+            break;
+        }
+        if t > 1.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let lambda = 0.5 * (lo + hi);
+    let mut f: Vec<f64> = counts
+        .iter()
+        .map(|&c| ((share(c as f64, n, gap, lambda) - q) / gap).clamp(0.0, 1.0))
+        .collect();
+    normalize(&mut f);
+    Fit {
+        values: f,
+        iterations,
+        stop,
+    }
+}
+
+/// The support share theta in [0, 1] at which the derivative of
+/// `c ln(theta) + (n - c) ln(1 - theta)`, times gap, equals `lambda`: the root of
+/// `lambda theta^2 - (lambda + gap n) theta + gap c = 0` in [0, 1], written without
+/// cancellation (0 and 1 where the derivative never reaches lambda).
+fn share(c: f64, n: f64, gap: f64, lambda: f64) -> f64 {
+    if c == 0.0 {
+        // The derivative is -gap n / (1 - theta) <= -gap n.
+        return if lambda < -gap * n {
+            1.0 + gap * n / lambda
+        } else {
+            0.0
+        };
+    }
+    let b = lambda + gap * n;
+    let discriminant = (b * b - 4.0 * lambda * gap * c).max(0.0);
+    (2.0 * gap * c / (b + discriminant.sqrt())).clamp(0.0, 1.0)
+}
+
+/// Scales `f` to sum to one (a no-op up to rounding where it already does).
+fn normalize(f: &mut [f64]) {
+    let total: f64 = f.iter().sum();
+    if total > 0.0 && total.is_finite() {
+        f.iter_mut().for_each(|v| *v /= total);
+    } else {
+        let k = f.len() as f64;
+        f.iter_mut().for_each(|v| *v = 1.0 / k);
+    }
+}
