@@ -276,7 +276,9 @@ fn estimators_produce_distributions() {
             ])
             .write_stdin(input),
     );
-    for est in ["clip", "norm-sub", "simplex"] {
+    for est in [
+        "clip", "norm-cut", "norm-sub", "simplex", "mle-apx", "ibu", "mle",
+    ] {
         let out = stdout(
             ldp()
                 .args([
@@ -655,4 +657,64 @@ fn she_aggregation_does_not_depend_on_threads_or_on_how_the_input_arrives() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), whole);
+}
+
+/// Issue 27: the iterative estimators take a cap and a tolerance, say when the cap stopped
+/// them, and the flags are refused where nothing iterates or the estimator cannot read
+/// the reports.
+#[test]
+fn iterative_estimators_take_a_cap_and_say_when_it_stopped_them() {
+    let reports = stdout(
+        ldp()
+            .args([
+                "perturb",
+                "--protocol",
+                "grr",
+                "--k",
+                "4",
+                "--eps",
+                "1",
+                "--seed",
+                "2",
+            ])
+            .write_stdin("0\n0\n1\n2\n0\n3\n0\n1\n"),
+    );
+    let aggregate = |extra: &[&str]| {
+        let mut c = ldp();
+        c.args(["aggregate", "--protocol", "grr", "--k", "4", "--eps", "1"]);
+        c.args(extra).write_stdin(reports.clone());
+        c
+    };
+    let out = aggregate(&["--estimator", "ibu", "--max-iterations", "3"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("ibu stopped at the cap of 3 iterations"),
+        "{stderr}"
+    );
+    fails_with(
+        &mut aggregate(&["--tolerance", "1e-3"]),
+        "--tolerance: only --estimator ibu or mle iterates",
+    );
+    fails_with(
+        &mut aggregate(&["--estimator", "mle", "--max-iterations", "0"]),
+        "--max-iterations",
+    );
+    fails_with(
+        ldp()
+            .args([
+                "aggregate",
+                "--protocol",
+                "she",
+                "--k",
+                "3",
+                "--eps",
+                "1",
+                "--estimator",
+                "ibu",
+            ])
+            .write_stdin("{\"y\":[0.1,0.2,0.3]}\n"),
+        "keeps sums",
+    );
 }

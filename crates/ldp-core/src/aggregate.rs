@@ -66,17 +66,16 @@ pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
         if !estimator.needs_channel() {
             return estimator.apply(self.raw_estimate()?).map(Fit::direct);
         }
-        let family = self.mechanism().spec().family().family();
-        let missing = |why: String| AggregateError::NeedsChannel {
+        let missing = |why: &str| AggregateError::NeedsChannel {
             estimator: estimator.name(),
-            why,
+            why: why.into(),
         };
         let counts = self
             .support_counts()
-            .ok_or_else(|| missing(format!("{family:?} keeps sums, not support counts")))?;
-        let channel = self
-            .channel()
-            .ok_or_else(|| missing(format!("{family:?} reports have no single (p*, q*)")))?;
+            .ok_or_else(|| missing("this aggregator keeps sums (SHE), not support counts"))?;
+        let channel = self.channel().ok_or_else(|| {
+            missing("these reports have no single (p*, q*) (the sketches, HR with blocks)")
+        })?;
         if self.count() == 0 {
             return Err(AggregateError::Empty);
         }

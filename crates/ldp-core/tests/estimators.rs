@@ -14,23 +14,23 @@ use proptest::prelude::*;
 
 /// NDSS 2020, transcribed one method at a time on plain vectors (frequencies, target 1).
 mod ndss {
-    pub fn base_pos(f: &[f64]) -> Vec<f64> {
+    pub(crate) fn base_pos(f: &[f64]) -> Vec<f64> {
         f.iter().map(|&v| if v < 0.0 { 0.0 } else { v }).collect()
     }
 
-    pub fn norm(f: &[f64]) -> Vec<f64> {
+    pub(crate) fn norm(f: &[f64]) -> Vec<f64> {
         let delta = (1.0 - f.iter().sum::<f64>()) / f.len() as f64;
         f.iter().map(|&v| v + delta).collect()
     }
 
-    pub fn norm_mul(f: &[f64]) -> Vec<f64> {
+    pub(crate) fn norm_mul(f: &[f64]) -> Vec<f64> {
         let g = base_pos(f);
         let total: f64 = g.iter().sum();
         g.iter().map(|&v| v / total).collect()
     }
 
     /// Keep the largest until the running total first exceeds 1, zero the rest, scale.
-    pub fn norm_cut(f: &[f64]) -> Vec<f64> {
+    pub(crate) fn norm_cut(f: &[f64]) -> Vec<f64> {
         let mut order: Vec<usize> = (0..f.len()).collect();
         order.sort_by(|&a, &b| f[b].partial_cmp(&f[a]).unwrap());
         let mut out = vec![0.0; f.len()];
@@ -50,7 +50,7 @@ mod ndss {
 
     /// The authors' loop: zero the negatives, shift the positives (entries at zero stay)
     /// by a common amount towards a total of one, until nothing is negative.
-    pub fn norm_sub(f: &[f64]) -> Vec<f64> {
+    pub(crate) fn norm_sub(f: &[f64]) -> Vec<f64> {
         let mut r = f.to_vec();
         loop {
             r.iter_mut().for_each(|v| {
@@ -235,7 +235,7 @@ fn base_cut_zeroes_what_is_not_significant() {
         assert_eq!(*c, if *r < threshold { 0.0 } else { *r });
     }
     assert!(
-        cut[0] > 0.0 && cut.iter().any(|&c| c == 0.0),
+        cut[0] > 0.0 && cut.contains(&0.0),
         "{raw:?} -> {cut:?}"
     );
 }

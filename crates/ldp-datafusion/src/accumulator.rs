@@ -11,6 +11,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Float64Type, UInt64Type};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::Accumulator;
 use ldp_arrow::{ArrowLdpError, ArrowReports};
+use ldp_core::estimate::FitOptions;
 use ldp_core::{
     AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections,
     Spec, StateValues, dispatch,
@@ -41,6 +42,7 @@ pub(crate) fn accumulator_for(
             merged_skipped: [0; Reason::ALL.len()],
             output,
             estimator,
+            fit: options.fit,
             name,
         }) as Box<dyn Accumulator>
     }))
@@ -135,6 +137,7 @@ struct LdpAccumulator<M: Server> {
     merged_skipped: [u64; Reason::ALL.len()],
     output: Output,
     estimator: Estimator,
+    fit: FitOptions,
     name: &'static str,
 }
 
@@ -238,7 +241,8 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
             Output::Estimate => {
                 let estimate = self
                     .server
-                    .estimate(self.estimator)
+                    .fit(self.estimator, &self.fit)
+                    .map(|fit| fit.values)
                     .map_err(|e| execution_error(self.name, e))?;
                 Ok(list_scalar(
                     DataType::Float64,

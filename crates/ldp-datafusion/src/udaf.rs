@@ -11,6 +11,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, TypeSignature, Volatility,
 };
 use datafusion::physical_expr::expressions::Literal;
+use ldp_core::estimate::FitOptions;
 use ldp_core::{Clip, ClipBound, Estimator, OnInvalid, Reason, Spec};
 
 use crate::accumulator::accumulator_for;
@@ -49,9 +50,12 @@ impl Output {
 /// - `report`: the report column as `ldp-arrow` writes it.
 /// - `spec`: the mechanism's spec as a JSON string literal, as stored under `ldp.spec` in
 ///   the files ([`crate::spec_literal`] quotes it for SQL).
-/// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "clip" |
-///   "norm-sub" | "simplex", "she_clip": <number> | "none" | "recommended",
-///   "on_invalid": "refuse" | "skip"}` (the older `"clip-renormalize"` is still read).
+/// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "base-pos" |
+///   "norm" | "clip" | "norm-cut" | "norm-sub" | "simplex" | "base-cut" | "mle-apx" |
+///   "ibu" | "mle", "max_iterations": <n>, "tolerance": <t>, "she_clip": <number> |
+///   "none" | "recommended", "on_invalid": "refuse" | "skip"}` (the older
+///   `"clip-renormalize"` and `"norm-mul"` are read as `"clip"`; the cap and tolerance
+///   bound `"ibu"` and `"mle"` only).
 ///   SHE reports are clipped at the server to `[-C, C]` with `C = 1 + 40/eps` unless
 ///   `she_clip` says otherwise, as the `ldp` tool does.
 ///
@@ -247,6 +251,8 @@ fn literal_text(
 #[derive(Debug, Default)]
 pub(crate) struct Options {
     pub(crate) estimator: Estimator,
+    /// The iterative estimators' cap and tolerance.
+    pub(crate) fit: FitOptions,
     /// `None`: not given (the recommended bound).
     she_clip: Option<Clip>,
     pub(crate) on_invalid: OnInvalid,
@@ -263,10 +269,15 @@ impl Options {
             she_clip: Option<serde_json::Value>,
             #[serde(default)]
             on_invalid: OnInvalid,
+            #[serde(default)]
+            max_iterations: Option<u32>,
+            #[serde(default)]
+            tolerance: Option<f64>,
         }
         let raw: Raw = serde_json::from_str(text).map_err(|e| {
+            let estimators = Estimator::ALL.map(Estimator::name).join(" | ");
             plan_error(format!(
-                "{name}: options {text}: {e} (expected {{\"estimator\": \"unbiased\" | \"clip\" | \"norm-sub\" | \"simplex\", \"she_clip\": <number> | \"none\" | \"recommended\", \"on_invalid\": \"refuse\" | \"skip\"}})"
+                "{name}: options {text}: {e} (expected {{\"estimator\": {estimators}, \"max_iterations\": <n>, \"tolerance\": <t>, \"she_clip\": <number> | \"none\" | \"recommended\", \"on_invalid\": \"refuse\" | \"skip\"}})"
             ))
         })?;
         let she_clip = match raw.she_clip {
@@ -287,8 +298,23 @@ impl Options {
                 );
             }
         };
+        let iterative = matches!(raw.estimator, Estimator::Ibu | Estimator::Mle);
+        if !iterative && (raw.max_iterations.is_some() || raw.tolerance.is_some()) {
+            return plan_err!(
+                "{name}: max_iterations and tolerance bound the \"ibu\" and \"mle\" estimators, not {:?}",
+                raw.estimator.name()
+            );
+        }
+        let defaults = FitOptions::default();
+        let fit = FitOptions {
+            max_iterations: raw.max_iterations.unwrap_or(defaults.max_iterations),
+            tolerance: raw.tolerance.unwrap_or(defaults.tolerance),
+        };
+        fit.check()
+            .map_err(|e| plan_error(format!("{name}: {e}")))?;
         Ok(Self {
             estimator: raw.estimator,
+            fit,
             she_clip,
             on_invalid: raw.on_invalid,
         })

@@ -422,3 +422,75 @@ async fn files_without_a_spec_are_read_as_the_named_mechanism() {
         .to_string();
     assert!(contradicted.contains("a.parquet"), "{contradicted}");
 }
+
+/// Issue 27: every estimator through the options argument, the iterative ones bounded by
+/// `max_iterations` and `tolerance`, equal to ldp-core's on the merged counts of three
+/// files and four partitions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_estimators_beyond_the_unbiased_one_run_in_sql() {
+    use ldp_core::Estimator;
+    use ldp_core::estimate::{Channel, FitOptions};
+    let spec = spec(Protocol::Olh, 12, 1.5);
+    let dir_guard = temp_dir("estimators");
+    let dir = dir_guard.path();
+    let expected = write_reports(dir, &spec, &items(3_000, 12, 0), 3, 9);
+    let ctx = context(4);
+    register_reports(&ctx, "reports", dir, &[]).await.unwrap();
+    let lit = spec_literal(&spec);
+    let (p, q) = spec.pure_probabilities().unwrap();
+    let channel = Channel {
+        p,
+        q,
+        one_item_per_report: false,
+    };
+    for (estimator, options, fit) in [
+        (
+            Estimator::Ibu,
+            r#"{"estimator": "ibu", "max_iterations": 40}"#,
+            FitOptions {
+                max_iterations: 40,
+                ..FitOptions::default()
+            },
+        ),
+        (
+            Estimator::Mle,
+            r#"{"estimator": "mle"}"#,
+            FitOptions::default(),
+        ),
+        (
+            Estimator::NormCut,
+            r#"{"estimator": "norm-cut"}"#,
+            FitOptions::default(),
+        ),
+        (
+            Estimator::BaseCut,
+            r#"{"estimator": "base-cut"}"#,
+            FitOptions::default(),
+        ),
+    ] {
+        let batches = sql(
+            &ctx,
+            &format!("SELECT ldp_estimate(report, {lit}, '{options}') FROM reports"),
+        )
+        .await;
+        let want = estimator
+            .from_counts(&expected.counts, expected.n, channel, &fit)
+            .unwrap()
+            .values;
+        assert_close(&estimate_row(&batches[0], 0, 0), &want, estimator.name());
+    }
+    let refused = ctx
+        .sql(&format!(
+            "SELECT ldp_estimate(report, {lit}, '{{\"estimator\": \"clip\", \"tolerance\": 1e-3}}') FROM reports"
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("bound the \"ibu\" and \"mle\""),
+        "{refused}"
+    );
+}

@@ -1,8 +1,10 @@
 //! `ldp.Aggregator`: a mergeable, picklable server.
 
+use ldp_core::estimate::{Fit, FitOptions};
 use ldp_core::{
     Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, Spec, dispatch_aggregator,
 };
+use pyo3::types::PyDict;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use numpy::{IntoPyArray, PyArray1};
@@ -54,6 +56,41 @@ pub(crate) fn estimator(name: &str) -> PyResult<Estimator> {
     crate::options::named("estimator", Some(name)).map(|e| e.expect("given"))
 }
 
+/// `max_iterations` and `tolerance`, which only "ibu" and "mle" read.
+pub(crate) fn fit_options(
+    estimator: Estimator,
+    max_iterations: Option<u32>,
+    tolerance: Option<f64>,
+) -> PyResult<FitOptions> {
+    let iterative = matches!(estimator, Estimator::Ibu | Estimator::Mle);
+    for (name, given) in [
+        ("max_iterations", max_iterations.is_some()),
+        ("tolerance", tolerance.is_some()),
+    ] {
+        if given && !iterative {
+            return Err(param(format!(
+                "{name}: only the \"ibu\" and \"mle\" estimators iterate, not \"{estimator}\""
+            )));
+        }
+    }
+    let defaults = FitOptions::default();
+    let options = FitOptions {
+        max_iterations: max_iterations.unwrap_or(defaults.max_iterations),
+        tolerance: tolerance.unwrap_or(defaults.tolerance),
+    };
+    options.check().map_err(|e| param(e.to_string()))?;
+    Ok(options)
+}
+
+/// `{"estimate": array, "iterations": int, "stop": "direct" | "tolerance" | "cap"}`.
+pub(crate) fn fit_dict<'py>(py: Python<'py>, fit: Fit) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("estimate", fit.values.into_pyarray(py))?;
+    d.set_item("iterations", fit.iterations)?;
+    d.set_item("stop", fit.stop.name())?;
+    Ok(d)
+}
+
 /// Reports per parallel piece of `add`.
 const PIECE: usize = 1 << 14;
 
@@ -102,6 +139,21 @@ impl Aggregator {
     /// the lock while it merges).
     fn snapshot(&self, py: Python<'_>) -> AnyAggregator {
         py.detach(|| self.state().clone())
+    }
+
+    /// The fit of `estimator` on a snapshot, computed without the GIL.
+    fn fit_values(
+        &self,
+        py: Python<'_>,
+        estimator: &str,
+        max_iterations: Option<u32>,
+        tolerance: Option<f64>,
+    ) -> PyResult<Fit> {
+        let e = self::estimator(estimator)?;
+        let options = fit_options(e, max_iterations, tolerance)?;
+        let state = self.snapshot(py);
+        py.detach(|| dispatch_aggregator!(&state, a => a.fit(e, &options)))
+            .map_err(aggregate)
     }
 }
 
@@ -200,19 +252,45 @@ impl Aggregator {
         })
     }
 
-    /// The frequency estimate of every item: "unbiased" (may be negative), "clip" (clip
-    /// negatives and renormalize: multi-freq-ldpy's MI estimator), "norm-sub" or
-    /// "simplex" (projection onto the probability simplex).
-    #[pyo3(signature = (estimator="unbiased"))]
+    /// The frequency estimate of every item: "unbiased" (may be negative); the
+    /// consistency methods "base-pos", "norm", "clip" (Norm-Mul: multi-freq-ldpy's MI
+    /// estimator), "norm-cut", "norm-sub", "simplex" (projection onto the probability
+    /// simplex); and, reading the support counts through the channel, "base-cut",
+    /// "mle-apx", "ibu" (iterative Bayesian update, as multi-freq-ldpy's IBU) and "mle".
+    /// `max_iterations` (default 10000) and `tolerance` (default 1e-12) bound "ibu" and
+    /// "mle"; `fit` also says what stopped them.
+    ///
+    /// >>> import ldp, numpy as np
+    /// >>> m = ldp.mechanism("grr", k=3, eps=2.0)
+    /// >>> agg = m.aggregator(); agg.add(m.perturb(np.array([0] * 80 + [1] * 20), seed=1))
+    /// >>> est = agg.estimate("ibu")
+    /// >>> bool(abs(est.sum() - 1) < 1e-9 and est.min() >= 0)
+    /// True
+    #[pyo3(signature = (estimator="unbiased", *, max_iterations=None, tolerance=None))]
     fn estimate<'py>(
         &self,
         py: Python<'py>,
         estimator: &str,
+        max_iterations: Option<u32>,
+        tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let e = crate::aggregator::estimator(estimator)?;
-        let state = self.snapshot(py);
-        let values = dispatch_aggregator!(&state, a => a.estimate(e)).map_err(aggregate)?;
-        Ok(values.into_pyarray(py))
+        let fit = self.fit_values(py, estimator, max_iterations, tolerance)?;
+        Ok(fit.values.into_pyarray(py))
+    }
+
+    /// `estimate` and how it was reached: a dict with "estimate" (the array),
+    /// "iterations" (0 unless the estimator iterates) and "stop" ("direct", "tolerance",
+    /// or "cap" when the iteration cap stopped "ibu" or "mle" first).
+    #[pyo3(signature = (estimator="unbiased", *, max_iterations=None, tolerance=None))]
+    fn fit<'py>(
+        &self,
+        py: Python<'py>,
+        estimator: &str,
+        max_iterations: Option<u32>,
+        tolerance: Option<f64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let fit = self.fit_values(py, estimator, max_iterations, tolerance)?;
+        fit_dict(py, fit)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

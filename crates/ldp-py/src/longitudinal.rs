@@ -232,15 +232,19 @@ impl Longitudinal {
 
     /// The frequency estimate of one collection's reports (an int array of items for
     /// L-GRR, a users x k 0/1 array for the unary chains) with the chained probabilities;
-    /// `estimator` is unbiased, clip (multi-freq-ldpy's MI), norm-sub or simplex.
-    #[pyo3(signature = (reports, estimator="unbiased"))]
+    /// `estimator` is any of `Aggregator.estimate`'s ("clip" is multi-freq-ldpy's MI),
+    /// "ibu" and "mle" bounded by `max_iterations` and `tolerance`.
+    #[pyo3(signature = (reports, estimator="unbiased", *, max_iterations=None, tolerance=None))]
     fn estimate<'py>(
         &self,
         py: Python<'py>,
         reports: &Bound<'py, PyAny>,
         estimator: &str,
+        max_iterations: Option<u32>,
+        tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let estimator = crate::aggregator::estimator(estimator)?;
+        let options = crate::aggregator::fit_options(estimator, max_iterations, tolerance)?;
         let k = self.inner.domain_size().get();
         let mut agg = self.inner.aggregator();
         if self.inner.reports_items() {
@@ -272,7 +276,7 @@ impl Longitudinal {
                     .map_err(aggregate)?;
             }
         }
-        let estimate: Vec<f64> = agg.estimate(estimator).map_err(aggregate)?;
+        let estimate: Vec<f64> = agg.fit(estimator, &options).map_err(aggregate)?.values;
         Ok(estimate.into_pyarray(py))
     }
 

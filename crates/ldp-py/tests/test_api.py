@@ -4,6 +4,9 @@ import ast
 import doctest
 import pathlib
 
+import numpy as np
+import pytest
+
 import ldp
 
 STUB = pathlib.Path(ldp.__file__).with_name("_ldp.pyi")
@@ -48,3 +51,27 @@ def test_every_public_name_is_documented_and_its_examples_run():
                 runner.run(test)
     assert runner.failures == 0
     assert examples >= 12
+
+
+def test_every_estimator_and_the_fit_of_the_iterative_ones():
+    m = ldp.mechanism("oue", k=6, eps=1.0)
+    agg = m.aggregator()
+    agg.add(m.perturb(np.arange(600) % 3, seed=2))
+    names = ["unbiased", "base-pos", "norm", "clip", "norm-cut", "norm-sub", "simplex",
+             "base-cut", "mle-apx", "ibu", "mle"]
+    for name in names:
+        est = agg.estimate(name)
+        assert est.shape == (6,) and np.isfinite(est).all(), name
+    fit = agg.fit("ibu", max_iterations=4)
+    assert fit["stop"] == "cap" and fit["iterations"] == 4 and fit["estimate"].shape == (6,)
+    assert agg.fit("mle")["stop"] == "tolerance"
+    assert agg.fit("simplex")["stop"] == "direct"
+    with pytest.raises(ldp.ParamError, match="max_iterations: only"):
+        agg.estimate("clip", max_iterations=3)
+    with pytest.raises(ldp.ParamError, match="tolerance must be positive"):
+        agg.estimate("ibu", tolerance=0.0)
+    she = ldp.mechanism("she", k=3, eps=1.0)
+    sums = she.aggregator()
+    sums.add(she.perturb(np.array([0, 1, 2]), seed=1))
+    with pytest.raises(ldp.AggregateError, match="keeps sums"):
+        sums.estimate("mle")

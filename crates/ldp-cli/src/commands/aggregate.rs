@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use ldp_arrow::{ArrowReports, ParquetReports};
+use ldp_core::estimate::{Fit, FitOptions, Stop};
 use ldp_core::simulation::USERS_PER_STREAM;
 use ldp_core::{
     Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections, dispatch,
@@ -23,15 +24,24 @@ use crate::streams::{CHUNK_LINES, chunk_lines};
 pub(crate) struct AggregateArgs {
     #[command(flatten)]
     protocol: ProtocolArgs,
-    /// Post-processing of the estimate: unbiased (may be negative), clip (clip negatives,
-    /// renormalize: multi-freq-ldpy's MI estimator), norm-sub, or simplex (projection onto
-    /// the probability simplex).
+    /// The estimator: unbiased (may be negative); the consistency methods base-pos, norm,
+    /// clip (NDSS's Norm-Mul, multi-freq-ldpy's MI), norm-cut, norm-sub, simplex
+    /// (projection onto the probability simplex); and, reading the support counts through
+    /// the channel, base-cut, mle-apx, ibu (iterative Bayesian update) and mle (maximum
+    /// likelihood). docs/estimators.md says which to use when.
     #[arg(
         long,
         value_parser = knob::<Estimator>(Estimator::ALL.map(Estimator::name)),
         default_value = "unbiased"
     )]
     estimator: Estimator,
+    /// ibu and mle: the most iterations (default 10000).
+    #[arg(long = "max-iterations", value_name = "N")]
+    max_iterations: Option<u32>,
+    /// ibu: stop when no frequency moves by more than this in one step; mle: when the
+    /// frequencies sum to one within it (default 1e-12).
+    #[arg(long, value_name = "T")]
+    tolerance: Option<f64>,
     /// SHE: clip every report coordinate to [-C, C] before summing (default: 1 + 40/eps,
     /// which biases genuine coordinates by under 1e-9 * 2/eps and bounds a fake report's
     /// gain to C per target); `none` sums reports as they are, as the paper does.
@@ -73,6 +83,7 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
     let spec = a.protocol.resolve()?.spec;
     let clip = server_clip(a.she_clip.as_deref(), &spec)?;
     let estimator = a.estimator;
+    let options = fit_options(a)?;
     let cap = ldp_jsonl::max_line_len(&spec);
     let skip = a.on_invalid == OnInvalid::Skip;
     let (estimate, accepted, skipped) = dispatch!(build(&spec)?, m => {
@@ -80,8 +91,9 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
             Some(path) => aggregate_parquet(&m, clip, path, &spec, skip)?,
             None => aggregate_stream(&m, clip, cap, skip)?,
         };
-        (total.estimate(estimator)?, total.count(), skipped)
+        (total.fit(estimator, &options)?, total.count(), skipped)
     });
+    let estimate = fitted(estimator, &options, estimate);
     if skip {
         note!(
             "ldp: aggregated {accepted} reports, skipped {}: {skipped}",
@@ -92,6 +104,49 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
         write_summary(path, accepted, &skipped)?;
     }
     print_estimate(&estimate)
+}
+
+/// `--max-iterations` and `--tolerance`, which only the iterative estimators read.
+fn fit_options(a: &AggregateArgs) -> Result<FitOptions> {
+    let iterative = matches!(a.estimator, Estimator::Ibu | Estimator::Mle);
+    for (flag, given) in [
+        ("--max-iterations", a.max_iterations.is_some()),
+        ("--tolerance", a.tolerance.is_some()),
+    ] {
+        if given && !iterative {
+            bail!(
+                "{flag}: only --estimator ibu or mle iterates, not {}",
+                a.estimator
+            );
+        }
+    }
+    let defaults = FitOptions::default();
+    let options = FitOptions {
+        max_iterations: a.max_iterations.unwrap_or(defaults.max_iterations),
+        tolerance: a.tolerance.unwrap_or(defaults.tolerance),
+    };
+    options.check().map_err(|e| {
+        let flag = if options.max_iterations == 0 {
+            "--max-iterations"
+        } else {
+            "--tolerance"
+        };
+        anyhow!("{flag}: {e}")
+    })?;
+    Ok(options)
+}
+
+/// The estimate's values, with a note on stderr where an iterative estimator stopped at
+/// its cap (the estimate is then the last iterate, not converged).
+fn fitted(estimator: Estimator, options: &FitOptions, fit: Fit) -> Vec<f64> {
+    if fit.stop == Stop::Cap {
+        note!(
+            "ldp: note: {estimator} stopped at the cap of {} iterations before the tolerance {} (raise --max-iterations, or the estimate lies on the simplex's boundary, where IBU converges slowly)",
+            options.max_iterations,
+            options.tolerance
+        );
+    }
+    fit.values
 }
 
 /// `--summary FILE`: `{"accepted": n, "skipped": s, "reasons": {reason: {count,

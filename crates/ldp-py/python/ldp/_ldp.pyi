@@ -14,7 +14,19 @@ ProtocolName = Literal[
 ]
 # One number for a family with one parameter, or values by name for any family.
 ParamArg = Union[float, dict[str, float], str]
-EstimatorName = Literal["unbiased", "clip", "norm-sub", "simplex"]
+EstimatorName = Literal[
+    "unbiased",
+    "base-pos",
+    "norm",
+    "clip",
+    "norm-cut",
+    "norm-sub",
+    "simplex",
+    "base-cut",
+    "mle-apx",
+    "ibu",
+    "mle",
+]
 # What a reader does with an invalid report: refuse the input, or skip it and count it.
 OnInvalid = Literal["refuse", "skip"]
 StrategyName = Literal[
@@ -112,7 +124,20 @@ class Aggregator:
     def sums(self) -> Optional[npt.NDArray[np.float64]]: ...
     def add(self, reports: Reports) -> None: ...
     def merge(self, other: Aggregator) -> None: ...
-    def estimate(self, estimator: EstimatorName = "unbiased") -> npt.NDArray[np.float64]: ...
+    def estimate(
+        self,
+        estimator: EstimatorName = "unbiased",
+        *,
+        max_iterations: Optional[int] = None,
+        tolerance: Optional[float] = None,
+    ) -> npt.NDArray[np.float64]: ...
+    def fit(
+        self,
+        estimator: EstimatorName = "unbiased",
+        *,
+        max_iterations: Optional[int] = None,
+        tolerance: Optional[float] = None,
+    ) -> dict[str, Any]: ...
 
 def mechanism(
     protocol: ProtocolName,
@@ -219,7 +244,12 @@ class Longitudinal:
         self, items: Items, collections: int = 1, seed: Optional[int] = None
     ) -> list[np.ndarray]: ...
     def estimate(
-        self, reports: npt.ArrayLike, estimator: EstimatorName = "unbiased"
+        self,
+        reports: npt.ArrayLike,
+        estimator: EstimatorName = "unbiased",
+        *,
+        max_iterations: Optional[int] = None,
+        tolerance: Optional[float] = None,
     ) -> npt.NDArray[np.float64]: ...
 
 def longitudinal(
