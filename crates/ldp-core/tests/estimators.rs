@@ -234,10 +234,7 @@ fn base_cut_zeroes_what_is_not_significant() {
     for (r, c) in raw.iter().zip(&cut) {
         assert_eq!(*c, if *r < threshold { 0.0 } else { *r });
     }
-    assert!(
-        cut[0] > 0.0 && cut.contains(&0.0),
-        "{raw:?} -> {cut:?}"
-    );
+    assert!(cut[0] > 0.0 && cut.contains(&0.0), "{raw:?} -> {cut:?}");
 }
 
 /// n = 0 is a clear error for every estimator, a single report gives a finite estimate,

@@ -288,6 +288,24 @@ pub enum Kind {
         /// Master seed.
         seed: u64,
     },
+    /// Measured MSE of every estimator against eps, a panel per (sample, protocol). Not in
+    /// the paper: the estimators beyond its unbiased one.
+    Estimators {
+        /// Protocols (their presets), one panel each per sample.
+        protocols: Vec<Protocol>,
+        /// Data set (its domain size is k).
+        dataset: Dataset,
+        /// Privacy budgets.
+        eps: Vec<f64>,
+        /// Fractions of the data set, drawn without replacement (1.0: all of it).
+        samples: Vec<f64>,
+        /// Estimators by name (`ldp_core::Estimator`), one line each.
+        estimators: Vec<String>,
+        /// Independent runs per point.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
     /// Measured ASR and MSE on a data set beside their closed forms.
     Empirical {
         /// Protocols, one panel each.
@@ -326,7 +344,8 @@ impl Experiment {
             Kind::Objective { .. }
             | Kind::Costs { .. }
             | Kind::Repeated { .. }
-            | Kind::LargeDomain { .. } => vec![],
+            | Kind::LargeDomain { .. }
+            | Kind::Estimators { .. } => vec![],
         };
         if let Kind::Costs {
             domain_sizes, eps, ..
@@ -347,6 +366,23 @@ impl Experiment {
         }
         if let Kind::Empirical { runs: 0, .. } = &self.kind {
             return bad("runs must be at least 1");
+        }
+        if let Kind::Estimators {
+            eps,
+            samples,
+            estimators,
+            runs,
+            ..
+        } = &self.kind
+        {
+            if *runs < 2 || eps.is_empty() || samples.is_empty() || estimators.is_empty() {
+                return bad("estimators need budgets, samples, estimators and at least 2 runs");
+            }
+            for name in estimators {
+                if let Err(e) = name.parse::<ldp_core::Estimator>() {
+                    return bad(&e.to_string());
+                }
+            }
         }
         if let Kind::LargeDomain {
             log2_k: (lo, hi),
@@ -460,6 +496,13 @@ impl Experiment {
                 measured.truncate(1);
                 *users = 2000;
                 *runs = 4;
+            }
+            Kind::Estimators { eps, runs, .. } => {
+                // The two ends of the budgets, a few runs.
+                if eps.len() > 2 {
+                    *eps = vec![eps[0], eps[eps.len() - 1]];
+                }
+                *runs = 3;
             }
         }
         Experiment {

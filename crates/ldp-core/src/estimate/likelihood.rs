@@ -105,15 +105,6 @@ impl Fit {
     }
 }
 
-/// `A v` for the channel matrix, in O(k).
-fn channel_times(channel: Channel, v: &[f64], out: &mut [f64]) {
-    let total: f64 = v.iter().sum();
-    let (q, gap) = (channel.q, channel.p - channel.q);
-    for (o, &x) in out.iter_mut().zip(v) {
-        *o = q * total + gap * x;
-    }
-}
-
 /// Iterative Bayesian update from the support counts, as multi-freq-ldpy computes it:
 /// the observed shares `c / sum(c)`, a uniform start, and `f <- f * A (obs / (A f))`
 /// until no frequency moves by more than the tolerance (the step that moved less is the
@@ -142,20 +133,39 @@ pub fn ibu(counts: &[u64], channel: Channel, options: &FitOptions) -> Result<Fit
     }
     let observed: Vec<f64> = counts.iter().map(|&c| c as f64 / total).collect();
     let mut f = vec![1.0 / k as f64; k];
-    let (mut predicted, mut ratio, mut back) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+    let mut ratio = vec![0.0; k];
+    let (q, gap) = (channel.q, channel.p - channel.q);
+    // Two fused passes per step, with the sums that `A v` needs carried along:
+    // r = obs / (A f), then f <- f * (A r). (A f)_v >= q sum(f) > 0, so a zero share gives
+    // a zero ratio without a branch.
+    // The sums run in LANES independent accumulators, so that the loops vectorize.
+    const LANES: usize = 8;
+    let mut f_sum: f64 = f.iter().sum();
     for iteration in 1..=options.max_iterations {
-        channel_times(channel, &f, &mut predicted);
-        for ((r, &o), &d) in ratio.iter_mut().zip(&observed).zip(&predicted) {
-            // d >= q * sum(f) > 0 while f is a positive vector; a zero share stays zero.
-            *r = if o == 0.0 { 0.0 } else { o / d };
+        let base = q * f_sum;
+        let mut r_sums = [0.0; LANES];
+        for ((r, o), v) in ratio
+            .chunks_mut(LANES)
+            .zip(observed.chunks(LANES))
+            .zip(f.chunks(LANES))
+        {
+            for l in 0..r.len() {
+                r[l] = o[l] / (base + gap * v[l]);
+                r_sums[l] += r[l];
+            }
         }
-        channel_times(channel, &ratio, &mut back);
-        let mut moved = 0.0f64;
-        for (v, &b) in f.iter_mut().zip(&back) {
-            let next = *v * b;
-            moved = moved.max((next - *v).abs());
-            *v = next;
+        let back = q * r_sums.iter().sum::<f64>();
+        let (mut moved, mut next_sums) = ([0.0f64; LANES], [0.0; LANES]);
+        for (v, r) in f.chunks_mut(LANES).zip(ratio.chunks(LANES)) {
+            for l in 0..v.len() {
+                let next = v[l] * (back + gap * r[l]);
+                moved[l] = moved[l].max((next - v[l]).abs());
+                next_sums[l] += next;
+                v[l] = next;
+            }
         }
+        let moved = moved.iter().fold(0.0f64, |a, &b| a.max(b));
+        f_sum = next_sums.iter().sum();
         if moved < options.tolerance {
             return Ok(Fit {
                 values: f,

@@ -3,6 +3,7 @@
 mod analytic;
 mod costs;
 mod empirical;
+mod estimators;
 mod large_domain;
 mod longitudinal;
 mod objective;
@@ -60,6 +61,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
         } => costs::run(exp, &options, protocols, domain_sizes, eps),
         Kind::Repeated { .. } => longitudinal::run(exp, &options),
         Kind::LargeDomain { .. } => large_domain::run(exp, &options),
+        Kind::Estimators { .. } => estimators::run(exp, &options),
         Kind::Empirical {
             protocols,
             dataset,
