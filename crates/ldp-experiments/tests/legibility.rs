@@ -158,6 +158,12 @@ fn every_committed_manifest_matches_its_config() {
             text.contains(&format!("config_hash: \"{hash}\"")),
             "{name}: results/paper is stale (its config changed): run cargo xtask reproduce --figure {name}"
         );
+        // Committed results come from committed code: a manifest made from a dirty tree
+        // names a commit that does not hold the code that made it.
+        assert!(
+            text.contains("tree_dirty: false") && !text.contains("-dirty\""),
+            "{name}: results/paper was made from a dirty tree: commit the code, then run cargo xtask reproduce --figure {name}"
+        );
         for file in ["figure.svg", "figure.png", "figure.pdf", "data.csv"] {
             assert!(
                 manifest.with_file_name(file).exists(),
