@@ -66,19 +66,25 @@ pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
         if !estimator.needs_channel() {
             return estimator.apply(self.raw_estimate()?).map(Fit::direct);
         }
+        if self.count() == 0 {
+            return Err(AggregateError::Empty);
+        }
         let missing = |why: &str| AggregateError::NeedsChannel {
             estimator: estimator.name(),
             why: why.into(),
         };
-        let counts = self
-            .support_counts()
-            .ok_or_else(|| missing("this aggregator keeps sums (SHE), not support counts"))?;
+        // The cheap refusals first: the sketches compute their support counts.
+        if self.coordinate_sums().is_some() {
+            return Err(missing(
+                "this aggregator keeps sums (SHE), not support counts",
+            ));
+        }
         let channel = self.channel().ok_or_else(|| {
             missing("these reports have no single (p*, q*) (the sketches, HR with blocks)")
         })?;
-        if self.count() == 0 {
-            return Err(AggregateError::Empty);
-        }
+        let counts = self
+            .support_counts()
+            .ok_or_else(|| missing("this aggregator has no support counts"))?;
         estimator.from_counts(&counts, self.count(), channel, options)
     }
 

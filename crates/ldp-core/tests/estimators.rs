@@ -264,3 +264,53 @@ fn empty_single_and_sum_states() {
         assert!(err.to_string().contains(est.name()), "{err}");
     }
 }
+
+/// The review's edge cases: q = 0 (eps beyond about 745 underflows e^-eps), p = q, an empty
+/// state of a family that cannot run the channel estimators, and GRR's closed form at a
+/// budget so small that q / (p - q) is 10^8.
+#[test]
+fn channel_edge_cases_stay_defined() {
+    let exact = Channel {
+        p: 1.0,
+        q: 0.0,
+        one_item_per_report: true,
+    };
+    let fit = Estimator::Ibu
+        .from_counts(&[5, 0, 3], 8, exact, &FitOptions::default())
+        .unwrap();
+    assert_eq!(fit.values, vec![5.0 / 8.0, 0.0, 3.0 / 8.0]);
+    assert_eq!(fit.stop, Stop::Tolerance);
+    let flat = Channel {
+        p: 0.3,
+        q: 0.3,
+        one_item_per_report: false,
+    };
+    let err = ldp_core::estimate::likelihood::mle(&[1, 2], 3, flat, &FitOptions::default());
+    assert!(
+        matches!(err, Err(AggregateError::Uninformative { .. })),
+        "{err:?}"
+    );
+    let (k, eps) = (DomainSize::new(4).unwrap(), Epsilon::new(1.0).unwrap());
+    let empty = SummationHistogram::new(k, eps).unwrap().aggregator();
+    for est in Estimator::ALL {
+        assert_eq!(empty.estimate(est), Err(AggregateError::Empty), "{est:?}");
+    }
+    let k = 50.0;
+    let eps: f64 = 1e-6;
+    let p = eps.exp() / (eps.exp() + k - 1.0);
+    let q = (1.0 - p) / (k - 1.0);
+    let grr = Channel {
+        p,
+        q,
+        one_item_per_report: true,
+    };
+    let counts: Vec<u64> = (0..50).map(|i| 1000 + 7 * i).collect();
+    let n = counts.iter().sum();
+    let fit = Estimator::Mle
+        .from_counts(&counts, n, grr, &FitOptions::default())
+        .unwrap();
+    assert!((fit.values.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    assert!(fit.values.iter().all(|&v| (0.0..=1.0).contains(&v)));
+    // The largest count keeps the most mass.
+    assert!(fit.values[49] >= fit.values.iter().cloned().fold(0.0, f64::max) - 1e-12);
+}

@@ -59,9 +59,19 @@ pub(crate) fn estimator(name: &str) -> PyResult<Estimator> {
 /// `max_iterations` and `tolerance`, which only "ibu" and "mle" read.
 pub(crate) fn fit_options(
     estimator: Estimator,
-    max_iterations: Option<u32>,
+    max_iterations: Option<i64>,
     tolerance: Option<f64>,
 ) -> PyResult<FitOptions> {
+    let max_iterations = max_iterations
+        .map(|m| {
+            u32::try_from(m).map_err(|_| {
+                param(format!(
+                    "max_iterations must lie in 1..={}, got {m}",
+                    u32::MAX
+                ))
+            })
+        })
+        .transpose()?;
     let iterative = matches!(estimator, Estimator::Ibu | Estimator::Mle);
     for (name, given) in [
         ("max_iterations", max_iterations.is_some()),
@@ -146,7 +156,7 @@ impl Aggregator {
         &self,
         py: Python<'_>,
         estimator: &str,
-        max_iterations: Option<u32>,
+        max_iterations: Option<i64>,
         tolerance: Option<f64>,
     ) -> PyResult<Fit> {
         let e = self::estimator(estimator)?;
@@ -271,7 +281,7 @@ impl Aggregator {
         &self,
         py: Python<'py>,
         estimator: &str,
-        max_iterations: Option<u32>,
+        max_iterations: Option<i64>,
         tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let fit = self.fit_values(py, estimator, max_iterations, tolerance)?;
@@ -286,7 +296,7 @@ impl Aggregator {
         &self,
         py: Python<'py>,
         estimator: &str,
-        max_iterations: Option<u32>,
+        max_iterations: Option<i64>,
         tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let fit = self.fit_values(py, estimator, max_iterations, tolerance)?;

@@ -240,7 +240,7 @@ impl Longitudinal {
         py: Python<'py>,
         reports: &Bound<'py, PyAny>,
         estimator: &str,
-        max_iterations: Option<u32>,
+        max_iterations: Option<i64>,
         tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let estimator = crate::aggregator::estimator(estimator)?;

@@ -70,6 +70,8 @@ def test_every_estimator_and_the_fit_of_the_iterative_ones():
         agg.estimate("clip", max_iterations=3)
     with pytest.raises(ldp.ParamError, match="tolerance must be positive"):
         agg.estimate("ibu", tolerance=0.0)
+    with pytest.raises(ldp.ParamError, match="max_iterations must lie in"):
+        agg.estimate("ibu", max_iterations=-1)
     she = ldp.mechanism("she", k=3, eps=1.0)
     sums = she.aggregator()
     sums.add(she.perturb(np.array([0, 1, 2]), seed=1))

@@ -140,8 +140,13 @@ fn fit_options(a: &AggregateArgs) -> Result<FitOptions> {
 /// its cap (the estimate is then the last iterate, not converged).
 fn fitted(estimator: Estimator, options: &FitOptions, fit: Fit) -> Vec<f64> {
     if fit.stop == Stop::Cap {
+        let why = if estimator == Estimator::Ibu {
+            "; IBU creeps towards estimates on the simplex's boundary (some frequency 0)"
+        } else {
+            ""
+        };
         note!(
-            "ldp: note: {estimator} stopped at the cap of {} iterations before the tolerance {} (raise --max-iterations, or the estimate lies on the simplex's boundary, where IBU converges slowly)",
+            "ldp: note: {estimator} stopped at the cap of {} iterations before the tolerance {} (raise --max-iterations{why})",
             options.max_iterations,
             options.tolerance
         );

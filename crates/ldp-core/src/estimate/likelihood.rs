@@ -21,6 +21,22 @@ pub struct Channel {
     pub one_item_per_report: bool,
 }
 
+impl Channel {
+    /// Checks `0 <= q < p <= 1`: a channel whose reports carry a signal.
+    pub fn check(&self) -> Result<(), AggregateError> {
+        let Channel { p, q, .. } = *self;
+        if (0.0..=1.0).contains(&q) && (0.0..=1.0).contains(&p) && q < p {
+            Ok(())
+        } else if p == q {
+            Err(AggregateError::Uninformative { p, q })
+        } else {
+            Err(AggregateError::BadFitOptions {
+                reason: format!("a channel needs 0 <= q < p <= 1, got p = {p}, q = {q}"),
+            })
+        }
+    }
+}
+
 /// When an iterative estimator stops.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FitOptions {
@@ -66,7 +82,8 @@ impl FitOptions {
 pub enum Stop {
     /// Computed in one pass (a closed form or a post-processing).
     Direct,
-    /// Converged within [`FitOptions::tolerance`].
+    /// Converged within [`FitOptions::tolerance`], or (MLE's bisection) as far as floating
+    /// point resolves the multiplier.
     Tolerance,
     /// Reached [`FitOptions::max_iterations`] first.
     Cap,
@@ -126,7 +143,11 @@ impl Fit {
 /// ```
 pub fn ibu(counts: &[u64], channel: Channel, options: &FitOptions) -> Result<Fit, AggregateError> {
     options.check()?;
+    channel.check()?;
     let k = counts.len();
+    if k == 0 {
+        return Err(AggregateError::Empty);
+    }
     let total: f64 = counts.iter().map(|&c| c as f64).sum();
     if total == 0.0 {
         return Ok(Fit::direct(vec![1.0 / k as f64; k]));
@@ -136,8 +157,8 @@ pub fn ibu(counts: &[u64], channel: Channel, options: &FitOptions) -> Result<Fit
     let mut ratio = vec![0.0; k];
     let (q, gap) = (channel.q, channel.p - channel.q);
     // Two fused passes per step, with the sums that `A v` needs carried along:
-    // r = obs / (A f), then f <- f * (A r). (A f)_v >= q sum(f) > 0, so a zero share gives
-    // a zero ratio without a branch.
+    // r = obs / (A f), then f <- f * (A r). An item nobody's report supports has a zero
+    // ratio, stated rather than divided: with q = 0 (eps beyond about 745) its (A f) is 0.
     // The sums run in LANES independent accumulators, so that the loops vectorize.
     const LANES: usize = 8;
     let mut f_sum: f64 = f.iter().sum();
@@ -150,7 +171,11 @@ pub fn ibu(counts: &[u64], channel: Channel, options: &FitOptions) -> Result<Fit
             .zip(f.chunks(LANES))
         {
             for l in 0..r.len() {
-                r[l] = o[l] / (base + gap * v[l]);
+                r[l] = if o[l] == 0.0 {
+                    0.0
+                } else {
+                    o[l] / (base + gap * v[l])
+                };
                 r_sums[l] += r[l];
             }
         }
@@ -211,7 +236,8 @@ pub fn mle(
     options: &FitOptions,
 ) -> Result<Fit, AggregateError> {
     options.check()?;
-    if n == 0 {
+    channel.check()?;
+    if n == 0 || counts.is_empty() {
         return Err(AggregateError::Empty);
     }
     if channel.one_item_per_report {
@@ -222,28 +248,33 @@ pub fn mle(
 }
 
 /// `f_v = max(0, c_v / mu - q / gap)` summing to one: the largest counts keep mass.
+/// With the top j counts kept (sum S), `mu = S / (1 + j r)`, `r = q / gap`, so
+/// `f_v = (c_v (1 + j r) - S r) / S = c_v / S + r (j c_v - S) / S`: written so, nothing
+/// cancels when r is huge (tiny budgets).
 fn multinomial_mle(counts: &[u64], channel: Channel) -> Vec<f64> {
     let ratio = channel.q / (channel.p - channel.q);
     let mut sorted: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
     sorted.sort_unstable_by(|a, b| b.total_cmp(a));
-    // With the top j counts kept: mu = S_j / (1 + j ratio). Keep the largest j whose
-    // smallest kept count stays positive (c_j / mu > ratio).
-    let (mut sum, mut mu) = (0.0, f64::INFINITY);
+    // Keep the largest j whose smallest kept count stays positive: c > r (S - j c).
+    let (mut kept, mut sum) = (0usize, 0.0);
     for (j, &c) in sorted.iter().enumerate() {
-        let candidate_sum = sum + c;
-        let candidate_mu = candidate_sum / (1.0 + (j + 1) as f64 * ratio);
-        if c <= 0.0 || c / candidate_mu <= ratio {
+        let (j1, s1) = ((j + 1) as f64, sum + c);
+        if c <= 0.0 || c <= ratio * (s1 - j1 * c) {
             break;
         }
-        (sum, mu) = (candidate_sum, candidate_mu);
+        (kept, sum) = (j + 1, s1);
     }
-    if !mu.is_finite() {
-        // No report at all supports an item with positive mass: nothing to go on.
+    if kept == 0 {
+        // No report at all: nothing to go on.
         return vec![1.0 / counts.len() as f64; counts.len()];
     }
+    let j = kept as f64;
     let mut f: Vec<f64> = counts
         .iter()
-        .map(|&c| (c as f64 / mu - ratio).max(0.0))
+        .map(|&c| {
+            let c = c as f64;
+            (c / sum + ratio * (j * c - sum) / sum).max(0.0)
+        })
         .collect();
     normalize(&mut f);
     f
@@ -259,11 +290,12 @@ fn composite_mle(counts: &[u64], n: u64, channel: Channel, options: &FitOptions)
             .sum()
     };
     // The sum falls from k (lambda -> -inf) to 0 (lambda -> +inf): bracket 1.
+    // Within +-1e150 every product in `share` stays finite.
     let (mut lo, mut hi) = (-gap * n, gap * n);
-    while total(lo) < 1.0 && lo > -1e300 {
+    while total(lo) < 1.0 && lo > -1e150 {
         lo *= 2.0;
     }
-    while total(hi) > 1.0 && hi < 1e300 {
+    while total(hi) > 1.0 && hi < 1e150 {
         hi *= 2.0;
     }
     let mut stop = Stop::Cap;
@@ -297,8 +329,9 @@ fn composite_mle(counts: &[u64], n: u64, channel: Channel, options: &FitOptions)
 
 /// The support share theta in [0, 1] at which the derivative of
 /// `c ln(theta) + (n - c) ln(1 - theta)`, times gap, equals `lambda`: the root of
-/// `lambda theta^2 - (lambda + gap n) theta + gap c = 0` in [0, 1], written without
-/// cancellation (0 and 1 where the derivative never reaches lambda).
+/// `lambda theta^2 - (lambda + gap n) theta + gap c = 0` in [0, 1], in whichever of its two
+/// algebraically equal forms does not cancel (0 and 1 where the derivative never reaches
+/// lambda).
 fn share(c: f64, n: f64, gap: f64, lambda: f64) -> f64 {
     if c == 0.0 {
         // The derivative is -gap n / (1 - theta) <= -gap n.
@@ -309,8 +342,14 @@ fn share(c: f64, n: f64, gap: f64, lambda: f64) -> f64 {
         };
     }
     let b = lambda + gap * n;
-    let discriminant = (b * b - 4.0 * lambda * gap * c).max(0.0);
-    (2.0 * gap * c / (b + discriminant.sqrt())).clamp(0.0, 1.0)
+    let root = (b * b - 4.0 * lambda * gap * c).max(0.0).sqrt();
+    let theta = if b >= 0.0 {
+        2.0 * gap * c / (b + root)
+    } else {
+        // lambda < -gap n < 0 here, and b - root < 0: the same root, added not subtracted.
+        (b - root) / (2.0 * lambda)
+    };
+    theta.clamp(0.0, 1.0)
 }
 
 /// Scales `f` to sum to one (a no-op up to rounding where it already does).

@@ -34,7 +34,8 @@ crate::named_knob!(Estimator, "estimator");
 /// How to turn an aggregation state into the reported frequencies (module docs).
 ///
 /// Names parse case-insensitively (`"norm-sub".parse()`), and serialize the same way
-/// (`clip`; the older `clip-renormalize` and the NDSS name `norm-mul` are still read).
+/// (`clip`; deserializing, as the DataFusion options do, also reads the older
+/// `clip-renormalize` and the NDSS name `norm-mul`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "serde",

@@ -266,7 +266,7 @@ impl AttackSurface for FastLocalHashing {
     crate::attack_surface::support_attack_surface!(output_counts);
 
     /// The public seed and value that hash the most targets together: every seed is
-    /// searched ([`best_seed`] over `0..k'`).
+    /// searched ([`best_seed`](crate::attack_surface::best_seed) over `0..k'`).
     fn plan_max_gain(&self, targets: &[u32], _: Clip) -> MaxGain<LhReport> {
         let (seed, y, supported) =
             TargetHasher::new(targets, self.g).best_seed(u64::from(self.seeds));
