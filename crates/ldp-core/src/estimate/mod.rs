@@ -9,8 +9,9 @@
 //!   Base-Pos, Norm, Norm-Mul (`clip`), Norm-Cut, Norm-Sub, and the Euclidean projection
 //!   onto the simplex ([`consistency`]);
 //! - estimators that read the support counts through the mechanism's channel
-//!   (`p*`, `q*`): Base-Cut (a significance threshold), iterative Bayesian update (IBU,
-//!   Agrawal and Aggarwal 2001) and maximum likelihood ([`likelihood`]).
+//!   (`p*`, `q*`): Base-Cut (a significance threshold) and MLE-Apx, also from NDSS 2020,
+//!   iterative Bayesian update (IBU, Agrawal and Aggarwal 2001) and maximum likelihood
+//!   ([`likelihood`]).
 //!
 //! Support counts are the exact sufficient statistic only for GRR (one item per report,
 //! multinomial counts): there IBU is the EM algorithm of the reports' likelihood and MLE
