@@ -11,7 +11,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, TypeSignature, Volatility,
 };
 use datafusion::physical_expr::expressions::Literal;
-use ldp_core::estimate::FitOptions;
+use ldp_core::estimate::{FitOptions, FitOptionsError};
 use ldp_core::{Clip, ClipBound, Estimator, OnInvalid, Reason, Spec};
 
 use crate::accumulator::accumulator_for;
@@ -298,20 +298,14 @@ impl Options {
                 );
             }
         };
-        let iterative = matches!(raw.estimator, Estimator::Ibu | Estimator::Mle);
-        if !iterative && (raw.max_iterations.is_some() || raw.tolerance.is_some()) {
-            return plan_err!(
-                "{name}: max_iterations and tolerance bound the \"ibu\" and \"mle\" estimators, not {:?}",
-                raw.estimator.name()
-            );
-        }
-        let defaults = FitOptions::default();
-        let fit = FitOptions {
-            max_iterations: raw.max_iterations.unwrap_or(defaults.max_iterations),
-            tolerance: raw.tolerance.unwrap_or(defaults.tolerance),
-        };
-        fit.check()
-            .map_err(|e| plan_error(format!("{name}: {e}")))?;
+        let fit = FitOptions::for_estimator(raw.estimator, raw.max_iterations, raw.tolerance)
+            .map_err(|e| match e {
+                FitOptionsError::NotIterative { estimator, .. } => plan_error(format!(
+                    "{name}: max_iterations and tolerance bound the \"ibu\" and \"mle\" estimators, not {:?}",
+                    estimator.name()
+                )),
+                FitOptionsError::Invalid { reason, .. } => plan_error(format!("{name}: {reason}")),
+            })?;
         Ok(Self {
             estimator: raw.estimator,
             fit,

@@ -1,6 +1,6 @@
 //! `ldp.Aggregator`: a mergeable, picklable server.
 
-use ldp_core::estimate::{Fit, FitOptions};
+use ldp_core::estimate::{Fit, FitKnob, FitOptions, FitOptionsError};
 use ldp_core::{
     Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, Spec, dispatch_aggregator,
 };
@@ -72,24 +72,21 @@ pub(crate) fn fit_options(
             })
         })
         .transpose()?;
-    let iterative = matches!(estimator, Estimator::Ibu | Estimator::Mle);
-    for (name, given) in [
-        ("max_iterations", max_iterations.is_some()),
-        ("tolerance", tolerance.is_some()),
-    ] {
-        if given && !iterative {
-            return Err(param(format!(
-                "{name}: only the \"ibu\" and \"mle\" estimators iterate, not \"{estimator}\""
-            )));
-        }
+    FitOptions::for_estimator(estimator, max_iterations, tolerance).map_err(|e| match e {
+        FitOptionsError::NotIterative { knob, estimator } => param(format!(
+            "{}: only the \"ibu\" and \"mle\" estimators iterate, not \"{estimator}\"",
+            keyword(knob)
+        )),
+        FitOptionsError::Invalid { knob, reason } => param(format!("{}: {reason}", keyword(knob))),
+    })
+}
+
+/// The Python keyword of a fit setting.
+fn keyword(knob: FitKnob) -> &'static str {
+    match knob {
+        FitKnob::MaxIterations => "max_iterations",
+        FitKnob::Tolerance => "tolerance",
     }
-    let defaults = FitOptions::default();
-    let options = FitOptions {
-        max_iterations: max_iterations.unwrap_or(defaults.max_iterations),
-        tolerance: tolerance.unwrap_or(defaults.tolerance),
-    };
-    options.check().map_err(|e| param(e.to_string()))?;
-    Ok(options)
 }
 
 /// `{"estimate": array, "iterations": int, "stop": "direct" | "tolerance" | "cap"}`.

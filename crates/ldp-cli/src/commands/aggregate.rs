@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use ldp_arrow::{ArrowReports, ParquetReports};
-use ldp_core::estimate::{Fit, FitOptions, Stop};
+use ldp_core::estimate::{Fit, FitKnob, FitOptions, FitOptionsError, Stop};
 use ldp_core::simulation::USERS_PER_STREAM;
 use ldp_core::{
     Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections, dispatch,
@@ -108,32 +108,20 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
 
 /// `--max-iterations` and `--tolerance`, which only the iterative estimators read.
 fn fit_options(a: &AggregateArgs) -> Result<FitOptions> {
-    let iterative = matches!(a.estimator, Estimator::Ibu | Estimator::Mle);
-    for (flag, given) in [
-        ("--max-iterations", a.max_iterations.is_some()),
-        ("--tolerance", a.tolerance.is_some()),
-    ] {
-        if given && !iterative {
-            bail!(
-                "{flag}: only --estimator ibu or mle iterates, not {}",
-                a.estimator
-            );
-        }
-    }
-    let defaults = FitOptions::default();
-    let options = FitOptions {
-        max_iterations: a.max_iterations.unwrap_or(defaults.max_iterations),
-        tolerance: a.tolerance.unwrap_or(defaults.tolerance),
-    };
-    options.check().map_err(|e| {
-        let flag = if options.max_iterations == 0 {
-            "--max-iterations"
-        } else {
-            "--tolerance"
+    FitOptions::for_estimator(a.estimator, a.max_iterations, a.tolerance).map_err(|e| {
+        let (knob, message) = match &e {
+            FitOptionsError::NotIterative { knob, estimator } => (
+                *knob,
+                format!("only --estimator ibu or mle iterates, not {estimator}"),
+            ),
+            FitOptionsError::Invalid { knob, reason } => (*knob, reason.clone()),
         };
-        anyhow!("{flag}: {e}")
-    })?;
-    Ok(options)
+        let flag = match knob {
+            FitKnob::MaxIterations => "--max-iterations",
+            FitKnob::Tolerance => "--tolerance",
+        };
+        anyhow!("{flag}: {message}")
+    })
 }
 
 /// The estimate's values, with a note on stderr where an iterative estimator stopped at

@@ -8,6 +8,7 @@
 //! iteration costs O(k).
 
 use crate::error::AggregateError;
+use crate::estimate::Estimator;
 
 /// The support law the channel-based estimators read counts through.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,6 +76,84 @@ impl FitOptions {
         }
         Ok(())
     }
+
+    /// The options of `estimator` from a front end's optional cap and tolerance: the
+    /// defaults where not given, checked where given, and refused where given to an
+    /// estimator that does not iterate (only IBU and MLE do). Front ends word the error
+    /// with their own flag or keyword ([`FitKnob`]).
+    ///
+    /// ```
+    /// use ldp_core::estimate::{FitKnob, FitOptions, FitOptionsError};
+    /// use ldp_core::Estimator;
+    /// let ibu = FitOptions::for_estimator(Estimator::Ibu, Some(50), None)?;
+    /// assert_eq!((ibu.max_iterations, ibu.tolerance), (50, 1e-12));
+    /// let err = FitOptions::for_estimator(Estimator::NormSub, None, Some(1e-3)).unwrap_err();
+    /// assert!(matches!(err, FitOptionsError::NotIterative { knob: FitKnob::Tolerance, .. }));
+    /// # Ok::<(), FitOptionsError>(())
+    /// ```
+    pub fn for_estimator(
+        estimator: Estimator,
+        max_iterations: Option<u32>,
+        tolerance: Option<f64>,
+    ) -> Result<Self, FitOptionsError> {
+        let given = [
+            (FitKnob::MaxIterations, max_iterations.is_some()),
+            (FitKnob::Tolerance, tolerance.is_some()),
+        ];
+        if !estimator.iterates()
+            && let Some(&(knob, _)) = given.iter().find(|(_, g)| *g)
+        {
+            return Err(FitOptionsError::NotIterative { knob, estimator });
+        }
+        let defaults = FitOptions::default();
+        let options = FitOptions {
+            max_iterations: max_iterations.unwrap_or(defaults.max_iterations),
+            tolerance: tolerance.unwrap_or(defaults.tolerance),
+        };
+        options.check().map_err(|e| FitOptionsError::Invalid {
+            knob: if options.max_iterations == 0 {
+                FitKnob::MaxIterations
+            } else {
+                FitKnob::Tolerance
+            },
+            reason: match e {
+                AggregateError::BadFitOptions { reason } => reason,
+                other => other.to_string(),
+            },
+        })?;
+        Ok(options)
+    }
+}
+
+/// The two settings of the iterative estimators, for front ends to name as their flag
+/// (`--max-iterations`) or keyword (`max_iterations`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FitKnob {
+    /// [`FitOptions::max_iterations`].
+    MaxIterations,
+    /// [`FitOptions::tolerance`].
+    Tolerance,
+}
+
+/// A cap or tolerance a front end cannot use.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FitOptionsError {
+    /// Given to an estimator that does not iterate.
+    #[error("only the ibu and mle estimators iterate, not {estimator}")]
+    NotIterative {
+        /// The setting given.
+        knob: FitKnob,
+        /// The estimator it was given to.
+        estimator: Estimator,
+    },
+    /// Out of range.
+    #[error("{reason}")]
+    Invalid {
+        /// The setting.
+        knob: FitKnob,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// What stopped an estimator.

@@ -26,7 +26,7 @@
 pub mod consistency;
 pub mod likelihood;
 
-pub use likelihood::{Channel, Fit, FitOptions, Stop};
+pub use likelihood::{Channel, Fit, FitKnob, FitOptions, FitOptionsError, Stop};
 
 use crate::error::AggregateError;
 
@@ -120,6 +120,12 @@ impl Estimator {
             Estimator::Ibu => "ibu",
             Estimator::Mle => "mle",
         }
+    }
+
+    /// Whether the estimator iterates (IBU, and MLE's bisection), and so takes a cap and a
+    /// tolerance ([`FitOptions::for_estimator`]).
+    pub fn iterates(self) -> bool {
+        matches!(self, Estimator::Ibu | Estimator::Mle)
     }
 
     /// Whether the estimator reads the support counts through the channel `(p*, q*)`
