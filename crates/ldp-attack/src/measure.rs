@@ -283,6 +283,14 @@ struct Attack<'a, R> {
     fakes: usize,
 }
 
+impl Estimate {
+    /// The mean of per-run values and its standard error (NaN for one run), as
+    /// measurements report them.
+    pub fn from_runs(values: impl Iterator<Item = f64>) -> Self {
+        summarize(values)
+    }
+}
+
 /// Mean and standard error of the mean over runs (NaN SE for one run).
 pub(crate) fn summarize(values: impl Iterator<Item = f64>) -> Estimate {
     let v: Vec<f64> = values.collect();

@@ -154,22 +154,23 @@ pub(crate) fn distinct_outside<R: Rng + ?Sized>(
 ///
 /// Seeds `0, 1, 2, ...` below `seeds` are tried in order; the search stops at the first
 /// seed giving all targets one value, and otherwise keeps the earliest of the seeds that
-/// give the most targets one value, and the least such value. `hash(first, i, out)` writes
-/// the values (below `range`) of `targets[i]` under the seeds `first, first + 1, ...` into
-/// `out` (at most [`SEED_LANES`] of them), so that callers prepare per-target work once and
-/// hash several seeds in lanes (local hashing: [`crate::families::local_hash::TargetHasher`]). With the `parallel` feature it runs on
+/// give the most targets one value, and the least such value. There are `targets` of
+/// them; `hash(first, i, out)` writes the values (below `range`) of target i under the
+/// seeds `first, first + 1, ...` into `out` (at most [`SEED_LANES`] of them), so that
+/// callers prepare per-target work once and hash several seeds in lanes (local hashing:
+/// [`crate::families::local_hash::TargetHasher`]). With the `parallel` feature it runs on
 /// every core in fixed chunks; the result is the same for any thread count, and without
 /// the feature. Returns `(seed, value, supported)`.
 pub fn best_seed(
     seeds: u64,
-    targets: &[u32],
+    targets: usize,
     range: u32,
     hash: impl Fn(u64, usize, &mut [u32]) + Sync,
 ) -> (u64, u32, u32) {
     /// Seeds per chunk, and chunks per wave (between checks for a full collision).
     const CHUNK: u64 = 1 << 16;
     const WAVE: u64 = 64 * CHUNK;
-    let r = targets.len() as u32;
+    let r = targets as u32;
     if r == 0 {
         return (0, 0, 0);
     }

@@ -3,7 +3,7 @@
 //! 2020 consistency methods, iterative Bayesian update, maximum likelihood), whose gains
 //! depend on the population's size.
 
-use ldp_attack::Population;
+use ldp_attack::{Estimate, Population};
 use ldp_core::estimate::FitOptions;
 use ldp_core::simulation::{Role, perturb_all};
 use ldp_core::{Aggregator, Estimator, Mechanism, dispatch};
@@ -206,10 +206,8 @@ fn measure(
         .iter()
         .zip(errors)
         .map(|(&est, errs)| {
-            let n = errs.len() as f64;
-            let mean = errs.iter().sum::<f64>() / n;
-            let se = (errs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt();
-            (est, mean, se)
+            let mse = Estimate::from_runs(errs.into_iter());
+            (est, mse.mean, mse.se)
         })
         .collect())
 }

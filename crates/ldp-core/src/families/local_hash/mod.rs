@@ -120,8 +120,7 @@ impl TargetHasher {
 
     /// [`best_seed`] over the seeds `0..seeds`: `(seed, value, supported)`.
     pub fn best_seed(&self, seeds: u64) -> (u64, u32, u32) {
-        let items = vec![0; self.digits.len()];
-        best_seed(seeds, &items, self.g, |first, i, out| {
+        best_seed(seeds, self.digits.len(), self.g, |first, i, out| {
             self.hash_lanes(i, first as u32, out)
         })
     }
