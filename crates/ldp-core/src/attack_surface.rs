@@ -59,6 +59,14 @@ pub trait AttackSurface: Mechanism {
         self.observe_and_guess(server, &report, scratch, attacker)
     }
 
+    /// The most powerful single-report test the report's shape allows between the inputs
+    /// `v1` and `v2` without knowing the mechanism's parameters: true when the report
+    /// supports `v1` and not `v2` (SHE: coordinate `v1` at least 1 and coordinate `v2` at
+    /// most 0). For the pure families the likelihood ratio P[event | v1] / P[event | v2]
+    /// is the mechanism's worst one, so a privacy audit counting this event meets its
+    /// budget (`ldp-audit`).
+    fn separates(&self, report: &Self::Report, v1: u32, v2: u32) -> bool;
+
     /// How one report moves an attacker's per-item scores when it links t reports of one
     /// value: +1 on each supported item (the joint likelihood of the pure families is
     /// increasing in these counts), the log-likelihood for SHE.
@@ -324,6 +332,11 @@ macro_rules! support_attack_surface {
 
         fn add_evidence(&self, report: &Self::Report, scores: &mut [f64], _: &mut Vec<f64>) {
             $crate::attack_surface::count_support(self, report, scores);
+        }
+
+        fn separates(&self, report: &Self::Report, v1: u32, v2: u32) -> bool {
+            $crate::Support::supports(self, report, v1)
+                && !$crate::Support::supports(self, report, v2)
         }
     };
 }

@@ -249,6 +249,12 @@ impl AttackSurface for SummationHistogram {
         best as u32
     }
 
+    /// Coordinate `v1` at least 1 and `v2` at most 0: the event whose likelihood ratio,
+    /// (1/2 * 1/2) / (e^(-eps/2)/2 * e^(-eps/2)/2), is e^eps, the Laplace noise's bound.
+    fn separates(&self, report: &SheReport, v1: u32, v2: u32) -> bool {
+        report.y[v1 as usize] >= 1.0 && report.y[v2 as usize] <= 0.0
+    }
+
     fn observe_and_guess<R: Rng + ?Sized>(
         &self,
         server: &mut SheSums,

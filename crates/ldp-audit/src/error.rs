@@ -1,0 +1,95 @@
+//! The audit's errors: each names the setting or the report at fault.
+
+/// Why an audit could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// alpha outside (0, 1).
+    #[error("alpha = {0} is not in (0, 1): the bounds hold with confidence 1 - alpha")]
+    Alpha(f64),
+    /// No trials.
+    #[error("trials = 0: every input needs at least one report")]
+    Trials,
+    /// A batch of no items.
+    #[error("batch = 0: a batch needs at least one item")]
+    Batch,
+    /// Counts that are not a binomial outcome.
+    #[error("{successes} successes in {trials} trials")]
+    Counts {
+        /// Successes.
+        successes: u64,
+        /// Trials.
+        trials: u64,
+    },
+    /// A domain with fewer than two items.
+    #[error("k = {0}: a distinguishing test needs two items")]
+    Domain(u32),
+    /// An empty list of pairs.
+    #[error("no input pairs to distinguish")]
+    NoPairs,
+    /// An empty list of statistics.
+    #[error("no statistic to count: choose lr, guess or both")]
+    NoStatistics,
+    /// A statistic that does not apply.
+    #[error("the statistic {statistic} does not apply: {reason}")]
+    Statistic {
+        /// The statistic.
+        statistic: crate::Statistic,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A pair outside the domain or of one item.
+    #[error("the pair ({v1}, {v2}) is not two distinct items of 0..={}", k - 1)]
+    Pair {
+        /// First input.
+        v1: u32,
+        /// Second input.
+        v2: u32,
+        /// Domain size.
+        k: u32,
+    },
+    /// A hash range below 2.
+    #[error("g = {0}: a hashed report needs a range of at least 2 values")]
+    HashRange(u32),
+    /// A client returned the wrong number of reports.
+    #[error("the client returned {got} reports for {expected} items of input {input}")]
+    ReportCount {
+        /// The input of the batch.
+        input: u32,
+        /// Items sent.
+        expected: usize,
+        /// Reports returned.
+        got: usize,
+    },
+    /// A client's report does not have the audited shape.
+    #[error("report {line} of a batch of input {input}: {reason}")]
+    Report {
+        /// The input of the batch.
+        input: u32,
+        /// The report's position in the batch, from 1.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An external client failed.
+    #[error("the client `{command}` (a batch of input {input}): {reason}")]
+    Command {
+        /// The command line.
+        command: String,
+        /// The input of the batch.
+        input: u32,
+        /// What went wrong, with the output line where there is one.
+        reason: String,
+    },
+    /// An exact audit too large to enumerate.
+    #[error(
+        "an exact audit of {outputs} outputs at k = {k} needs more than {} likelihood evaluations: use a smaller k or the statistical audit",
+        crate::exact::EXACT_LIMIT
+    )]
+    ExactTooLarge {
+        /// Outputs to enumerate.
+        outputs: u64,
+        /// Domain size.
+        k: u32,
+    },
+}

@@ -1,0 +1,75 @@
+//! Distinguishing tests on this toolkit's own clients.
+
+use ldp_core::attack_surface::AttackSurface;
+use ldp_core::simulation::{Role, stream_rng};
+use ldp_core::{AnyMechanism, dispatch};
+use rayon::prelude::*;
+
+use crate::tally::{BATCH, add, tasks};
+use crate::{Audit, AuditConfig, AuditError, Plan, Statistic};
+
+/// Runs the distinguishing test of `config` on `mech`'s own client: `trials` reports of
+/// each input, on every core, in seeded batches (the same result for any thread count).
+///
+/// ```
+/// use ldp_audit::{audit_mechanism, AuditConfig, Statistic};
+/// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+/// let grr = Spec::classic(Protocol::Grr, DomainSize::new(25)?, Epsilon::new(1.0)?)?.build()?;
+/// let audit = audit_mechanism(&grr, &AuditConfig { trials: 200_000, ..AuditConfig::default() })?;
+/// let lr = audit.statistic(Statistic::LikelihoodRatio).unwrap();
+/// assert!(lr.eps_emp > 0.8 && lr.eps_emp <= 1.0);
+/// assert_eq!(audit.flagged(), Some(false));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn audit_mechanism(mech: &AnyMechanism, config: &AuditConfig) -> Result<Audit, AuditError> {
+    audit_mechanism_with_progress(mech, config, &|_| {})
+}
+
+/// [`audit_mechanism`], calling `progress(reports)` after each batch with the number of
+/// reports it drew.
+pub fn audit_mechanism_with_progress(
+    mech: &AnyMechanism,
+    config: &AuditConfig,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Audit, AuditError> {
+    let spec = mech.spec();
+    if config.statistics.contains(&Statistic::FirstListed) {
+        return Err(AuditError::Statistic {
+            statistic: Statistic::FirstListed,
+            reason: "this toolkit's reports are sorted lists: audit an external client for it",
+        });
+    }
+    let plan = Plan::new(spec.k().get(), config)?;
+    let counters = dispatch!(mech, m => count(m, &plan, progress));
+    plan.finish(&counters, Some(spec.eps().get()))
+}
+
+fn count<M: AttackSurface + Sync>(m: &M, plan: &Plan, progress: &(dyn Fn(u64) + Sync)) -> Vec<u64>
+where
+    M::Report: Send,
+{
+    let guess = plan.needs_guess();
+    tasks(plan, BATCH)
+        .into_par_iter()
+        .map(|(i, b, n)| {
+            let x = plan.inputs()[i];
+            let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
+            let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
+            let mut counters = plan.counters();
+            for _ in 0..n {
+                let report = m
+                    .perturb(x, &mut rng)
+                    .expect("audit inputs are in the domain");
+                let g = guess.then(|| m.guess(&report, &mut attacker));
+                plan.count(
+                    &mut counters,
+                    i,
+                    |_, v1, v2| m.separates(&report, v1, v2),
+                    g,
+                );
+            }
+            progress(n as u64);
+            counters
+        })
+        .reduce(|| plan.counters(), add)
+}

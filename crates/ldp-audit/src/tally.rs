@@ -1,0 +1,336 @@
+//! The distinguishing test itself: which inputs are run, what is counted, and the
+//! bound on eps that the counts give.
+
+use serde::Serialize;
+
+use crate::interval::{check_alpha, clopper_pearson};
+use crate::{AuditError, Statistic};
+
+/// The input pairs `(v1, v2)` a test distinguishes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pairs {
+    /// `(0, k - 1)`, LDP-Auditor's pair.
+    #[default]
+    Extremes,
+    /// `(i, i + 1 mod k)` for every item i: k pairs over k inputs, so that a client that
+    /// mishandles one item is caught wherever it is. The level is split among the pairs
+    /// (Bonferroni).
+    Cycle,
+    /// The given pairs, each of two distinct items.
+    List(Vec<(u32, u32)>),
+}
+
+impl Pairs {
+    /// The pairs for domain size `k`, checked.
+    pub fn resolve(&self, k: u32) -> Result<Vec<(u32, u32)>, AuditError> {
+        if k < 2 {
+            return Err(AuditError::Domain(k));
+        }
+        let pairs = match self {
+            Pairs::Extremes => vec![(0, k - 1)],
+            Pairs::Cycle => (0..k).map(|i| (i, (i + 1) % k)).collect(),
+            Pairs::List(list) => list.clone(),
+        };
+        if pairs.is_empty() {
+            return Err(AuditError::NoPairs);
+        }
+        for &(v1, v2) in &pairs {
+            if v1 >= k || v2 >= k || v1 == v2 {
+                return Err(AuditError::Pair { v1, v2, k });
+            }
+        }
+        Ok(pairs)
+    }
+}
+
+/// How a distinguishing test is run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuditConfig {
+    /// Reports per input (LDP-Auditor: 10^6).
+    pub trials: u64,
+    /// The bound holds with confidence `1 - alpha` (LDP-Auditor: 0.01).
+    pub alpha: f64,
+    /// The input pairs.
+    pub pairs: Pairs,
+    /// The events counted, each on the same reports.
+    pub statistics: Vec<Statistic>,
+    /// Seed of the clients' (our mechanisms') and the guessing attacker's randomness.
+    pub seed: u64,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        AuditConfig {
+            trials: 1_000_000,
+            alpha: 0.01,
+            pairs: Pairs::Extremes,
+            statistics: Statistic::MECHANISM.to_vec(),
+            seed: 0,
+        }
+    }
+}
+
+/// One pair's counts and bounds under one statistic.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairAudit {
+    /// The input the event points to.
+    pub v1: u32,
+    /// The other input.
+    pub v2: u32,
+    /// Events among the `trials` reports of `v1` (true positives).
+    pub hits_v1: u64,
+    /// Events among the `trials` reports of `v2` (false positives).
+    pub hits_v2: u64,
+    /// Lower confidence bound on P[event | v1].
+    pub tpr_low: f64,
+    /// Upper confidence bound on P[event | v2].
+    pub fpr_high: f64,
+    /// `ln(tpr_low / fpr_high)`, or 0 when that is not positive.
+    pub eps_emp: f64,
+}
+
+/// One statistic's result: the largest bound over the pairs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatisticAudit {
+    /// The event counted.
+    pub statistic: Statistic,
+    /// With confidence `1 - alpha`, the client spends at least this much privacy.
+    pub eps_emp: f64,
+    /// Every pair's counts (with `Pairs::Cycle`, k of them).
+    pub pairs: Vec<PairAudit>,
+}
+
+impl StatisticAudit {
+    /// The pair that gave [`StatisticAudit::eps_emp`].
+    pub fn worst_pair(&self) -> &PairAudit {
+        self.pairs
+            .iter()
+            .max_by(|a, b| a.eps_emp.total_cmp(&b.eps_emp))
+            .expect("an audit has at least one pair")
+    }
+}
+
+/// The result of a distinguishing test: one [`StatisticAudit`] per statistic, each a
+/// bound at confidence `1 - alpha` on its own.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Audit {
+    /// The budget the client claims, when known.
+    pub claimed_eps: Option<f64>,
+    /// Reports per input.
+    pub trials: u64,
+    /// One minus the confidence level.
+    pub alpha: f64,
+    /// The statistics' results, in the configured order.
+    pub statistics: Vec<StatisticAudit>,
+}
+
+impl Audit {
+    /// The result of `statistic`, if it was counted.
+    pub fn statistic(&self, statistic: Statistic) -> Option<&StatisticAudit> {
+        self.statistics.iter().find(|s| s.statistic == statistic)
+    }
+
+    /// The largest bound of any statistic.
+    pub fn eps_emp(&self) -> f64 {
+        self.statistics
+            .iter()
+            .map(|s| s.eps_emp)
+            .fold(0.0, f64::max)
+    }
+
+    /// Whether some statistic shows more privacy spent than claimed (`None` when no
+    /// budget is claimed).
+    pub fn flagged(&self) -> Option<bool> {
+        self.claimed_eps.map(|eps| self.eps_emp() > eps)
+    }
+}
+
+/// The counting plan of a test: the inputs run, and for each input the counters its
+/// reports feed. Counters are laid out `[pair][side][statistic]`, side 0 counting the
+/// reports of `v1`, side 1 those of `v2`.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    k: u32,
+    pairs: Vec<(u32, u32)>,
+    statistics: Vec<Statistic>,
+    inputs: Vec<u32>,
+    /// For each input (in `inputs`' order), its (pair, side) slots.
+    slots: Vec<Vec<(usize, usize)>>,
+    config: AuditConfig,
+}
+
+impl Plan {
+    /// Checks `config` for domain size `k`.
+    pub fn new(k: u32, config: &AuditConfig) -> Result<Self, AuditError> {
+        check_alpha(config.alpha)?;
+        if config.trials == 0 {
+            return Err(AuditError::Trials);
+        }
+        if config.statistics.is_empty() {
+            return Err(AuditError::NoStatistics);
+        }
+        let pairs = config.pairs.resolve(k)?;
+        let mut inputs: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        inputs.sort_unstable();
+        inputs.dedup();
+        let slots = inputs
+            .iter()
+            .map(|&x| {
+                let mut s = Vec::new();
+                for (p, &(v1, v2)) in pairs.iter().enumerate() {
+                    if x == v1 {
+                        s.push((p, 0));
+                    }
+                    if x == v2 {
+                        s.push((p, 1));
+                    }
+                }
+                s
+            })
+            .collect();
+        let mut statistics = config.statistics.clone();
+        statistics.dedup();
+        Ok(Plan {
+            k,
+            pairs,
+            statistics,
+            inputs,
+            slots,
+            config: config.clone(),
+        })
+    }
+
+    /// The domain size.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// The inputs to run, each `trials` times.
+    pub fn inputs(&self) -> &[u32] {
+        &self.inputs
+    }
+
+    /// Reports per input.
+    pub fn trials(&self) -> u64 {
+        self.config.trials
+    }
+
+    /// The seed of the configuration.
+    pub fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    /// Whether the attacker's guess is needed.
+    pub fn needs_guess(&self) -> bool {
+        self.statistics.contains(&Statistic::AttackGuess)
+    }
+
+    /// Zeroed counters.
+    pub fn counters(&self) -> Vec<u64> {
+        vec![0; self.pairs.len() * 2 * self.statistics.len()]
+    }
+
+    /// The statistics counted.
+    pub fn statistics(&self) -> &[Statistic] {
+        &self.statistics
+    }
+
+    /// Counts one report of `inputs()[input]`: `event(statistic, v1, v2)` says whether
+    /// the report shows the event of a statistic other than the guess, `guess` is the
+    /// attacker's guess (when needed).
+    #[inline]
+    pub fn count(
+        &self,
+        counters: &mut [u64],
+        input: usize,
+        event: impl Fn(Statistic, u32, u32) -> bool,
+        guess: Option<u32>,
+    ) {
+        let s_len = self.statistics.len();
+        for &(p, side) in &self.slots[input] {
+            let (v1, v2) = self.pairs[p];
+            for (s, statistic) in self.statistics.iter().enumerate() {
+                let hit = match statistic {
+                    Statistic::AttackGuess => guess == Some(v1),
+                    other => event(*other, v1, v2),
+                };
+                counters[(p * 2 + side) * s_len + s] += u64::from(hit);
+            }
+        }
+    }
+
+    /// The bounds the counters give; `claimed_eps` is the budget the client claims.
+    pub fn finish(&self, counters: &[u64], claimed_eps: Option<f64>) -> Result<Audit, AuditError> {
+        let s_len = self.statistics.len();
+        // Bonferroni over the pairs: the largest bound holds at 1 - alpha.
+        let alpha = self.config.alpha / self.pairs.len() as f64;
+        let trials = self.config.trials;
+        let statistics = self
+            .statistics
+            .iter()
+            .enumerate()
+            .map(|(s, &statistic)| {
+                let pairs = self
+                    .pairs
+                    .iter()
+                    .enumerate()
+                    .map(|(p, &(v1, v2))| {
+                        let hits_v1 = counters[(p * 2) * s_len + s];
+                        let hits_v2 = counters[(p * 2 + 1) * s_len + s];
+                        let (tpr_low, _) = clopper_pearson(hits_v1, trials, alpha)?;
+                        let (_, fpr_high) = clopper_pearson(hits_v2, trials, alpha)?;
+                        let eps_emp = if tpr_low > 0.0 {
+                            (tpr_low / fpr_high).ln().max(0.0)
+                        } else {
+                            0.0
+                        };
+                        Ok(PairAudit {
+                            v1,
+                            v2,
+                            hits_v1,
+                            hits_v2,
+                            tpr_low,
+                            fpr_high,
+                            eps_emp,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, AuditError>>()?;
+                let eps_emp = pairs.iter().map(|p| p.eps_emp).fold(0.0, f64::max);
+                Ok(StatisticAudit {
+                    statistic,
+                    eps_emp,
+                    pairs,
+                })
+            })
+            .collect::<Result<Vec<_>, AuditError>>()?;
+        Ok(Audit {
+            claimed_eps,
+            trials,
+            alpha: self.config.alpha,
+            statistics,
+        })
+    }
+}
+
+/// Reports per batch: each batch draws from its own seeded stream, so results do not
+/// depend on the thread count.
+pub const BATCH: u64 = 1 << 14;
+
+/// The batches of every input: `(input index, batch index, reports)`.
+pub(crate) fn tasks(plan: &Plan, batch: u64) -> Vec<(usize, u64, usize)> {
+    let trials = plan.trials();
+    let per_input = trials.div_ceil(batch);
+    (0..plan.inputs().len())
+        .flat_map(|i| (0..per_input).map(move |b| (i, b, (trials - b * batch).min(batch) as usize)))
+        .collect()
+}
+
+/// Adds `b` into `a`.
+pub(crate) fn add(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+    a
+}
