@@ -3,6 +3,7 @@
 mod aggregate;
 mod analyze;
 mod attack;
+mod audit;
 mod longitudinal;
 mod perturb;
 mod simulate;
@@ -102,6 +103,11 @@ enum Command {
     /// Simulate users, attacks and estimation, and compare with the closed forms.
     #[command(allow_negative_numbers = true)]
     Simulate(simulate::SimulateArgs),
+    /// Measure the privacy a client really gives: exactly (--exact) or by a
+    /// distinguishing test on its reports, for a protocol of this toolkit or any external
+    /// client (--command).
+    #[command(allow_negative_numbers = true)]
+    Audit(audit::AuditArgs),
 }
 
 pub(crate) fn run(cli: Cli) -> Result<()> {
@@ -113,5 +119,6 @@ pub(crate) fn run(cli: Cli) -> Result<()> {
         Command::Aggregate(a) => aggregate::run(&a),
         Command::Attack(a) => attack::run(&a),
         Command::Simulate(a) => simulate::run(&a),
+        Command::Audit(a) => audit::run(&a),
     }
 }

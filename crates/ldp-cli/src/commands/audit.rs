@@ -1,0 +1,298 @@
+//! `ldp audit`: the privacy a client really gives, exactly or by a distinguishing test.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use ldp_audit::{
+    Audit, AuditConfig, ClientAudit, CommandClient, Pairs, Shape, Statistic, audit_client,
+    audit_mechanism_with_progress, exact_audit,
+};
+use ldp_optimize::ParamValues;
+
+use crate::output::{Format, Value, number, print};
+use crate::protocol::{
+    BoundArgs, PoisoningArgs, TuneArgs, budget, domain, parse_protocol, resolve, tune_request,
+};
+
+#[derive(Debug, Args)]
+pub(crate) struct AuditArgs {
+    /// The protocol of this toolkit to audit (the names of `ldp perturb`).
+    #[arg(long, required_unless_present = "command", conflicts_with = "command")]
+    protocol: Option<String>,
+    /// Audit an external client instead: a command line (run by `sh -c`) that reads one
+    /// item per line and writes one report per line; see --shape.
+    #[arg(long, value_name = "CMD")]
+    command: Option<String>,
+    /// The external client's report shape: grr (an item: `3` or `{"y": 3}`), set (k 0/1
+    /// digits, or `{"subset": [..]}` / `{"ones": [..]}`), lh (`seed,y` or `{"seed": s,
+    /// "y": v}`, hashed by XXH32 of the decimal item mod --g), vector (k numbers).
+    #[arg(long, value_enum, requires = "command")]
+    shape: Option<ShapeArg>,
+    /// The hash range of an lh client.
+    #[arg(long)]
+    g: Option<u32>,
+    /// Domain size (items are 0..k-1).
+    #[arg(long)]
+    k: u64,
+    /// The budget: the protocol's, or the one the external client claims (optional: it
+    /// only decides `flagged`).
+    #[arg(long)]
+    eps: Option<f64>,
+    /// The family parameters instead of the preset (see `ldp perturb --help`).
+    #[arg(long)]
+    param: Option<ParamValues>,
+    /// The exact audit instead: the worst likelihood ratio over all outputs and input
+    /// pairs, from the protocol's exact probabilities.
+    #[arg(long, conflicts_with = "command")]
+    exact: bool,
+    /// Reports per input.
+    #[arg(long, default_value_t = 1_000_000)]
+    trials: u64,
+    /// The bounds hold with confidence 1 - alpha.
+    #[arg(long, default_value_t = 0.01)]
+    alpha: f64,
+    /// Input pairs: `extremes` (0 and k-1), `cycle` (every i and i+1 mod k: catches a
+    /// client that mishandles one item), or a list such as `3:7,0:1`.
+    #[arg(long, default_value = "extremes")]
+    pairs: String,
+    /// Statistics, comma-separated: lr (the likelihood-ratio event), guess (LDP-Auditor's
+    /// attack guess), first (a set report's first-listed item; external clients).
+    /// Default: lr,guess, and first for a set client.
+    #[arg(long, value_delimiter = ',')]
+    statistic: Vec<String>,
+    /// Seed of the protocol's and the guessing attacker's randomness.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Items per run of the external client.
+    #[arg(long, default_value_t = 16_384)]
+    batch: u64,
+    /// Seconds one run of the external client may take.
+    #[arg(long, default_value_t = 300.0)]
+    timeout: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ShapeArg {
+    Grr,
+    Set,
+    Lh,
+    Vector,
+}
+
+const COLUMNS: [&str; 14] = [
+    "client",
+    "k",
+    "eps",
+    "statistic",
+    "eps_measured",
+    "v1",
+    "v2",
+    "hits_v1",
+    "hits_v2",
+    "tpr_low",
+    "fpr_high",
+    "trials",
+    "alpha",
+    "flagged",
+];
+
+pub(crate) fn run(a: &AuditArgs) -> Result<()> {
+    let k = domain(a.k)?;
+    let mut out = std::io::stdout().lock();
+    if let Some(protocol) = &a.protocol {
+        let eps = a.eps.context("--eps: the protocol's budget is needed")?;
+        let request = tune_request(
+            &TuneArgs::default(),
+            &BoundArgs::default(),
+            None,
+            &PoisoningArgs::default(),
+        );
+        let instance = resolve(
+            parse_protocol(protocol)?,
+            k,
+            budget(eps)?,
+            a.param.as_ref(),
+            request,
+        )?;
+        let mech = instance.spec.build()?;
+        let client = instance.protocol.name().to_string();
+        if a.exact {
+            let exact = exact_audit(&mech)?;
+            let row = vec![
+                Value::Text(client),
+                Value::Int(k.get().into()),
+                Value::number(eps),
+                "exact".into(),
+                Value::Num(exact.eps_exact),
+                Value::Int(exact.more_likely.into()),
+                Value::Int(exact.less_likely.into()),
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Text((exact.eps_exact > eps * (1.0 + 1e-12)).to_string()),
+            ];
+            note!(
+                "ldp: worst output {} ({} outputs examined, {:?})",
+                exact.worst_output,
+                exact.outputs,
+                exact.coverage
+            );
+            return print(&mut out, a.format, &COLUMNS, &[row]);
+        }
+        let config = config(a, k.get(), false)?;
+        let bar = progress(a, &config);
+        let audit = audit_mechanism_with_progress(&mech, &config, &|n| bar.inc(n))?;
+        bar.finish_and_clear();
+        return print(
+            &mut out,
+            a.format,
+            &COLUMNS,
+            &rows(&client, k.get(), &audit),
+        );
+    }
+    let command = a
+        .command
+        .clone()
+        .expect("clap requires --protocol or --command");
+    let shape = match a
+        .shape
+        .context("--shape: the external client's report shape is needed")?
+    {
+        ShapeArg::Grr => Shape::Value,
+        ShapeArg::Set => Shape::Set,
+        ShapeArg::Vector => Shape::Vector,
+        ShapeArg::Lh => Shape::Hashed {
+            g: a.g.context("--g: an lh client's hash range is needed")?,
+        },
+    };
+    if a.g.is_some() && !matches!(shape, Shape::Hashed { .. }) {
+        bail!("--g: only an lh client has a hash range");
+    }
+    if a.param.is_some() {
+        bail!("--param: an external client's parameters are its own");
+    }
+    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+        bail!(
+            "--timeout {}: must be a positive number of seconds",
+            number(a.timeout)
+        );
+    }
+    if let Some(eps) = a.eps {
+        budget(eps)?;
+    }
+    let config = config(a, k.get(), shape == Shape::Set)?;
+    let client = CommandClient {
+        command: command.clone(),
+        shape,
+        k: k.get(),
+        timeout: Duration::from_secs_f64(a.timeout),
+    };
+    let setup = ClientAudit {
+        config,
+        shape,
+        k: k.get(),
+        claimed_eps: a.eps,
+        batch: a.batch,
+    };
+    let bar = progress(a, &setup.config);
+    let audit = audit_client(&client, &setup, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
+    print(
+        &mut out,
+        a.format,
+        &COLUMNS,
+        &rows(&command, k.get(), &audit),
+    )
+}
+
+fn config(a: &AuditArgs, k: u32, set_client: bool) -> Result<AuditConfig> {
+    let statistics = if a.statistic.is_empty() {
+        let mut s = Statistic::MECHANISM.to_vec();
+        if set_client {
+            s.push(Statistic::FirstListed);
+        }
+        s
+    } else {
+        a.statistic
+            .iter()
+            .map(|s| s.trim().parse::<Statistic>())
+            .collect::<Result<Vec<_>, _>>()
+            .context("--statistic")?
+    };
+    let pairs = match a.pairs.trim() {
+        "extremes" => Pairs::Extremes,
+        "cycle" => Pairs::Cycle,
+        list => Pairs::List(
+            list.split(',')
+                .map(|p| {
+                    let (v1, v2) = p.split_once(':')?;
+                    Some((v1.trim().parse().ok()?, v2.trim().parse().ok()?))
+                })
+                .collect::<Option<Vec<(u32, u32)>>>()
+                .with_context(|| {
+                    format!("--pairs {list}: expected extremes, cycle or pairs such as 3:7,0:1")
+                })?,
+        ),
+    };
+    let config = AuditConfig {
+        trials: a.trials,
+        alpha: a.alpha,
+        pairs,
+        statistics,
+        seed: a.seed,
+    };
+    // Every setting checked before any report is drawn.
+    ldp_audit::Plan::new(k, &config).context("the audit's settings")?;
+    Ok(config)
+}
+
+fn progress(a: &AuditArgs, config: &AuditConfig) -> ProgressBar {
+    let pairs = config
+        .pairs
+        .resolve(a.k as u32)
+        .map_or(1, |p| p.len() as u64);
+    let inputs = if pairs == 1 { 2 } else { pairs };
+    let bar = ProgressBar::new(inputs * config.trials);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {pos}/{len} reports ({per_sec}, {eta} left)")
+            .expect("a valid template"),
+    );
+    bar
+}
+
+fn rows(client: &str, k: u32, audit: &Audit) -> Vec<Vec<Value>> {
+    audit
+        .statistics
+        .iter()
+        .map(|s| {
+            let worst = s.worst_pair();
+            vec![
+                Value::Text(client.to_string()),
+                Value::Int(k.into()),
+                audit.claimed_eps.into(),
+                s.statistic.name().into(),
+                Value::Num(s.eps_emp),
+                Value::Int(worst.v1.into()),
+                Value::Int(worst.v2.into()),
+                Value::Int(worst.hits_v1),
+                Value::Int(worst.hits_v2),
+                Value::Num(worst.tpr_low),
+                Value::Num(worst.fpr_high),
+                Value::Int(audit.trials),
+                Value::Num(audit.alpha),
+                match audit.claimed_eps {
+                    Some(eps) => Value::Text((s.eps_emp > eps).to_string()),
+                    None => Value::Empty,
+                },
+            ]
+        })
+        .collect()
+}

@@ -1,0 +1,224 @@
+//! `ldp audit`, end to end: our protocols, an external client, and bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn ldp() -> Command {
+    Command::cargo_bin("ldp").unwrap()
+}
+
+fn csv(args: &[&str]) -> Vec<Vec<String>> {
+    let out = ldp()
+        .arg("audit")
+        .args(args)
+        .args(["--format", "csv"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn a_protocol_is_audited_by_both_statistics() {
+    let rows = csv(&[
+        "--protocol",
+        "sue",
+        "--k",
+        "25",
+        "--eps",
+        "2",
+        "--trials",
+        "200000",
+    ]);
+    assert_eq!(rows.len(), 2);
+    let (lr, guess) = (&rows[0], &rows[1]);
+    assert_eq!((lr[3].as_str(), guess[3].as_str()), ("lr", "guess"));
+    let lr_eps: f64 = lr[4].parse().unwrap();
+    let guess_eps: f64 = guess[4].parse().unwrap();
+    assert!(lr_eps > 1.8 && lr_eps <= 2.0, "{lr:?}");
+    assert!(guess_eps < lr_eps, "{guess:?}");
+    assert_eq!(lr[13], "false");
+}
+
+#[test]
+fn the_exact_audit_prints_the_worst_ratio() {
+    let rows = csv(&["--protocol", "grr", "--k", "10", "--eps", "1.5", "--exact"]);
+    let eps: f64 = rows[0][4].parse().unwrap();
+    assert!((eps - 1.5).abs() < 1e-12, "{rows:?}");
+    assert_eq!(rows[0][3], "exact");
+}
+
+#[test]
+fn an_external_client_is_flagged() {
+    // Echoing the item is no randomization at all.
+    let rows = csv(&[
+        "--command",
+        "cat",
+        "--shape",
+        "grr",
+        "--k",
+        "10",
+        "--eps",
+        "1",
+        "--trials",
+        "5000",
+    ]);
+    assert_eq!(rows[0][13], "true", "{rows:?}");
+    // A 0/1 client that sets only the true bit, in the plain form.
+    let script = "awk '{ s = \"\"; for (i = 0; i < 8; i++) s = s (i == $1 ? 1 : 0); print s }'";
+    let rows = csv(&[
+        "--command",
+        script,
+        "--shape",
+        "set",
+        "--k",
+        "8",
+        "--eps",
+        "2",
+        "--trials",
+        "3000",
+        "--pairs",
+        "cycle",
+    ]);
+    assert!(rows.iter().all(|r| r[13] == "true"), "{rows:?}");
+}
+
+#[test]
+fn bad_settings_name_the_flag() {
+    let fails = |args: &[&str], message: &str| {
+        ldp()
+            .arg("audit")
+            .args(args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(message));
+    };
+    fails(&["--protocol", "oue", "--k", "10"], "--eps");
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--alpha",
+            "2",
+        ],
+        "alpha = 2",
+    );
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--trials",
+            "0",
+        ],
+        "trials = 0",
+    );
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--pairs",
+            "1-2",
+        ],
+        "--pairs 1-2",
+    );
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--pairs",
+            "1:10",
+        ],
+        "(1, 10)",
+    );
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--statistic",
+            "x",
+        ],
+        "unknown statistic",
+    );
+    fails(&["--command", "cat", "--k", "10"], "--shape");
+    fails(&["--command", "cat", "--shape", "lh", "--k", "10"], "--g");
+    fails(
+        &[
+            "--command",
+            "cat",
+            "--shape",
+            "grr",
+            "--k",
+            "10",
+            "--g",
+            "3",
+        ],
+        "--g",
+    );
+    fails(
+        &[
+            "--command",
+            "exit 4",
+            "--shape",
+            "grr",
+            "--k",
+            "10",
+            "--trials",
+            "10",
+        ],
+        "exited with exit status: 4",
+    );
+    fails(
+        &[
+            "--command",
+            "sleep 5",
+            "--shape",
+            "grr",
+            "--k",
+            "10",
+            "--trials",
+            "10",
+            "--timeout",
+            "0.2",
+        ],
+        "within 0.2 s",
+    );
+    fails(
+        &[
+            "--protocol",
+            "grr",
+            "--k",
+            "2000000",
+            "--eps",
+            "1",
+            "--exact",
+        ],
+        "use a smaller k",
+    );
+}
