@@ -306,6 +306,23 @@ pub enum Kind {
         /// Master seed.
         seed: u64,
     },
+    /// Privacy audits of our clients over LDP-Auditor's grid: eps_emp / eps per protocol
+    /// against eps, our likelihood-ratio event beside LDP-Auditor's attack guess, and the
+    /// exact audit. Not in the paper.
+    AuditGrid {
+        /// Protocols (their presets), one panel each.
+        protocols: Vec<Protocol>,
+        /// Domain sizes: each point spans their values.
+        domain_sizes: Vec<u32>,
+        /// Privacy budgets.
+        eps: Vec<f64>,
+        /// Reports per input.
+        trials: u64,
+        /// The bounds hold with confidence 1 - alpha.
+        alpha: f64,
+        /// Master seed (point i uses seed + i).
+        seed: u64,
+    },
     /// Measured ASR and MSE on a data set beside their closed forms.
     Empirical {
         /// Protocols, one panel each.
@@ -345,7 +362,8 @@ impl Experiment {
             | Kind::Costs { .. }
             | Kind::Repeated { .. }
             | Kind::LargeDomain { .. }
-            | Kind::Estimators { .. } => vec![],
+            | Kind::Estimators { .. }
+            | Kind::AuditGrid { .. } => vec![],
         };
         if let Kind::Costs {
             domain_sizes, eps, ..
@@ -383,6 +401,23 @@ impl Experiment {
                     return bad(&e.to_string());
                 }
             }
+        }
+        if let Kind::AuditGrid {
+            domain_sizes,
+            eps,
+            trials,
+            alpha,
+            ..
+        } = &self.kind
+            && (domain_sizes.is_empty()
+                || domain_sizes.iter().any(|&k| k < 2)
+                || eps.is_empty()
+                || *trials == 0
+                || !(*alpha > 0.0 && *alpha < 1.0))
+        {
+            return bad(
+                "audit_grid needs domain sizes of at least 2, budgets, trials and alpha in (0, 1)",
+            );
         }
         if let Kind::LargeDomain {
             log2_k: (lo, hi),
@@ -496,6 +531,15 @@ impl Experiment {
                 measured.truncate(1);
                 *users = 2000;
                 *runs = 4;
+            }
+            Kind::AuditGrid {
+                domain_sizes,
+                trials,
+                ..
+            } => {
+                // The first and last domain sizes, few trials: the shape of the figure.
+                *domain_sizes = ends(domain_sizes);
+                *trials = (*trials).min(20_000);
             }
             Kind::Estimators { eps, runs, .. } => {
                 // The two ends of the budgets, a few runs.

@@ -1,6 +1,7 @@
 //! One module per kind of figure; each computes a tidy table and draws it.
 
 mod analytic;
+mod audit;
 mod costs;
 mod empirical;
 mod estimators;
@@ -61,6 +62,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
         } => costs::run(exp, &options, protocols, domain_sizes, eps),
         Kind::Repeated { .. } => longitudinal::run(exp, &options),
         Kind::LargeDomain { .. } => large_domain::run(exp, &options),
+        Kind::AuditGrid { .. } => audit::run(exp, &options),
         Kind::Estimators { .. } => estimators::run(exp, &options),
         Kind::Empirical {
             protocols,
