@@ -48,6 +48,9 @@ pub enum AuditError {
         /// Domain size.
         k: u32,
     },
+    /// A number of linked reports below 1.
+    #[error("{0} collections: at least one report is linked")]
+    Collections(u32),
     /// A hash range below 2.
     #[error("g = {0}: a hashed report needs a range of at least 2 values")]
     HashRange(u32),

@@ -91,6 +91,43 @@ fn an_external_client_is_flagged() {
 }
 
 #[test]
+fn memoized_protocols_are_audited_over_linked_reports() {
+    let rows = csv(&[
+        "--protocol",
+        "l-osue",
+        "--k",
+        "50",
+        "--eps",
+        "1",
+        "--eps-perm",
+        "3",
+        "--collections",
+        "1,5,10000",
+        "--exact",
+    ]);
+    let eps: Vec<f64> = rows.iter().map(|r| r[5].parse().unwrap()).collect();
+    assert!((eps[0] - 1.0).abs() < 1e-9, "{rows:?}");
+    assert!(eps[1] > 1.0 && eps[1] < 3.0, "{rows:?}");
+    assert!((eps[2] - 3.0).abs() < 1e-6, "{rows:?}");
+    let rows = csv(&[
+        "--protocol",
+        "l-grr",
+        "--k",
+        "10",
+        "--eps",
+        "0.5",
+        "--eps-perm",
+        "2",
+        "--collections",
+        "2",
+        "--trials",
+        "50000",
+    ]);
+    assert_eq!((rows[0][3].as_str(), rows[0][4].as_str()), ("2", "lr"));
+    assert_eq!(rows[0][14], "false", "{rows:?}");
+}
+
+#[test]
 fn bad_settings_name_the_flag() {
     let fails = |args: &[&str], message: &str| {
         ldp()
@@ -167,6 +204,38 @@ fn bad_settings_name_the_flag() {
         "unknown statistic",
     );
     fails(&["--command", "cat", "--k", "10"], "--shape");
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--collections",
+            "3",
+        ],
+        "memoized",
+    );
+    fails(
+        &["--protocol", "l-grr", "--k", "10", "--eps", "1"],
+        "--eps-perm",
+    );
+    fails(
+        &[
+            "--protocol",
+            "l-grr",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--eps-perm",
+            "2",
+            "--collections",
+            "0",
+        ],
+        "--collections",
+    );
     fails(&["--command", "cat", "--shape", "lh", "--k", "10"], "--g");
     fails(
         &[

@@ -115,7 +115,9 @@ pub fn run(
     .map(|c| (c.to_owned(), version.clone()))
     .collect();
     let seed = match &exp.kind {
-        Kind::Empirical { seed, .. } | Kind::Repeated { seed, .. } => Some(*seed),
+        Kind::Empirical { seed, .. }
+        | Kind::Repeated { seed, .. }
+        | Kind::AuditGrid { seed, .. } => Some(*seed),
         _ => None,
     };
     let manifest = Manifest {

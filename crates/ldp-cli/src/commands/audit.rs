@@ -7,10 +7,12 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use ldp_audit::{
     Audit, AuditConfig, ClientAudit, CommandClient, Pairs, Shape, Statistic, audit_client,
-    audit_mechanism_with_progress, exact_audit,
+    audit_linked, audit_mechanism_with_progress, exact_audit, exact_linked,
 };
+use ldp_core::DomainSize;
 use ldp_optimize::ParamValues;
 
+use super::longitudinal;
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{
     BoundArgs, PoisoningArgs, TuneArgs, budget, domain, parse_protocol, resolve, tune_request,
@@ -40,11 +42,19 @@ pub(crate) struct AuditArgs {
     /// only decides `flagged`).
     #[arg(long)]
     eps: Option<f64>,
+    /// The memo's budget, for the memoized protocols l-grr, l-sue, l-oue, l-osue, l-soue
+    /// and l-adp, whose --eps is the budget of one report.
+    #[arg(long = "eps-perm", value_name = "E")]
+    eps_perm: Option<f64>,
+    /// Memoized protocols: audit T linked reports of one value (default 1), a row each.
+    #[arg(long, value_delimiter = ',', value_name = "T")]
+    collections: Vec<u32>,
     /// The family parameters instead of the preset (see `ldp perturb --help`).
     #[arg(long)]
     param: Option<ParamValues>,
     /// The exact audit instead: the worst likelihood ratio over all outputs and input
-    /// pairs, from the protocol's exact probabilities.
+    /// pairs, from the protocol's exact probabilities (memoized protocols: over every
+    /// sequence of T reports).
     #[arg(long, conflicts_with = "command")]
     exact: bool,
     /// Reports per input.
@@ -104,6 +114,12 @@ const COLUMNS: [&str; 14] = [
 pub(crate) fn run(a: &AuditArgs) -> Result<()> {
     let k = domain(a.k)?;
     let mut out = std::io::stdout().lock();
+    if let Some(protocol) = a.protocol.as_ref().filter(|p| longitudinal::is_memoized(p)) {
+        return run_linked(a, protocol, k);
+    }
+    if a.eps_perm.is_some() || !a.collections.is_empty() {
+        bail!("--eps-perm and --collections go with the memoized protocols (l-grr, ..., l-adp)");
+    }
     if let Some(protocol) = &a.protocol {
         let eps = a.eps.context("--eps: the protocol's budget is needed")?;
         let request = tune_request(
@@ -155,7 +171,7 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
             &mut out,
             a.format,
             &COLUMNS,
-            &rows(&client, k.get(), &audit),
+            &audit_rows(&client, k.get(), &audit),
         );
     }
     let command = a
@@ -209,8 +225,64 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
         &mut out,
         a.format,
         &COLUMNS,
-        &rows(&command, k.get(), &audit),
+        &audit_rows(&command, k.get(), &audit),
     )
+}
+
+/// A memoized protocol over t linked reports: the exact budget or the test, per t.
+fn run_linked(a: &AuditArgs, protocol: &str, k: DomainSize) -> Result<()> {
+    let p = longitudinal::parse_memoized(std::slice::from_ref(&protocol.to_string()))?[0];
+    let eps = a.eps.context("--eps: the budget of one report is needed")?;
+    if a.param.is_some() {
+        bail!("--param: the memoized protocols have no family parameter");
+    }
+    let collections = if a.collections.is_empty() {
+        vec![1]
+    } else {
+        longitudinal::check_collections("--collections", &a.collections)?;
+        a.collections.clone()
+    };
+    let l = longitudinal::build(p, k, longitudinal::eps_perm(a.eps_perm)?, budget(eps)?)?;
+    let client = l.protocol().name().to_string();
+    let mut rows = Vec::new();
+    if a.exact {
+        let exact = exact_linked(&l, &collections)?;
+        for (t, eps_t) in exact.budgets {
+            rows.push(vec![
+                Value::Text(client.clone()),
+                Value::Int(k.get().into()),
+                Value::number(eps),
+                Value::Int(t.into()),
+                "exact".into(),
+                Value::Num(eps_t),
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Empty,
+                Value::Text((eps_t > exact.eps_perm * (1.0 + 1e-12)).to_string()),
+            ]);
+        }
+    } else {
+        note!(
+            "ldp: eps is one report's budget; a test is flagged when it proves more than the exact budget of t reports"
+        );
+        let config = config(a, k.get(), false)?;
+        for &t in &collections {
+            let audit = audit_linked(&l, t, &config)?;
+            for mut row in audit_rows(&client, k.get(), &audit) {
+                row[2] = Value::number(eps);
+                row.insert(3, Value::Int(t.into()));
+                rows.push(row);
+            }
+        }
+    }
+    let mut columns = COLUMNS.to_vec();
+    columns.insert(3, "collections");
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 
 fn config(a: &AuditArgs, k: u32, set_client: bool) -> Result<AuditConfig> {
@@ -268,7 +340,7 @@ fn progress(a: &AuditArgs, config: &AuditConfig) -> ProgressBar {
     bar
 }
 
-fn rows(client: &str, k: u32, audit: &Audit) -> Vec<Vec<Value>> {
+fn audit_rows(client: &str, k: u32, audit: &Audit) -> Vec<Vec<Value>> {
     audit
         .statistics
         .iter()

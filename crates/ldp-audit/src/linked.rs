@@ -1,0 +1,170 @@
+//! Audits of the memoized longitudinal protocols over t linked reports of one value:
+//! one report spends `eps_1`, the memo bounds any number of them by `eps_perm`, and in
+//! between t reports spend an exact budget that this module computes and measures.
+
+use ldp_core::longitudinal::{Longitudinal, Round};
+use ldp_core::simulation::{Role, stream_rng};
+use rand::RngExt;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::tally::{BATCH, add, tasks};
+use crate::{Audit, AuditConfig, AuditError, Plan, Statistic};
+
+/// The exact budget of t linked reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkedExact {
+    /// The budget one report claims.
+    pub eps_1: f64,
+    /// The memo's budget, the bound of any number of reports.
+    pub eps_perm: f64,
+    /// `(t, eps_t)`: the worst likelihood ratio of t reports of one value.
+    pub budgets: Vec<(u32, f64)>,
+}
+
+/// The worst likelihood ratio, over every input pair and every sequence of t reports, of
+/// the t reports a device sends for one value, for each t in `collections`.
+///
+/// L-GRR: the reports' law depends on their counts, and the ratio is largest when all t
+/// name x: `ln((p1 + q1 (k-1) r^-t) / (q1 + (p1 + q1 (k-2)) r^-t))` with `r = p2 / q2`.
+/// Unary chains: the bits of different items are independent, so the ratio is the product
+/// of the two items' columns' ratios, each a function of the number n of ones among t,
+/// maximized over n = 0..=t. Tests check both against brute-force enumeration.
+///
+/// ```
+/// use ldp_audit::exact_linked;
+/// use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
+/// use ldp_core::{DomainSize, Epsilon};
+/// let l = Longitudinal::new(LongitudinalProtocol::LOsue, DomainSize::new(100)?, Epsilon::new(2.0)?, Epsilon::new(1.0)?)?;
+/// let exact = exact_linked(&l, &[1, 10, 1000])?;
+/// let eps: Vec<f64> = exact.budgets.iter().map(|b| b.1).collect();
+/// assert!((eps[0] - 1.0).abs() < 1e-9);          // one report: eps_1
+/// assert!(eps[1] > eps[0] && eps[2] <= 2.0 + 1e-9); // more reveal more, never beyond eps_perm
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn exact_linked(l: &Longitudinal, collections: &[u32]) -> Result<LinkedExact, AuditError> {
+    if let Some(&t) = collections.iter().find(|&&t| t == 0) {
+        return Err(AuditError::Collections(t));
+    }
+    let (first, second) = (l.first_round(), l.second_round());
+    let k = f64::from(l.domain_size().get());
+    let budget = |t: u32| {
+        if l.reports_items() {
+            grr_chain(first, second, k, t)
+        } else {
+            bits_chain(first, second, t)
+        }
+    };
+    Ok(LinkedExact {
+        eps_1: l.eps_1().get(),
+        eps_perm: l.eps_perm().get(),
+        budgets: collections.iter().map(|&t| (t, budget(t))).collect(),
+    })
+}
+
+fn grr_chain(first: Round, second: Round, k: f64, t: u32) -> f64 {
+    let (p1, q1) = (first.p, first.q);
+    let decay = (f64::from(t) * (second.q / second.p).ln()).exp(); // r^-t
+    ((p1 + q1 * (k - 1.0) * decay) / (q1 + (p1 + q1 * (k - 2.0)) * decay)).ln()
+}
+
+fn bits_chain(first: Round, second: Round, t: u32) -> f64 {
+    // ln P[a column with n ones of t | memo bit set w.p. a].
+    let column = |a: f64, n: u32| {
+        let (n, m) = (f64::from(n), f64::from(t - n));
+        let set = a.ln() + n * second.p.ln() + m * (-second.p).ln_1p();
+        let unset = (-a).ln_1p() + n * second.q.ln() + m * (-second.q).ln_1p();
+        let hi = set.max(unset);
+        hi + ((set - hi).exp() + (unset - hi).exp()).ln()
+    };
+    let diffs: Vec<f64> = (0..=t)
+        .map(|n| column(first.p, n) - column(first.q, n))
+        .collect();
+    let max = diffs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let min = diffs.iter().cloned().fold(f64::INFINITY, f64::min);
+    max - min
+}
+
+/// The distinguishing test on t linked reports: every trial memoizes the input afresh and
+/// sends t reports of it. The likelihood-ratio event is "every report supports v1 and none
+/// supports v2", whose ratio is the exact budget of t reports; the guess is the linked
+/// attack's (the item most reports support, ties broken uniformly).
+pub fn audit_linked(l: &Longitudinal, t: u32, config: &AuditConfig) -> Result<Audit, AuditError> {
+    if t == 0 {
+        return Err(AuditError::Collections(t));
+    }
+    if config.statistics.contains(&Statistic::FirstListed) {
+        return Err(AuditError::Statistic {
+            statistic: Statistic::FirstListed,
+            reason: "this toolkit's reports are sorted lists: audit an external client for it",
+        });
+    }
+    let k = l.domain_size().get();
+    let plan = Plan::new(k, config)?;
+    let guess = plan.needs_guess();
+    // Fewer trials per batch as t grows: each trial draws t reports.
+    let batch = (BATCH / u64::from(t)).max(16);
+    let counters = tasks(&plan, batch)
+        .into_par_iter()
+        .map(|(i, b, n)| {
+            let x = plan.inputs()[i];
+            let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
+            let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
+            let mut counters = plan.counters();
+            let mut support = vec![0u32; k as usize];
+            let mut touched = Vec::new();
+            for _ in 0..n {
+                let memo = l
+                    .memoize(x, &mut rng)
+                    .expect("audit inputs are in the domain");
+                for _ in 0..t {
+                    let report = l
+                        .report(&memo, &mut rng)
+                        .expect("memos of memoize are valid");
+                    l.for_each_supported(&report, |j| {
+                        if support[j as usize] == 0 {
+                            touched.push(j);
+                        }
+                        support[j as usize] += 1;
+                    });
+                }
+                let g = guess.then(|| linked_guess(&support, &touched, k, &mut attacker));
+                plan.count(
+                    &mut counters,
+                    i,
+                    |_, v1, v2| support[v1 as usize] == t && support[v2 as usize] == 0,
+                    g,
+                );
+                for &j in &touched {
+                    support[j as usize] = 0;
+                }
+                touched.clear();
+            }
+            counters
+        })
+        .reduce(|| plan.counters(), add);
+    plan.finish(&counters, Some(exact_linked(l, &[t])?.budgets[0].1))
+}
+
+/// The most supported item, ties uniform (all of `0..k` when nothing is supported).
+fn linked_guess<R: rand::Rng + ?Sized>(
+    support: &[u32],
+    touched: &[u32],
+    k: u32,
+    rng: &mut R,
+) -> u32 {
+    let best = touched
+        .iter()
+        .map(|&j| support[j as usize])
+        .max()
+        .unwrap_or(0);
+    if best == 0 {
+        return rng.random_range(0..k);
+    }
+    let ties: Vec<u32> = touched
+        .iter()
+        .copied()
+        .filter(|&j| support[j as usize] == best)
+        .collect();
+    ties[rng.random_range(0..ties.len())]
+}
