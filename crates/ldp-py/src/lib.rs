@@ -4,6 +4,7 @@
 
 mod aggregator;
 mod analysis;
+mod audit;
 mod columns;
 mod errors;
 mod items;
@@ -30,6 +31,8 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(longitudinal::longitudinal, m)?)?;
     m.add_function(wrap_pyfunction!(longitudinal::asr_after, m)?)?;
     m.add_function(wrap_pyfunction!(longitudinal::simulate_linked, m)?)?;
+    m.add_function(wrap_pyfunction!(audit::audit, m)?)?;
+    m.add_function(wrap_pyfunction!(audit::exact_audit, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     Ok(())

@@ -24,7 +24,7 @@ use crate::options::domain;
 #[pyclass(module = "ldp._ldp", frozen)]
 #[derive(Clone)]
 pub(crate) struct Longitudinal {
-    inner: Inner,
+    pub(crate) inner: Inner,
 }
 
 /// A memoized protocol: `protocol` is l-grr, l-sue, l-oue, l-osue, l-soue or l-adp.

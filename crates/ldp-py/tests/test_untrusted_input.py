@@ -121,7 +121,10 @@ def test_an_aggregator_shared_between_threads_counts_every_batch():
     m = ldp.mechanism("oue", k=50, eps=1.0)
     batches = [m.perturb(np.arange(20_000) % 50, seed=s) for s in range(8)]
     shared = m.aggregator()
-    threads = [threading.Thread(target=shared.add, args=(b,)) for b in batches]
+    # One batch first: an estimate before any report is (rightly) an error, and the
+    # threads below may not have added anything when the first estimate runs.
+    shared.add(batches[0])
+    threads = [threading.Thread(target=shared.add, args=(b,)) for b in batches[1:]]
     for t in threads:
         t.start()
     estimates = [shared.estimate() for _ in range(20)]  # while adding

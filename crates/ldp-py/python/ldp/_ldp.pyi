@@ -1,7 +1,7 @@
 """Type stubs of the native module `ldp._ldp` (re-exported by `ldp`)."""
 
 from os import PathLike
-from typing import Any, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -267,4 +267,23 @@ def simulate_linked(
     users: Optional[int] = None,
     runs: int = 1,
     seed: int = 0,
+) -> dict[str, Any]: ...
+
+def audit(
+    client: Union[Mechanism, Longitudinal, Callable[[npt.NDArray[np.int64]], Any]],
+    *,
+    shape: Optional[Literal["grr", "set", "lh", "vector"]] = None,
+    k: Optional[int] = None,
+    eps: Optional[float] = None,
+    g: Optional[int] = None,
+    trials: int = 1_000_000,
+    alpha: float = 0.01,
+    pairs: Union[Literal["extremes", "cycle"], Sequence[tuple[int, int]], None] = None,
+    statistics: Optional[Sequence[Literal["lr", "guess", "first"]]] = None,
+    seed: int = 0,
+    batch: int = 16_384,
+    collections: Optional[int] = None,
+) -> dict[str, Any]: ...
+def exact_audit(
+    mechanism: Union[Mechanism, Longitudinal], collections: Optional[Sequence[int]] = None
 ) -> dict[str, Any]: ...
