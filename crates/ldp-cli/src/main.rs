@@ -1,4 +1,4 @@
-//! `ldp`: analyze, tune, perturb, aggregate, attack and simulate LDP frequency oracles.
+//! `ldp`: analyze, tune, perturb, aggregate, attack, simulate and audit LDP frequency oracles.
 //!
 //! Every error is one line on stderr, `ldp: error: ...`, with exit status 2; nothing
 //! panics on user input. A closed stdout (`ldp perturb | head`) is a normal end.

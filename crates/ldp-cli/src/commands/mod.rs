@@ -21,7 +21,7 @@ use ldp_optimize::{Instance, ParamValues};
 #[command(
     name = "ldp",
     version,
-    about = "Attack-aware local differential privacy: analyze, tune, perturb, aggregate, attack and simulate"
+    about = "Attack-aware local differential privacy: analyze, tune, perturb, aggregate, attack, simulate and audit"
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
