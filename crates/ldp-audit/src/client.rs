@@ -7,6 +7,9 @@ use rayon::prelude::*;
 use crate::tally::{add, tasks};
 use crate::{Audit, AuditConfig, AuditError, Observation, Plan, Shape};
 
+/// The most items one call of [`Client::perturb`] gets.
+pub const MAX_BATCH: u64 = 1 << 24;
+
 /// A client under audit: perturbs `items` (all equal to one input) and returns one
 /// report per item, in order. Its randomness is its own.
 pub trait Client: Sync {
@@ -65,8 +68,8 @@ pub fn audit_client(
     setup: &ClientAudit,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Audit, AuditError> {
-    if setup.batch == 0 {
-        return Err(AuditError::Batch);
+    if setup.batch == 0 || setup.batch > MAX_BATCH {
+        return Err(AuditError::Batch(setup.batch));
     }
     if let Shape::Hashed { g } = setup.shape
         && g < 2
@@ -75,7 +78,6 @@ pub fn audit_client(
     }
     let plan = Plan::new(setup.k, &setup.config)?;
     let counters = tasks(&plan, setup.batch)
-        .into_par_iter()
         .map(|(i, b, n)| {
             let x = plan.inputs()[i];
             let reports = client.perturb(&vec![x; n])?;

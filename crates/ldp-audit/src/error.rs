@@ -7,12 +7,12 @@ pub enum AuditError {
     /// alpha outside (0, 1).
     #[error("alpha = {0} is not in (0, 1): the bounds hold with confidence 1 - alpha")]
     Alpha(f64),
-    /// No trials.
-    #[error("trials = 0: every input needs at least one report")]
-    Trials,
-    /// A batch of no items.
-    #[error("batch = 0: a batch needs at least one item")]
-    Batch,
+    /// No trials, or more than [`MAX_TRIALS`](crate::MAX_TRIALS).
+    #[error("trials = {0}: every input needs between 1 and 10^12 reports")]
+    Trials(u64),
+    /// A batch of no items, or more than [`MAX_BATCH`](crate::MAX_BATCH).
+    #[error("batch = {0}: a batch holds between 1 and 2^24 items")]
+    Batch(u64),
     /// Counts that are not a binomial outcome.
     #[error("{successes} successes in {trials} trials")]
     Counts {
@@ -39,7 +39,7 @@ pub enum AuditError {
         reason: &'static str,
     },
     /// A pair outside the domain or of one item.
-    #[error("the pair ({v1}, {v2}) is not two distinct items of 0..={}", k - 1)]
+    #[error("the pair ({v1}, {v2}) is not two distinct items of 0 to {}", k - 1)]
     Pair {
         /// First input.
         v1: u32,
@@ -48,8 +48,8 @@ pub enum AuditError {
         /// Domain size.
         k: u32,
     },
-    /// A number of linked reports below 1.
-    #[error("{0} collections: at least one report is linked")]
+    /// A number of linked reports below 1 or above [`MAX_LINKED`](crate::MAX_LINKED).
+    #[error("{0} collections: between 1 and 10^7 reports can be linked")]
     Collections(u32),
     /// A hash range below 2.
     #[error("g = {0}: a hashed report needs a range of at least 2 values")]

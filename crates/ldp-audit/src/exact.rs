@@ -22,6 +22,9 @@ pub enum Coverage {
     /// mechanism treats items alike (SS, UE, THE, SHE), so every output's ratio occurs
     /// among them.
     Symmetry,
+    /// One output at which the ratio is provably largest: SHE's one-hot vector of item 0
+    /// (every coordinate of x at least 1 and of x' at most 0 maximizes the Laplace ratio).
+    Witness,
     /// Every output under the first `seeds` hash seeds: an output's ratio depends on the
     /// seed only through which items share its hash value, and the first seed that
     /// separates two items already gives the largest ratio (LH).
@@ -46,6 +49,9 @@ pub struct ExactAudit {
     pub less_likely: u32,
     /// The outputs examined.
     pub outputs: u64,
+    /// The floating-point error `eps_exact` may carry: the log-likelihoods it subtracts
+    /// are large at large k, so compare it with a budget up to this much.
+    pub rounding: f64,
     /// How they were chosen.
     pub coverage: Coverage,
 }
@@ -118,7 +124,7 @@ pub fn exact_audit(mech: &AnyMechanism) -> Result<ExactAudit, AuditError> {
             // x' at most 0: the one-hot vector of item 0 is such a point for every pair.
             let mut y = vec![0.0; k as usize];
             y[0] = 1.0;
-            worst(m, [SheReport { y }].into_iter(), Coverage::Symmetry)
+            worst(m, [SheReport { y }].into_iter(), Coverage::Witness)
         }
         (AnyMechanism::LocalHashing(m), FamilyParams::LocalHashing { g }) => {
             // Seeds until one separates two items (at most 64), every value of each.
@@ -211,10 +217,15 @@ where
     let mut best: Option<(f64, M::Report, u32, u32)> = None;
     let mut count = 0u64;
     let mut lls = Vec::new();
+    let mut largest: f64 = 1.0;
     for y in outputs {
         count += 1;
         debug_assert!(m.validate(&y).is_ok(), "{y:?}");
         m.log_likelihoods(&y, &mut lls);
+        largest = lls
+            .iter()
+            .filter(|l| l.is_finite())
+            .fold(largest, |a, l| a.max(l.abs()));
         let (mut hi, mut lo) = (0usize, 0usize);
         for (x, &l) in lls.iter().enumerate() {
             if l > lls[hi] {
@@ -237,6 +248,8 @@ where
         more_likely,
         less_likely,
         outputs: count,
+        // A few roundings of the largest log-likelihood on each side of the difference.
+        rounding: 16.0 * f64::EPSILON * largest,
         coverage,
     }
 }

@@ -31,7 +31,7 @@
 //! use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 //! let olh = Spec::classic(Protocol::Olh, DomainSize::new(25)?, Epsilon::new(2.0)?)?.build()?;
 //! let exact = exact_audit(&olh)?;
-//! assert!((exact.eps_exact - 2.0).abs() < 0.1); // g = round(e^2 + 1) = 8: ln(p/q) = 1.95
+//! assert!((exact.eps_exact - 2.0).abs() < 1e-9); // GRR over g = 8 hash values: p/q = e^2
 //! let audit = audit_mechanism(&olh, &AuditConfig { trials: 200_000, ..AuditConfig::default() })?;
 //! let lr = audit.statistic(Statistic::LikelihoodRatio).unwrap().eps_emp;
 //! let guess = audit.statistic(Statistic::AttackGuess).unwrap().eps_emp;
@@ -51,13 +51,13 @@ mod observation;
 mod statistic;
 mod tally;
 
-pub use client::{Client, ClientAudit, audit_client};
+pub use client::{Client, ClientAudit, MAX_BATCH, audit_client};
 pub use command::CommandClient;
 pub use error::AuditError;
 pub use exact::{Coverage, EXACT_LIMIT, ExactAudit, exact_audit};
 pub use interval::clopper_pearson;
-pub use linked::{LinkedExact, audit_linked, exact_linked};
+pub use linked::{LinkedExact, MAX_LINKED, audit_linked, exact_linked};
 pub use mechanism::{audit_mechanism, audit_mechanism_with_progress};
 pub use observation::{Observation, Shape, parse_line};
 pub use statistic::{Statistic, UnknownStatistic};
-pub use tally::{Audit, AuditConfig, BATCH, PairAudit, Pairs, Plan, StatisticAudit};
+pub use tally::{Audit, AuditConfig, BATCH, MAX_TRIALS, PairAudit, Pairs, Plan, StatisticAudit};

@@ -11,6 +11,9 @@ use serde::Serialize;
 use crate::tally::{BATCH, add, tasks};
 use crate::{Audit, AuditConfig, AuditError, Plan, Statistic};
 
+/// The most linked reports an audit considers (10^7).
+pub const MAX_LINKED: u32 = 10_000_000;
+
 /// The exact budget of t linked reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkedExact {
@@ -43,7 +46,7 @@ pub struct LinkedExact {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn exact_linked(l: &Longitudinal, collections: &[u32]) -> Result<LinkedExact, AuditError> {
-    if let Some(&t) = collections.iter().find(|&&t| t == 0) {
+    if let Some(&t) = collections.iter().find(|&&t| t == 0 || t > MAX_LINKED) {
         return Err(AuditError::Collections(t));
     }
     let (first, second) = (l.first_round(), l.second_round());
@@ -77,11 +80,11 @@ fn bits_chain(first: Round, second: Round, t: u32) -> f64 {
         let hi = set.max(unset);
         hi + ((set - hi).exp() + (unset - hi).exp()).ln()
     };
-    let diffs: Vec<f64> = (0..=t)
+    let (min, max) = (0..=t)
         .map(|n| column(first.p, n) - column(first.q, n))
-        .collect();
-    let max = diffs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let min = diffs.iter().cloned().fold(f64::INFINITY, f64::min);
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| {
+            (lo.min(d), hi.max(d))
+        });
     max - min
 }
 
@@ -90,7 +93,7 @@ fn bits_chain(first: Round, second: Round, t: u32) -> f64 {
 /// supports v2", whose ratio is the exact budget of t reports; the guess is the linked
 /// attack's (the item most reports support, ties broken uniformly).
 pub fn audit_linked(l: &Longitudinal, t: u32, config: &AuditConfig) -> Result<Audit, AuditError> {
-    if t == 0 {
+    if t == 0 || t > MAX_LINKED {
         return Err(AuditError::Collections(t));
     }
     if config.statistics.contains(&Statistic::FirstListed) {
@@ -105,7 +108,6 @@ pub fn audit_linked(l: &Longitudinal, t: u32, config: &AuditConfig) -> Result<Au
     // Fewer trials per batch as t grows: each trial draws t reports.
     let batch = (BATCH / u64::from(t)).max(16);
     let counters = tasks(&plan, batch)
-        .into_par_iter()
         .map(|(i, b, n)| {
             let x = plan.inputs()[i];
             let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);

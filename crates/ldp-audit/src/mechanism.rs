@@ -50,7 +50,6 @@ where
 {
     let guess = plan.needs_guess();
     tasks(plan, BATCH)
-        .into_par_iter()
         .map(|(i, b, n)| {
             let x = plan.inputs()[i];
             let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);

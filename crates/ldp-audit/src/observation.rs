@@ -57,9 +57,10 @@ impl Observation {
     /// Checks that the observation has `shape` and lies in its output space for domain
     /// size `k`. The message names what is wrong.
     pub fn check(mut self, shape: Shape, k: u32) -> Result<Self, String> {
+        check_setting(shape, k)?;
         match (&mut self, shape) {
             (Observation::Value(y), Shape::Value) if *y >= k => {
-                return Err(format!("the item {y} is outside the domain 0..={}", k - 1));
+                return Err(format!("the item {y} is outside the domain 0 to {}", k - 1));
             }
             (Observation::Value(_), Shape::Value) => {}
             (Observation::Set(items), Shape::Set) => {
@@ -70,13 +71,13 @@ impl Observation {
                 }
                 if let Some(&last) = sorted.last().filter(|&&l| l >= k) {
                     return Err(format!(
-                        "the item {last} is outside the domain 0..={}",
+                        "the item {last} is outside the domain 0 to {}",
                         k - 1
                     ));
                 }
             }
             (Observation::Hashed { y, .. }, Shape::Hashed { g }) if *y >= g => {
-                return Err(format!("the hash value {y} is outside 0..={}", g - 1));
+                return Err(format!("the hash value {y} is outside 0 to {}", g - 1));
             }
             (Observation::Hashed { .. }, Shape::Hashed { .. }) => {}
             (Observation::Vector(v), Shape::Vector) => {
@@ -151,12 +152,26 @@ impl Observation {
     }
 }
 
+/// A domain of at least one item, and a hash range of at least 2.
+fn check_setting(shape: Shape, k: u32) -> Result<(), String> {
+    if k == 0 {
+        return Err("k = 0: a domain holds at least one item".into());
+    }
+    if let Shape::Hashed { g } = shape
+        && g < 2
+    {
+        return Err(format!("g = {g}: a hash range holds at least 2 values"));
+    }
+    Ok(())
+}
+
 /// Reads one line of an external client's output as a report of `shape`, in this
 /// toolkit's JSON-lines form (`{"y": 3}`, `{"subset": [..]}` or `{"ones": [..]}`,
 /// `{"seed": 7, "y": 1}`, `{"y": [0.1, ..]}`) or a plain form: an integer (`value`), a
 /// string of k 0/1 digits, optionally separated by spaces or commas (`set`: digit i is
 /// item i), `seed,y` (`lh`), or k numbers separated by spaces or commas (`vector`).
 pub fn parse_line(line: &str, shape: Shape, k: u32) -> Result<Observation, String> {
+    check_setting(shape, k)?;
     let line = line.trim();
     if line.is_empty() {
         return Err("an empty line".into());
@@ -313,14 +328,14 @@ mod tests {
     #[test]
     fn malformed_lines_say_what_is_wrong() {
         let err = |line: &str, shape| parse_line(line, shape, 5).unwrap_err();
-        assert!(err("5", Shape::Value).contains("outside the domain 0..=4"));
+        assert!(err("5", Shape::Value).contains("outside the domain 0 to 4"));
         assert!(err("-1", Shape::Value).contains("not a whole number"));
         assert!(err("", Shape::Value).contains("empty"));
         assert!(err("0101", Shape::Set).contains("4 digits where k = 5"));
         assert!(err("01201", Shape::Set).contains("'2' is not a 0/1 digit"));
         assert!(err(r#"{"subset": [1, 1]}"#, Shape::Set).contains("appears twice"));
         assert!(err("3", Shape::Hashed { g: 2 }).contains("1 fields"));
-        assert!(err("3,2", Shape::Hashed { g: 2 }).contains("hash value 2 is outside 0..=1"));
+        assert!(err("3,2", Shape::Hashed { g: 2 }).contains("hash value 2 is outside 0 to 1"));
         assert!(err("1 2 3", Shape::Vector).contains("3 numbers where k = 5"));
         assert!(err("1 2 3 nan 4", Shape::Vector).contains("not finite"));
         assert!(err("{\"y\": 3", Shape::Value).contains("not JSON"));

@@ -39,7 +39,7 @@ impl Statistic {
         Statistic::FirstListed,
     ];
 
-    /// The name used by the CLI, configs and output: `lr` or `guess`.
+    /// The name used by the CLI, configs and output: `lr`, `guess` or `first`.
     pub fn name(self) -> &'static str {
         match self {
             Statistic::LikelihoodRatio => "lr",
@@ -55,7 +55,7 @@ impl fmt::Display for Statistic {
     }
 }
 
-/// A statistic name that is neither `lr` nor `guess`.
+/// A statistic name that is not `lr`, `guess` or `first`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "unknown statistic {0:?}: expected lr (the likelihood-ratio event), guess (LDP-Auditor's) or first (a set's first-listed item)"

@@ -50,7 +50,9 @@ impl Pairs {
 pub struct AuditConfig {
     /// Reports per input (LDP-Auditor: 10^6).
     pub trials: u64,
-    /// The bound holds with confidence `1 - alpha` (LDP-Auditor: 0.01).
+    /// Every bound reported holds at once with confidence `1 - alpha` (LDP-Auditor:
+    /// 0.01): the level is split among the two bounds of each pair, the pairs and the
+    /// statistics.
     pub alpha: f64,
     /// The input pairs.
     pub pairs: Pairs,
@@ -113,7 +115,7 @@ impl StatisticAudit {
 }
 
 /// The result of a distinguishing test: one [`StatisticAudit`] per statistic, each a
-/// bound at confidence `1 - alpha` on its own.
+/// bound; together they hold with confidence `1 - alpha`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Audit {
     /// The budget the client claims, when known.
@@ -165,8 +167,8 @@ impl Plan {
     /// Checks `config` for domain size `k`.
     pub fn new(k: u32, config: &AuditConfig) -> Result<Self, AuditError> {
         check_alpha(config.alpha)?;
-        if config.trials == 0 {
-            return Err(AuditError::Trials);
+        if config.trials == 0 || config.trials > MAX_TRIALS {
+            return Err(AuditError::Trials(config.trials));
         }
         if config.statistics.is_empty() {
             return Err(AuditError::NoStatistics);
@@ -175,23 +177,24 @@ impl Plan {
         let mut inputs: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
         inputs.sort_unstable();
         inputs.dedup();
-        let slots = inputs
-            .iter()
-            .map(|&x| {
-                let mut s = Vec::new();
-                for (p, &(v1, v2)) in pairs.iter().enumerate() {
-                    if x == v1 {
-                        s.push((p, 0));
-                    }
-                    if x == v2 {
-                        s.push((p, 1));
-                    }
-                }
-                s
-            })
-            .collect();
-        let mut statistics = config.statistics.clone();
-        statistics.dedup();
+        // One pass over the pairs: `Pairs::Cycle` at large k stays linear.
+        let mut slots = vec![Vec::new(); inputs.len()];
+        let at = |x: u32| {
+            inputs
+                .binary_search(&x)
+                .expect("every pair's items are inputs")
+        };
+        for (p, &(v1, v2)) in pairs.iter().enumerate() {
+            slots[at(v1)].push((p, 0));
+            slots[at(v2)].push((p, 1));
+        }
+        // Each statistic once, in the order first given.
+        let mut statistics: Vec<Statistic> = Vec::new();
+        for &s in &config.statistics {
+            if !statistics.contains(&s) {
+                statistics.push(s);
+            }
+        }
         Ok(Plan {
             k,
             pairs,
@@ -264,8 +267,9 @@ impl Plan {
     /// The bounds the counters give; `claimed_eps` is the budget the client claims.
     pub fn finish(&self, counters: &[u64], claimed_eps: Option<f64>) -> Result<Audit, AuditError> {
         let s_len = self.statistics.len();
-        // Bonferroni over the pairs: the largest bound holds at 1 - alpha.
-        let alpha = self.config.alpha / self.pairs.len() as f64;
+        // Bonferroni over the pairs and the statistics: every bound reported holds at
+        // once with confidence 1 - alpha, so `Audit::flagged` errs at most alpha.
+        let alpha = self.config.alpha / (self.pairs.len() * s_len) as f64;
         let trials = self.config.trials;
         let statistics = self
             .statistics
@@ -318,13 +322,23 @@ impl Plan {
 /// depend on the thread count.
 pub const BATCH: u64 = 1 << 14;
 
-/// The batches of every input: `(input index, batch index, reports)`.
-pub(crate) fn tasks(plan: &Plan, batch: u64) -> Vec<(usize, u64, usize)> {
+/// The most reports per input an audit draws (10^12: days of work at any speed).
+pub const MAX_TRIALS: u64 = 1_000_000_000_000;
+
+/// The batches of every input, in parallel and made as they are taken: `(input index,
+/// batch index, reports)`.
+pub(crate) fn tasks(
+    plan: &Plan,
+    batch: u64,
+) -> impl rayon::iter::ParallelIterator<Item = (usize, u64, usize)> + '_ {
+    use rayon::prelude::*;
     let trials = plan.trials();
     let per_input = trials.div_ceil(batch);
-    (0..plan.inputs().len())
-        .flat_map(|i| (0..per_input).map(move |b| (i, b, (trials - b * batch).min(batch) as usize)))
-        .collect()
+    let count = plan.inputs().len() as u64 * per_input;
+    (0..count).into_par_iter().map(move |task| {
+        let (i, b) = ((task / per_input) as usize, task % per_input);
+        (i, b, (trials - b * batch).min(batch) as usize)
+    })
 }
 
 /// Adds `b` into `a`.

@@ -409,6 +409,76 @@ fn a_failing_external_client_gets_a_clear_error() {
 }
 
 #[test]
+fn noisy_and_hanging_pipelines_are_handled() {
+    let setup = setup(
+        Shape::Value,
+        10,
+        1.0,
+        3000,
+        Pairs::Extremes,
+        &[Statistic::LikelihoodRatio],
+    );
+    // A megabyte on stderr does not block or kill the client.
+    let noisy = command("head -c 1000000 /dev/zero >&2; cat", Shape::Value, 30.0);
+    assert!(audit_client(&noisy, &setup, &|_| {}).is_ok());
+    // A bad first line of a long answer is the error, not the broken pipe that follows.
+    let bad = command("echo x; yes 1", Shape::Value, 30.0);
+    let err = audit_client(&bad, &setup, &|_| {}).unwrap_err().to_string();
+    assert!(
+        err.contains("output line 1") && err.contains("\"x\""),
+        "{err}"
+    );
+    // A timeout stops every process of a pipeline.
+    let start = std::time::Instant::now();
+    let hang = command("sleep 30 | cat", Shape::Value, 0.3);
+    let err = audit_client(&hang, &setup, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("within 0.3 s"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn settings_out_of_range_are_refused() {
+    let config = |trials| AuditConfig {
+        trials,
+        ..AuditConfig::default()
+    };
+    let grr = build(Protocol::Grr, 10, 1.0);
+    for trials in [0, u64::MAX] {
+        let err = audit_mechanism(&grr, &config(trials)).unwrap_err();
+        assert!(matches!(err, AuditError::Trials(t) if t == trials), "{err}");
+    }
+    let mut s = setup(
+        Shape::Value,
+        10,
+        1.0,
+        10,
+        Pairs::Extremes,
+        &[Statistic::LikelihoodRatio],
+    );
+    s.batch = 0;
+    assert!(matches!(
+        audit_client(&command("cat", Shape::Value, 1.0), &s, &|_| {}),
+        Err(AuditError::Batch(0))
+    ));
+    assert!(ldp_audit::parse_line("1", Shape::Hashed { g: 0 }, 10).is_err());
+    assert!(ldp_audit::parse_line("1", Shape::Value, 0).is_err());
+    // Pairs::Cycle over a large domain is planned in linear time.
+    let cycle = AuditConfig {
+        pairs: Pairs::Cycle,
+        ..AuditConfig::default()
+    };
+    assert_eq!(
+        ldp_audit::Plan::new(1 << 20, &cycle)
+            .unwrap()
+            .inputs()
+            .len(),
+        1 << 20
+    );
+}
+
+#[test]
 fn a_client_returning_too_few_reports_is_named() {
     let short = |items: &[u32]| -> Result<Vec<Observation>, AuditError> {
         Ok(items[1..].iter().map(|&x| Observation::Value(x)).collect())
@@ -440,7 +510,7 @@ fn a_client_returning_too_few_reports_is_named() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("report 1 of a batch of input 0: the item 10 is outside the domain 0..=9"),
+        err.contains("report 1 of a batch of input 0: the item 10 is outside the domain 0 to 9"),
         "{err}"
     );
 }

@@ -212,6 +212,46 @@ fn bad_settings_name_the_flag() {
             "10",
             "--eps",
             "1",
+            "--timeout",
+            "3",
+        ],
+        "--timeout: only for an external client",
+    );
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--exact",
+            "--trials",
+            "3",
+        ],
+        "--trials: only for the statistical audit",
+    );
+    fails(
+        &[
+            "--command",
+            "cat",
+            "--shape",
+            "grr",
+            "--k",
+            "10",
+            "--timeout",
+            "1e30",
+        ],
+        "--timeout 1e30",
+    );
+    fails(
+        &[
+            "--protocol",
+            "oue",
+            "--k",
+            "10",
+            "--eps",
+            "1",
             "--collections",
             "3",
         ],

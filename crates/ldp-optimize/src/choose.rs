@@ -146,8 +146,105 @@ pub fn choose_protocol_after(
             });
         }
     }
-    best.map(|b| Choice { evaluations, ..b })
-        .ok_or(OptimizeError::Infeasible)
+    match best {
+        Some(b) => Ok(Choice { evaluations, ..b }),
+        None if collections == 1 => Err(OptimizeError::Infeasible {
+            reachable: reachable(k, eps, bounds, lh_asr, poisoning)?,
+        }),
+        None => Err(OptimizeError::Infeasible { reachable: vec![] }),
+    }
+}
+
+/// The least value of a bounded objective over single instances, and one reaching it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reachable {
+    /// The objective.
+    pub objective: Objective,
+    /// Its bound in the request.
+    pub bound: f64,
+    /// The least value of it any instance reaches.
+    pub lowest: f64,
+    /// The protocol of an instance reaching it.
+    pub protocol: Protocol,
+    /// That instance.
+    pub spec: Spec,
+}
+
+/// For each bounded objective, its least value over the classic instances and the
+/// adaptive protocols' paper grids (one report).
+fn reachable(
+    k: DomainSize,
+    eps: Epsilon,
+    bounds: &Bounds,
+    lh_asr: LhAsr,
+    poisoning: &Poisoning,
+) -> Result<Vec<Reachable>, OptimizeError> {
+    let mut lowest: Vec<Option<Reachable>> = bounds.iter().map(|_| None).collect();
+    for protocol in Protocol::ALL {
+        let specs: Vec<Spec> = if protocol.is_adaptive() {
+            paper_space(protocol, k, eps)?
+                .grid()
+                .into_iter()
+                .map(|v| Spec::new(k, eps, params_at(protocol, v)).expect("grid values are valid"))
+                .collect()
+        } else {
+            classic_instances(protocol, k, eps)
+        };
+        for spec in specs {
+            let o = objectives(&spec, lh_asr, poisoning)?;
+            for (slot, (objective, bound)) in lowest.iter_mut().zip(bounds.iter()) {
+                let value = o.get(objective);
+                if slot.as_ref().is_none_or(|r| value < r.lowest) {
+                    *slot = Some(Reachable {
+                        objective,
+                        bound,
+                        lowest: value,
+                        protocol,
+                        spec,
+                    });
+                }
+            }
+        }
+    }
+    Ok(lowest.into_iter().flatten().collect())
+}
+
+/// The end of [`OptimizeError::Infeasible`]'s message: what can be reached instead.
+pub(crate) fn describe_reachable(reachable: &[Reachable]) -> String {
+    if reachable.is_empty() {
+        return String::new();
+    }
+    let out_of_reach: Vec<String> = reachable
+        .iter()
+        .filter(|r| r.lowest > r.bound)
+        .map(|r| {
+            format!(
+                "the lowest {} any instance reaches is {} ({} {}), above the bound {}",
+                r.objective.name(),
+                format!("{:.6}", r.lowest)
+                    .trim_end_matches('0')
+                    .trim_end_matches('.'),
+                r.protocol.label(),
+                params_text(&r.spec),
+                r.bound
+            )
+        })
+        .collect();
+    if out_of_reach.is_empty() {
+        ": each bound alone is met by some instance, but no instance meets them all".into()
+    } else {
+        format!(": {}", out_of_reach.join("; "))
+    }
+}
+
+fn params_text(spec: &Spec) -> String {
+    let named = spec.family().named_values();
+    if named.is_empty() {
+        String::new()
+    } else {
+        let values: Vec<String> = named.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        format!("at {}", values.join(", "))
+    }
 }
 
 /// The lowest-MSE instance of `protocol` meeting `bounds` with the ASR after

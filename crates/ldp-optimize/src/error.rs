@@ -83,9 +83,17 @@ pub enum OptimizeError {
     /// An empty candidate set was given to a selection strategy.
     #[error("no candidates to select from")]
     NoCandidates,
-    /// No protocol instance meets the bounds.
-    #[error("no protocol instance meets the bounds")]
-    Infeasible,
+    /// No protocol instance meets the bounds. `reachable` says, for each bounded
+    /// objective, the least value any single instance reaches (one report; empty after
+    /// more), so that a caller can tell what to ask for instead.
+    #[error(
+        "no protocol instance meets the bounds{}",
+        crate::choose::describe_reachable(reachable)
+    )]
+    Infeasible {
+        /// The least value of each bounded objective, and an instance reaching it.
+        reachable: Vec<crate::choose::Reachable>,
+    },
     /// A parameter value lies outside its family's range.
     #[error(transparent)]
     Param(#[from] ldp_core::ParamError),

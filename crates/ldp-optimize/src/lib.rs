@@ -50,7 +50,7 @@ pub use analysis::{
     ANALYSIS_COLUMNS, Analysis, AnalysisError, AnalysisRequest, AnalysisRow, MAX_ANALYSIS_ROWS,
     analyze,
 };
-pub use choose::{Choice, choose_protocol, choose_protocol_after};
+pub use choose::{Choice, Reachable, choose_protocol, choose_protocol_after};
 pub use error::{FullScan, OptimizeError};
 pub use ldp_core::ParameterSpace;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};

@@ -199,9 +199,15 @@ impl Aggregator {
     fn add(&self, py: Python<'_>, reports: &Reports) -> PyResult<()> {
         if reports.mechanism.spec != self.mechanism.spec {
             return Err(report(format!(
-                "reports of {} cannot go into an aggregator of {}",
+                "reports of {} cannot go into an aggregator of {}: {}",
                 reports.mechanism.spec_json(),
-                self.mechanism.spec_json()
+                self.mechanism.spec_json(),
+                crate::mechanism::spec_difference(
+                    &reports.mechanism.spec,
+                    &self.mechanism.spec,
+                    "the reports",
+                    "the aggregator"
+                )
             )));
         }
         let clip = as_clip(self.clip);
@@ -248,9 +254,15 @@ impl Aggregator {
             let mut merged = state.clone();
             merged.merge(&theirs).map_err(|e| match e {
                 ldp_core::AggregateError::Incompatible { .. } => aggregate(format!(
-                    "an aggregator of {} cannot merge one of {}",
+                    "an aggregator of {} cannot merge one of {}: {}",
                     self.mechanism.spec_json(),
-                    other.mechanism.spec_json()
+                    other.mechanism.spec_json(),
+                    crate::mechanism::spec_difference(
+                        &self.mechanism.spec,
+                        &other.mechanism.spec,
+                        "this aggregator",
+                        "the other"
+                    )
                 )),
                 e => aggregate(e),
             })?;

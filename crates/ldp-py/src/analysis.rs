@@ -196,8 +196,8 @@ pub(crate) fn analyze<'py>(
 pub(crate) fn tune<'py>(
     py: Python<'py>,
     protocol: &str,
-    k: i64,
-    eps: f64,
+    #[pyo3(from_py_with = crate::args::k)] k: i64,
+    #[pyo3(from_py_with = crate::args::eps)] eps: f64,
     w_asr: Option<f64>,
     w_epg: Option<f64>,
     w_bits: Option<f64>,
@@ -273,8 +273,8 @@ pub(crate) fn tune<'py>(
 pub(crate) fn frontier<'py>(
     py: Python<'py>,
     protocol: &str,
-    k: i64,
-    eps: f64,
+    #[pyo3(from_py_with = crate::args::k)] k: i64,
+    #[pyo3(from_py_with = crate::args::eps)] eps: f64,
     objectives: Vec<String>,
     lh_asr: Option<String>,
     beta: Option<f64>,
@@ -341,7 +341,7 @@ fn prior_of(obj: Option<&Bound<'_, PyAny>>, k: u32) -> PyResult<Option<Prior>> {
 pub(crate) fn attack<'py>(
     py: Python<'py>,
     reports: &Reports,
-    seed: Option<u64>,
+    #[pyo3(from_py_with = crate::args::optional_seed)] seed: Option<u64>,
     prior: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let mech = &reports.mechanism;
@@ -433,7 +433,7 @@ pub(crate) fn simulate<'py>(
     items: Option<&Bound<'py, PyAny>>,
     dataset: Option<&str>,
     runs: u64,
-    seed: u64,
+    #[pyo3(from_py_with = crate::args::seed)] seed: u64,
     attack: &str,
     prior: Option<&Bound<'py, PyAny>>,
     poison: Option<&str>,

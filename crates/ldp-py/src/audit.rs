@@ -64,8 +64,8 @@ fn observations(
     Ok(match shape {
         Shape::Value => rows()?.extract::<Vec<i64>>()?
             .into_iter()
-            .map(|y| Observation::Value(u32::try_from(y).unwrap_or(u32::MAX)))
-            .collect(),
+            .map(|y| whole(y).map(Observation::Value))
+            .collect::<PyResult<_>>()?,
         Shape::Set if is_matrix => rows()?.extract::<Vec<Vec<i64>>>()?
             .into_iter()
             .map(|bits| {
@@ -82,20 +82,37 @@ fn observations(
             .collect::<PyResult<_>>()?,
         Shape::Set => out.extract::<Vec<Vec<i64>>>()?
             .into_iter()
-            .map(|items| Observation::Set(items.into_iter().map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect()))
-            .collect(),
+            .map(|items| {
+                items
+                    .into_iter()
+                    .map(whole)
+                    .collect::<PyResult<Vec<u32>>>()
+                    .map(Observation::Set)
+            })
+            .collect::<PyResult<_>>()?,
         Shape::Hashed { .. } => rows()?.extract::<Vec<(i64, i64)>>()?
             .into_iter()
-            .map(|(seed, y)| Observation::Hashed {
-                // Seeds reduce mod 2^32, as python-xxhash does.
-                seed: seed.rem_euclid(1 << 32) as u32,
-                y: u32::try_from(y).unwrap_or(u32::MAX),
+            .map(|(seed, y)| {
+                Ok(Observation::Hashed {
+                    // Seeds reduce mod 2^32, as python-xxhash does.
+                    seed: seed.rem_euclid(1 << 32) as u32,
+                    y: whole(y)?,
+                })
             })
-            .collect(),
+            .collect::<PyResult<_>>()?,
         Shape::Vector => rows()?.extract::<Vec<Vec<f64>>>()?
             .into_iter()
             .map(Observation::Vector)
             .collect(),
+    })
+}
+
+/// A value the client returned as an item or hash value.
+fn whole(v: i64) -> PyResult<u32> {
+    u32::try_from(v).map_err(|_| {
+        param(format!(
+            "the client returned {v}, not an item or hash value (0 to 2**32 - 1)"
+        ))
     })
 }
 
@@ -210,7 +227,7 @@ pub(crate) fn audit<'py>(
     alpha: f64,
     pairs: Option<&Bound<'py, PyAny>>,
     statistics: Option<Vec<String>>,
-    seed: u64,
+    #[pyo3(from_py_with = crate::args::seed)] seed: u64,
     batch: u64,
     collections: Option<u32>,
 ) -> PyResult<Bound<'py, PyDict>> {

@@ -74,3 +74,27 @@ pub(crate) fn fits(what: &str, count: u64, bytes_each: u64) -> PyResult<()> {
     ldp_core::memory::check(count, bytes_each)
         .map_err(|e| pyo3::exceptions::PyMemoryError::new_err(format!("{what}: {e}")))
 }
+
+/// An operating-system error on `path` as Python raises it: `FileNotFoundError`,
+/// `PermissionError`, `IsADirectoryError` or `OSError`, with `errno`, `strerror` and
+/// `filename` set (`str(e)` is `[Errno 2] No such file or directory: '/nope'`).
+pub(crate) fn io(path: &std::path::Path, e: &std::io::Error) -> PyErr {
+    use pyo3::exceptions::{
+        PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError,
+    };
+    use std::io::ErrorKind;
+    let errno = e.raw_os_error().unwrap_or(0);
+    // The OS's message without Rust's " (os error N)" suffix.
+    let text = e.to_string();
+    let message = text
+        .rsplit_once(" (os error")
+        .map_or(text.as_str(), |(m, _)| m)
+        .to_string();
+    let args = (errno, message, path.display().to_string());
+    match e.kind() {
+        ErrorKind::NotFound => PyFileNotFoundError::new_err(args),
+        ErrorKind::PermissionDenied => PyPermissionError::new_err(args),
+        ErrorKind::IsADirectory => PyIsADirectoryError::new_err(args),
+        _ => PyOSError::new_err(args),
+    }
+}

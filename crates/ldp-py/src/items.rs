@@ -61,7 +61,8 @@ pub(crate) fn items(obj: &Bound<'_, PyAny>, k: u32, what: &str) -> PyResult<Vec<
     };
     converted.map_err(|(position, value)| {
         ItemError::new_err(format!(
-            "{what}[{position}] = {value} is outside the domain 0..{k}"
+            "{what}[{position}] = {value} is outside the domain: items are 0 to {} (k = {k})",
+            k - 1
         ))
     })
 }

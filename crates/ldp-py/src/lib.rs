@@ -4,6 +4,7 @@
 
 mod aggregator;
 mod analysis;
+mod args;
 mod audit;
 mod columns;
 mod errors;
@@ -31,6 +32,7 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(longitudinal::longitudinal, m)?)?;
     m.add_function(wrap_pyfunction!(longitudinal::asr_after, m)?)?;
     m.add_function(wrap_pyfunction!(longitudinal::simulate_linked, m)?)?;
+    m.add_function(wrap_pyfunction!(reports::_reports_from_pickle, m)?)?;
     m.add_function(wrap_pyfunction!(audit::audit, m)?)?;
     m.add_function(wrap_pyfunction!(audit::exact_audit, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

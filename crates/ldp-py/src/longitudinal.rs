@@ -37,9 +37,9 @@ pub(crate) struct Longitudinal {
 #[pyo3(signature = (protocol, k, eps_perm, eps_1))]
 pub(crate) fn longitudinal(
     protocol: &str,
-    k: i64,
-    eps_perm: f64,
-    eps_1: f64,
+    #[pyo3(from_py_with = crate::args::k)] k: i64,
+    #[pyo3(from_py_with = crate::args::eps_perm)] eps_perm: f64,
+    #[pyo3(from_py_with = crate::args::eps_1)] eps_1: f64,
 ) -> PyResult<Longitudinal> {
     let p: LongitudinalProtocol = protocol.parse().map_err(param)?;
     let eps_perm = ldp_core::Epsilon::new(eps_perm).map_err(|e| param(format!("eps_perm: {e}")))?;
@@ -150,7 +150,7 @@ impl Longitudinal {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
         collections: u32,
-        seed: Option<u64>,
+        #[pyo3(from_py_with = crate::args::optional_seed)] seed: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
         let k = self.inner.domain_size().get();
         let items = crate::items::items(items, k, "items")?;
@@ -291,18 +291,37 @@ impl Longitudinal {
     }
 }
 
-/// The exact ASR after each number of linked reports of one unchanged value, for a
-/// one-shot mechanism without memoization (None where no exact form exists: SS with
-/// omega > 1, SHE) or a memoized protocol.
+/// The exact ASR after linked reports of one unchanged value, for a one-shot mechanism
+/// without memoization (None where no exact form exists: SS with omega > 1, SHE) or a
+/// memoized protocol. `collections` is one number (the result is one float, or None) or a
+/// sequence of them (a list, one entry each), as `Longitudinal.asr_after` takes it.
 ///
 /// >>> import ldp
 /// >>> round(ldp.asr_after(ldp.mechanism("grr", k=100, eps=1.0), [1, 365])[1], 4)
 /// 0.5514
+/// >>> round(ldp.asr_after(ldp.mechanism("oue", k=100, eps=1.0), 30), 4)
+/// 0.0649
 #[pyfunction]
-pub(crate) fn asr_after(
-    target: &Bound<'_, PyAny>,
-    collections: Vec<u32>,
-) -> PyResult<Vec<Option<f64>>> {
+pub(crate) fn asr_after<'py>(
+    py: Python<'py>,
+    target: &Bound<'py, PyAny>,
+    collections: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(t) = collections.extract::<u32>() {
+        let values = asr_after_each(target, vec![t])?;
+        return Ok(values[0].into_pyobject(py)?.into_any());
+    }
+    let collections: Vec<u32> = collections.extract().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(
+            "collections must be a whole number of reports or a sequence of them",
+        )
+    })?;
+    asr_after_each(target, collections)?
+        .into_pyobject(py)
+        .map(|v| v.into_any())
+}
+
+fn asr_after_each(target: &Bound<'_, PyAny>, collections: Vec<u32>) -> PyResult<Vec<Option<f64>>> {
     check_collections(&collections)?;
     if let Ok(m) = target.cast::<Mechanism>() {
         let spec = m.get().spec;
@@ -344,7 +363,7 @@ pub(crate) fn simulate_linked<'py>(
     dataset: Option<&str>,
     users: Option<usize>,
     runs: u64,
-    seed: u64,
+    #[pyo3(from_py_with = crate::args::seed)] seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (collection, k) = if let Ok(m) = target.cast::<Mechanism>() {
         let spec = m.get().spec;

@@ -192,7 +192,7 @@ impl Mechanism {
         &self,
         py: Python<'_>,
         items: &Bound<'_, PyAny>,
-        seed: Option<u64>,
+        #[pyo3(from_py_with = crate::args::optional_seed)] seed: Option<u64>,
     ) -> PyResult<Reports> {
         let items = crate::items::items(items, self.spec.k().get(), "items")?;
         if let Data::Vectors { k, .. } = dispatch!(&self.any, m => m.empty()) {
@@ -285,8 +285,8 @@ impl Mechanism {
 pub(crate) fn mechanism(
     py: Python<'_>,
     protocol: &str,
-    k: i64,
-    eps: f64,
+    #[pyo3(from_py_with = crate::args::k)] k: i64,
+    #[pyo3(from_py_with = crate::args::eps)] eps: f64,
     param: Option<&Bound<'_, PyAny>>,
     w_asr: Option<f64>,
     w_epg: Option<f64>,
@@ -350,4 +350,31 @@ pub(crate) fn family_param<'py>(
             Some(d.into_any())
         }
     })
+}
+
+/// What differs between two specs, field by field, in words: `k = 10 in the reports, 20
+/// in the aggregator; eps = ...`, so that a mismatch names its cause.
+pub(crate) fn spec_difference(a: &Spec, b: &Spec, a_name: &str, b_name: &str) -> String {
+    let number = |v: f64| format!("{v}");
+    let mut parts = Vec::new();
+    let mut field = |name: &str, x: String, y: String| {
+        if x != y {
+            parts.push(format!("{name} = {x} in {a_name}, {y} in {b_name}"));
+        }
+    };
+    field("k", a.k().get().to_string(), b.k().get().to_string());
+    field("eps", number(a.eps().get()), number(b.eps().get()));
+    let (fa, fb) = (a.family(), b.family());
+    if fa.family() != fb.family() {
+        field(
+            "the family",
+            format!("{:?}", fa.family()),
+            format!("{:?}", fb.family()),
+        );
+    } else {
+        for ((name, x), (_, y)) in fa.named_values().into_iter().zip(fb.named_values()) {
+            field(name, number(x), number(y));
+        }
+    }
+    parts.join("; ")
 }

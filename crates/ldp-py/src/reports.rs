@@ -225,9 +225,15 @@ impl Reports {
             let part = part.extract::<PyRef<'_, Reports>>()?;
             if part.mechanism.spec != out.mechanism.spec {
                 return Err(report(format!(
-                    "reports of {} cannot follow reports of {}",
+                    "reports of {} cannot follow reports of {}: {}",
                     part.mechanism.spec_json(),
-                    out.mechanism.spec_json()
+                    out.mechanism.spec_json(),
+                    crate::mechanism::spec_difference(
+                        &part.mechanism.spec,
+                        &out.mechanism.spec,
+                        "these reports",
+                        "the first"
+                    )
                 )));
             }
             out.data.extend(&part.data);
@@ -333,8 +339,7 @@ impl Reports {
     /// the file).
     fn to_jsonl(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
         py.detach(|| -> PyResult<()> {
-            let file = std::fs::File::create(&path)
-                .map_err(|e| param(format!("{}: {e}", path.display())))?;
+            let file = std::fs::File::create(&path).map_err(|e| crate::errors::io(&path, &e))?;
             let mut out = BufWriter::new(file);
             let digits = Digits::for_domain(self.mechanism.spec.report_limits().values);
             dispatch!(&self.mechanism.any, m => {
@@ -343,11 +348,10 @@ impl Reports {
                     buf.clear();
                     m.report(&self.data, i).write_json_with(&digits, &mut buf);
                     buf.push(b'\n');
-                    out.write_all(&buf).map_err(|e| param(format!("{}: {e}", path.display())))?;
+                    out.write_all(&buf).map_err(|e| crate::errors::io(&path, &e))?;
                 }
             });
-            out.flush()
-                .map_err(|e| param(format!("{}: {e}", path.display())))
+            out.flush().map_err(|e| crate::errors::io(&path, &e))
         })
     }
 
@@ -365,12 +369,11 @@ impl Reports {
     ) -> PyResult<Reports> {
         let skip = skipping(on_invalid)?;
         let (data, skipped) = py.detach(|| -> PyResult<(Data, Rejections)> {
-            let file = std::fs::File::open(&path)
-                .map_err(|e| param(format!("{}: {e}", path.display())))?;
+            let file = std::fs::File::open(&path).map_err(|e| crate::errors::io(&path, &e))?;
             let mut input = std::io::BufReader::new(file);
             let cap = ldp_jsonl::max_line_len(&mechanism.spec);
             let mut skipped = Rejections::default();
-            let io = |e: std::io::Error| param(format!("{}: {e}", path.display()));
+            let io = |e: std::io::Error| crate::errors::io(&path, &e);
             dispatch!(&mechanism.any, m => {
                 let mut data = m.empty();
                 let mut line = Vec::new();
@@ -649,6 +652,44 @@ impl Reports {
     fn __eq__(&self, other: &Reports) -> bool {
         self.mechanism.spec == other.mechanism.spec && self.data == other.data
     }
+
+    /// Pickling (multiprocessing, joblib): the reports as an Arrow IPC stream, their
+    /// mechanism, and what a skip-mode reader left out; unpickling checks every report
+    /// again.
+    ///
+    /// >>> import ldp, pickle
+    /// >>> r = ldp.mechanism("oue", k=10, eps=1.0).perturb([1, 2, 3], seed=0)
+    /// >>> pickle.loads(pickle.dumps(r)) == r
+    /// True
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<PickledReports<'py>> {
+        let restore = py
+            .import("ldp._ldp")?
+            .getattr("_reports_from_pickle")?
+            .unbind();
+        let skipped = serde_json::to_string(&self.skipped).map_err(report)?;
+        Ok((
+            restore,
+            (self.arrow_ipc(py, "list")?, self.mechanism.clone(), skipped),
+        ))
+    }
+}
+
+/// What pickling stores: the restoring function, the Arrow IPC stream, the mechanism and
+/// the skipped counts (JSON).
+type PickledReports<'py> = (Py<PyAny>, (Bound<'py, PyBytes>, Mechanism, String));
+
+/// Unpickling `Reports` (see `Reports.__reduce__`).
+#[pyfunction]
+pub(crate) fn _reports_from_pickle(
+    py: Python<'_>,
+    stream: &[u8],
+    mechanism: PyRef<'_, Mechanism>,
+    skipped: &str,
+) -> PyResult<Reports> {
+    let mut reports = Reports::_from_arrow_ipc(py, stream, Some(mechanism), "refuse")?;
+    reports.skipped = serde_json::from_str(skipped)
+        .map_err(|e| report(format!("a pickled Reports' skipped counts: {e}")))?;
+    Ok(reports)
 }
 
 impl Reports {
@@ -690,9 +731,15 @@ fn mechanism_for(recorded: Option<&str>, given: Option<Mechanism>) -> PyResult<M
                 Ok(m)
             } else {
                 Err(param(format!(
-                    "the reports record {}, not the mechanism given, {}",
+                    "the reports record {}, not the mechanism given, {}: {}",
                     serde_json::to_string(&spec).expect("a spec serializes"),
-                    m.spec_json()
+                    m.spec_json(),
+                    crate::mechanism::spec_difference(
+                        &spec,
+                        &m.spec,
+                        "the reports",
+                        "the mechanism"
+                    )
                 )))
             }
         }
@@ -707,10 +754,8 @@ fn mechanism_for(recorded: Option<&str>, given: Option<Mechanism>) -> PyResult<M
 /// An error of reading Arrow or Parquet reports, as Python sees it.
 fn arrow_error(e: ldp_arrow::ArrowLdpError) -> PyErr {
     match e {
-        ldp_arrow::ArrowLdpError::Io { path, error }
-            if error.kind() == std::io::ErrorKind::NotFound =>
-        {
-            pyo3::exceptions::PyFileNotFoundError::new_err(format!("{path}: {error}"))
+        ldp_arrow::ArrowLdpError::Io { path, error } => {
+            crate::errors::io(std::path::Path::new(&path), &error)
         }
         e @ (ldp_arrow::ArrowLdpError::Row { .. } | ldp_arrow::ArrowLdpError::Null { .. }) => {
             report(e.to_string())

@@ -89,7 +89,7 @@ def test_bad_settings_are_named():
         ldp.audit(ldp.mechanism("grr", k=10, eps=1.0), k=10)
     with pytest.raises(ldp.ParamError, match="client returned 9 reports for 10 items"):
         ldp.audit(lambda x: x[1:], shape="grr", k=10, trials=10)
-    with pytest.raises(ldp.ParamError, match="outside the domain 0..=9"):
+    with pytest.raises(ldp.ParamError, match="outside the domain 0 to 9"):
         ldp.audit(lambda x: x + 10, shape="grr", k=10, trials=10)
     with pytest.raises(TypeError, match="callable"):
         ldp.audit(3, shape="grr", k=10)

@@ -46,7 +46,7 @@ def test_bad_parameters(call, error, message):
 
 def test_bad_items_name_the_position():
     m = ldp.mechanism("oue", k=10, eps=1.0)
-    with pytest.raises(ldp.ItemError, match=r"items\[2\] = 10 is outside the domain 0..10"):
+    with pytest.raises(ldp.ItemError, match=r"items\[2\] = 10 is outside the domain: items are 0 to 9 \(k = 10\)"):
         m.perturb(np.array([0, 1, 10]))
     with pytest.raises(ldp.ItemError, match=r"items\[0\] = -1"):
         m.perturb([-1])

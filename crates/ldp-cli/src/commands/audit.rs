@@ -57,30 +57,30 @@ pub(crate) struct AuditArgs {
     /// sequence of T reports).
     #[arg(long, conflicts_with = "command")]
     exact: bool,
-    /// Reports per input.
-    #[arg(long, default_value_t = 1_000_000)]
-    trials: u64,
-    /// The bounds hold with confidence 1 - alpha.
-    #[arg(long, default_value_t = 0.01)]
-    alpha: f64,
-    /// Input pairs: `extremes` (0 and k-1), `cycle` (every i and i+1 mod k: catches a
-    /// client that mishandles one item), or a list such as `3:7,0:1`.
-    #[arg(long, default_value = "extremes")]
-    pairs: String,
+    /// Reports per input (default 1000000).
+    #[arg(long)]
+    trials: Option<u64>,
+    /// The bounds hold together with confidence 1 - alpha (default 0.01).
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Input pairs: `extremes` (0 and k-1, the default), `cycle` (every i and i+1 mod k:
+    /// catches a client that mishandles one item), or a list such as `3:7,0:1`.
+    #[arg(long)]
+    pairs: Option<String>,
     /// Statistics, comma-separated: lr (the likelihood-ratio event), guess (LDP-Auditor's
     /// attack guess), first (a set report's first-listed item; external clients).
     /// Default: lr,guess, and first for a set client.
     #[arg(long, value_delimiter = ',')]
     statistic: Vec<String>,
-    /// Seed of the protocol's and the guessing attacker's randomness.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Items per run of the external client.
-    #[arg(long, default_value_t = 16_384)]
-    batch: u64,
-    /// Seconds one run of the external client may take.
-    #[arg(long, default_value_t = 300.0)]
-    timeout: f64,
+    /// Seed of the protocol's and the guessing attacker's randomness (default 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Items per run of the external client (default 16384).
+    #[arg(long)]
+    batch: Option<u64>,
+    /// Seconds one run of the external client may take (default 300).
+    #[arg(long)]
+    timeout: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -113,6 +113,41 @@ const COLUMNS: [&str; 14] = [
 
 pub(crate) fn run(a: &AuditArgs) -> Result<()> {
     let k = domain(a.k)?;
+    let given = |set: bool, flag: &str| set.then(|| flag.to_string());
+    if a.protocol.is_some() {
+        let client_flags: Vec<String> = [
+            given(a.batch.is_some(), "--batch"),
+            given(a.timeout.is_some(), "--timeout"),
+            given(a.g.is_some(), "--g"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !client_flags.is_empty() {
+            bail!(
+                "{}: only for an external client (--command)",
+                client_flags.join(", ")
+            );
+        }
+    }
+    if a.exact {
+        let test_flags: Vec<String> = [
+            given(a.trials.is_some(), "--trials"),
+            given(a.alpha.is_some(), "--alpha"),
+            given(a.pairs.is_some(), "--pairs"),
+            given(!a.statistic.is_empty(), "--statistic"),
+            given(a.seed.is_some(), "--seed"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !test_flags.is_empty() {
+            bail!(
+                "{}: only for the statistical audit (the exact one draws no reports)",
+                test_flags.join(", ")
+            );
+        }
+    }
     let mut out = std::io::stdout().lock();
     if let Some(protocol) = a.protocol.as_ref().filter(|p| longitudinal::is_memoized(p)) {
         return run_linked(a, protocol, k);
@@ -153,7 +188,7 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
                 Value::Empty,
                 Value::Empty,
                 Value::Empty,
-                Value::Text((exact.eps_exact > eps * (1.0 + 1e-12)).to_string()),
+                Value::Text((exact.eps_exact > eps + exact.rounding).to_string()),
             ];
             note!(
                 "ldp: worst output {} ({} outputs examined, {:?})",
@@ -195,12 +230,16 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
     if a.param.is_some() {
         bail!("--param: an external client's parameters are its own");
     }
-    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-        bail!(
-            "--timeout {}: must be a positive number of seconds",
-            number(a.timeout)
-        );
-    }
+    let timeout = a.timeout.unwrap_or(300.0);
+    let timeout = Duration::try_from_secs_f64(timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .with_context(|| {
+            format!(
+                "--timeout {}: must be a positive number of seconds",
+                number(timeout)
+            )
+        })?;
     if let Some(eps) = a.eps {
         budget(eps)?;
     }
@@ -209,14 +248,14 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
         command: command.clone(),
         shape,
         k: k.get(),
-        timeout: Duration::from_secs_f64(a.timeout),
+        timeout,
     };
     let setup = ClientAudit {
         config,
         shape,
         k: k.get(),
         claimed_eps: a.eps,
-        batch: a.batch,
+        batch: a.batch.unwrap_or(16_384),
     };
     let bar = progress(a, &setup.config);
     let audit = audit_client(&client, &setup, &|n| bar.inc(n))?;
@@ -299,7 +338,7 @@ fn config(a: &AuditArgs, k: u32, set_client: bool) -> Result<AuditConfig> {
             .collect::<Result<Vec<_>, _>>()
             .context("--statistic")?
     };
-    let pairs = match a.pairs.trim() {
+    let pairs = match a.pairs.as_deref().unwrap_or("extremes").trim() {
         "extremes" => Pairs::Extremes,
         "cycle" => Pairs::Cycle,
         list => Pairs::List(
@@ -315,11 +354,11 @@ fn config(a: &AuditArgs, k: u32, set_client: bool) -> Result<AuditConfig> {
         ),
     };
     let config = AuditConfig {
-        trials: a.trials,
-        alpha: a.alpha,
+        trials: a.trials.unwrap_or(1_000_000),
+        alpha: a.alpha.unwrap_or(0.01),
         pairs,
         statistics,
-        seed: a.seed,
+        seed: a.seed.unwrap_or(0),
     };
     // Every setting checked before any report is drawn.
     ldp_audit::Plan::new(k, &config).context("the audit's settings")?;
@@ -327,12 +366,8 @@ fn config(a: &AuditArgs, k: u32, set_client: bool) -> Result<AuditConfig> {
 }
 
 fn progress(a: &AuditArgs, config: &AuditConfig) -> ProgressBar {
-    let pairs = config
-        .pairs
-        .resolve(a.k as u32)
-        .map_or(1, |p| p.len() as u64);
-    let inputs = if pairs == 1 { 2 } else { pairs };
-    let bar = ProgressBar::new(inputs * config.trials);
+    let inputs = ldp_audit::Plan::new(a.k as u32, config).map_or(2, |p| p.inputs().len() as u64);
+    let bar = ProgressBar::new(inputs.saturating_mul(config.trials));
     bar.set_style(
         ProgressStyle::with_template("{spinner} {pos}/{len} reports ({per_sec}, {eta} left)")
             .expect("a valid template"),

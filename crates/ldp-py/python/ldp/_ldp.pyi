@@ -1,7 +1,7 @@
 """Type stubs of the native module `ldp._ldp` (re-exported by `ldp`)."""
 
 from os import PathLike
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Literal, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -255,6 +255,9 @@ class Longitudinal:
 def longitudinal(
     protocol: LongitudinalName, k: int, eps_perm: float, eps_1: float
 ) -> Longitudinal: ...
+@overload
+def asr_after(target: Union[Mechanism, Longitudinal], collections: int) -> Optional[float]: ...
+@overload
 def asr_after(
     target: Union[Mechanism, Longitudinal], collections: Sequence[int]
 ) -> list[Optional[float]]: ...
