@@ -419,6 +419,13 @@ pub(crate) fn population(
 /// standard errors and closed forms, and the measured gain. The GIL is released and
 /// Ctrl-C stops it.
 ///
+/// Returns a dict: `protocol`, `k`, `eps`, `param`, `runs`, `users` (n), `asr`, `asr_se`,
+/// `asr_expected`, `mse`, `mse_se`, `mse_expected`, and with `poison` also `gain`,
+/// `gain_se`, `epg` (None for "ria" and "roa") and, for "mga", `targets_supported`.
+/// `mse` is measured **at n users** (the mean over items of the squared error of the
+/// frequency estimates), and `mse_expected` is its closed form, `ldp.analyze`'s per-user
+/// `mse` divided by n: the two functions' `mse` differ by that factor.
+///
 /// >>> import ldp
 /// >>> s = ldp.simulate(ldp.mechanism("grr", k=100, eps=4.0), dataset="adult-age", runs=2)
 /// >>> abs(s["asr"] - s["asr_expected"]) < 0.01

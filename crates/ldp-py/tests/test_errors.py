@@ -99,7 +99,7 @@ def test_a_bad_json_line_is_named(tmp_path):
     path.write_text('{"y": 1}\n[1]\n')
     with pytest.raises(ldp.ReportError, match="line 2"):
         ldp.Reports.from_jsonl(m, path)
-    with pytest.raises(ldp.ParamError, match="missing"):
+    with pytest.raises(FileNotFoundError, match="missing"):
         ldp.Reports.from_jsonl(m, tmp_path / "missing.jsonl")
 
 

@@ -149,3 +149,34 @@ def test_bad_input_is_a_typed_error():
         ldp.asr_after(l, [10_001])
     with pytest.raises(ldp.ParamError, match="at most 10000"):
         ldp.tune("aue", 100, 0.5, asr_after=20_000)
+
+
+@pytest.mark.parametrize("name", ["l-sue", "l-osue"])
+def test_collected_bits_go_to_multi_freq_ldpy_as_they_are(name):
+    # Issue 30: the bits were uint8, and multi-freq-ldpy's aggregators, which add the
+    # reports up in their dtype, wrapped at 255. They are float64 now, as its clients'.
+    module, function = THEIRS[name]
+    mod = optional(f"multi_freq_ldpy.long_freq_est.{module}")
+    k, eps_perm, eps_1 = 6, 2.0, 0.8
+    l = ldp.longitudinal(name, k=k, eps_perm=eps_perm, eps_1=eps_1)
+    day = l.collect(np.zeros(3_000, dtype=int), collections=1, seed=3)[0]
+    assert day.dtype == np.float64 and day[:, 0].sum() > 255
+    theirs = getattr(mod, function)(day, eps_perm, eps_1)
+    np.testing.assert_allclose(l.estimate(day, "clip"), theirs, rtol=0, atol=1e-12)
+
+
+def test_a_list_of_collections_is_pooled_and_uint8_is_kept_for_memory():
+    l = ldp.longitudinal("l-osue", k=5, eps_perm=3.0, eps_1=1.0)
+    days = l.collect(np.arange(2_000) % 5, collections=3, seed=2)
+    pooled = l.estimate(days)
+    np.testing.assert_allclose(pooled, l.estimate(np.concatenate(days)), rtol=0, atol=1e-15)
+    narrow = l.collect(np.arange(2_000) % 5, collections=3, seed=2, dtype="uint8")
+    assert narrow[0].dtype == np.uint8
+    np.testing.assert_array_equal(narrow[0], days[0])
+    grr = ldp.longitudinal("l-grr", k=5, eps_perm=3.0, eps_1=1.0)
+    g_days = grr.collect(np.arange(2_000) % 5, collections=2, seed=2)
+    np.testing.assert_allclose(grr.estimate(g_days), grr.estimate(np.concatenate(g_days)), atol=1e-15)
+    with pytest.raises(ldp.ReportError, match="4 columns for k = 5"):
+        l.estimate([np.zeros((3, 4)), np.zeros((3, 4))])
+    with pytest.raises(ldp.ParamError, match="dtype"):
+        l.collect([1], dtype="int8")

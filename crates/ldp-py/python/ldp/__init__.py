@@ -121,6 +121,11 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
         client_cost, params (param is NaN where the family has no parameter or several;
         params names every parameter, ``"g=8;seeds=1000"``).
 
+    ``mse`` here is the paper's MSE **for one user** (n = 1): the approximate variance of
+    an item's frequency estimate from a single report. With n users the expected MSE is
+    ``mse / n``: what ``ldp.simulate`` reports as ``mse_expected`` beside its measured
+    ``mse``, both at its n users.
+
     >>> import ldp
     >>> cols = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0, frame=False)
     >>> list(cols["protocol"])

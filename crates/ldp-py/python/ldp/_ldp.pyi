@@ -241,7 +241,12 @@ class Longitudinal:
     def rounds(self) -> dict[str, float]: ...
     def asr_after(self, collections: int) -> float: ...
     def collect(
-        self, items: Items, collections: int = 1, seed: Optional[int] = None
+        self,
+        items: Items,
+        collections: int = 1,
+        seed: Optional[int] = None,
+        *,
+        dtype: Literal["float64", "uint8"] = "float64",
     ) -> list[np.ndarray]: ...
     def estimate(
         self,
