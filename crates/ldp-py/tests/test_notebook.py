@@ -102,3 +102,31 @@ def test_asr_after_takes_one_number_or_several():
     assert ldp.asr_after(oue, [30]) == [one]
     with pytest.raises(TypeError, match="collections must be"):
         ldp.asr_after(oue, "30")
+
+
+def test_a_notebook_round_trip(tmp_path):
+    """The README's round trip: Parquet files and a directory back into Reports with their
+    mechanism, aggregated from halves and merged, pickled."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    m = ldp.mechanism("olh", k=100, eps=4.0)
+    items = np.random.default_rng(0).integers(0, 100, 20_000)
+    reports = m.perturb(items, seed=1)
+    day = tmp_path / "day"
+    day.mkdir()
+    pq.write_table(reports[:10_000].to_arrow(), day / "part-0.parquet")
+    pq.write_table(reports[10_000:].to_arrow(), day / "part-1.parquet")
+    back = ldp.Reports.read_parquet(day)
+    assert back.mechanism == m and back == reports
+    spec = pq.read_table(day / "part-0.parquet").schema.metadata[b"ldp.spec"]
+    assert ldp.Mechanism.from_spec(spec) == m  # bytes, as pyarrow gives them
+    halves = [m.aggregator(), m.aggregator()]
+    halves[0].add(ldp.Reports.from_arrow(pq.read_table(day / "part-0.parquet")))
+    halves[1].add(ldp.Reports.read_parquet(day / "part-1.parquet"))
+    halves[0].merge(halves[1])
+    whole = m.aggregator()
+    whole.add(reports)
+    assert halves[0].counts.tolist() == whole.counts.tolist()
+    server = pickle.loads(pickle.dumps(halves[0]))
+    assert server.counts.tolist() == whole.counts.tolist()
+    part = pickle.loads(pickle.dumps(back[:10]))
+    assert part == reports[:10]
