@@ -267,7 +267,7 @@ pub(crate) fn tune<'py>(
 /// >>> bool((f["asr"][1:] >= f["asr"][:-1]).all())
 /// True
 #[pyfunction]
-#[pyo3(signature = (protocol, k, eps, objectives=vec!["asr".to_owned(), "mse".to_owned()], *,
+#[pyo3(signature = (protocol, k, eps, objectives=None, *,
     lh_asr=None, beta=None, targets=None, target_mass=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn frontier<'py>(
@@ -275,13 +275,15 @@ pub(crate) fn frontier<'py>(
     protocol: &str,
     #[pyo3(from_py_with = crate::args::k)] k: i64,
     #[pyo3(from_py_with = crate::args::eps)] eps: f64,
-    objectives: Vec<String>,
+    objectives: Option<Vec<String>>,
     lh_asr: Option<String>,
     beta: Option<f64>,
     targets: Option<u32>,
     target_mass: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let p = self::protocol(protocol)?;
+    // Default: ASR and MSE (a `None` default, so that `help()` shows a value).
+    let objectives = objectives.unwrap_or_else(|| vec!["asr".to_owned(), "mse".to_owned()]);
     let list = objectives
         .iter()
         .map(|o| named::<Objective>("objectives", Some(o)).map(|o| o.expect("given")))

@@ -1,20 +1,20 @@
 """Type stubs of the native module `ldp._ldp` (re-exported by `ldp`)."""
 
 from os import PathLike
-from typing import Any, Callable, Literal, Optional, Sequence, Union, overload
+from typing import Any, Callable, Literal, Optional, Sequence, Union, final, overload
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
 
-ProtocolName = Literal[
+_ProtocolName = Literal[
     "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe",
     "hr", "hm", "flh", "cms", "hcms",
 ]
 # One number for a family with one parameter, or values by name for any family.
-ParamArg = Union[float, dict[str, float], str]
-EstimatorName = Literal[
+_ParamArg = Union[float, dict[str, float], str]
+_EstimatorName = Literal[
     "unbiased",
     "base-pos",
     "norm",
@@ -28,11 +28,11 @@ EstimatorName = Literal[
     "mle",
 ]
 # What a reader does with an invalid report: refuse the input, or skip it and count it.
-OnInvalid = Literal["refuse", "skip"]
-StrategyName = Literal[
+_OnInvalid = Literal["refuse", "skip"]
+_StrategyName = Literal[
     "weighted", "utopia", "elbow", "eps-constraint", "hypervolume", "tchebycheff"
 ]
-Items = Union[npt.ArrayLike, Sequence[int]]
+_Items = Union[npt.ArrayLike, Sequence[int]]
 
 class LdpError(ValueError): ...
 class ParamError(LdpError): ...
@@ -41,6 +41,7 @@ class ReportError(LdpError): ...
 class AggregateError(LdpError): ...
 class TuningError(LdpError): ...
 
+@final
 class Mechanism:
     @property
     def protocol(self) -> str: ...
@@ -56,12 +57,13 @@ class Mechanism:
     def tuning(self) -> Optional[dict[str, Any]]: ...
     @staticmethod
     def from_spec(spec: Union[str, bytes], protocol: Optional[str] = None) -> Mechanism: ...
-    def perturb(self, items: Items, seed: Optional[int] = None) -> Reports: ...
+    def perturb(self, items: _Items, seed: Optional[int] = None) -> Reports: ...
     def aggregator(self, she_clip: Union[None, float, Literal["none", "recommended"]] = None) -> Aggregator: ...
     def probabilities(self) -> Optional[tuple[float, float]]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class Reports:
     @property
     def mechanism(self) -> Mechanism: ...
@@ -81,8 +83,8 @@ class Reports:
     def skipped(self) -> dict[str, dict[str, Any]]: ...
     def arrays(self) -> dict[str, np.ndarray]: ...
     def __len__(self) -> int: ...
-    def __getitem__(self, key: Union[int, slice]) -> Any: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __getitem__(self, key: Union[int, slice], /) -> Any: ...
+    def __eq__(self, other: object, /) -> bool: ...
     @staticmethod
     def concat(parts: list[Reports]) -> Reports: ...
     @staticmethod
@@ -94,25 +96,26 @@ class Reports:
         offsets: Optional[npt.ArrayLike] = None,
         indices: Optional[npt.ArrayLike] = None,
         values: Optional[npt.ArrayLike] = None,
-        on_invalid: OnInvalid = "refuse",
+        on_invalid: _OnInvalid = "refuse",
     ) -> Reports: ...
     def to_jsonl(self, path: Union[str, PathLike[str]]) -> None: ...
     @staticmethod
     def from_jsonl(
-        mechanism: Mechanism, path: Union[str, PathLike[str]], on_invalid: OnInvalid = "refuse"
+        mechanism: Mechanism, path: Union[str, PathLike[str]], on_invalid: _OnInvalid = "refuse"
     ) -> Reports: ...
     def to_arrow(self, encoding: Literal["list", "bitmap"] = "list") -> Any: ...
     @staticmethod
     def from_arrow(
-        data: Any, mechanism: Optional[Mechanism] = None, on_invalid: OnInvalid = "refuse"
+        data: Any, mechanism: Optional[Mechanism] = None, on_invalid: _OnInvalid = "refuse"
     ) -> Reports: ...
     @staticmethod
     def read_parquet(
         path: Union[str, PathLike[str]],
         mechanism: Optional[Mechanism] = None,
-        on_invalid: OnInvalid = "refuse",
+        on_invalid: _OnInvalid = "refuse",
     ) -> Reports: ...
 
+@final
 class Aggregator:
     @property
     def mechanism(self) -> Mechanism: ...
@@ -126,30 +129,30 @@ class Aggregator:
     def merge(self, other: Aggregator) -> None: ...
     def estimate(
         self,
-        estimator: EstimatorName = "unbiased",
+        estimator: _EstimatorName = "unbiased",
         *,
         max_iterations: Optional[int] = None,
         tolerance: Optional[float] = None,
     ) -> npt.NDArray[np.float64]: ...
     def fit(
         self,
-        estimator: EstimatorName = "unbiased",
+        estimator: _EstimatorName = "unbiased",
         *,
         max_iterations: Optional[int] = None,
         tolerance: Optional[float] = None,
     ) -> dict[str, Any]: ...
 
 def mechanism(
-    protocol: ProtocolName,
+    protocol: _ProtocolName,
     k: int,
     eps: float,
-    param: Optional[ParamArg] = None,
+    param: Optional[_ParamArg] = None,
     *,
     w_asr: Optional[float] = None,
     w_epg: Optional[float] = None,
     w_bits: Optional[float] = None,
     search: Optional[Literal["paper", "refined"]] = None,
-    strategy: Optional[StrategyName] = None,
+    strategy: Optional[_StrategyName] = None,
     asr_max: Optional[float] = None,
     epg_max: Optional[float] = None,
     bits_max: Optional[float] = None,
@@ -163,7 +166,7 @@ def analyze(
     protocols: Union[str, Sequence[str]],
     k: Union[int, Sequence[int]],
     eps: Union[float, Sequence[float]],
-    param: Optional[ParamArg] = None,
+    param: Optional[_ParamArg] = None,
     *,
     lh_asr: Optional[Literal["paper", "exact"]] = None,
     beta: Optional[float] = None,
@@ -173,10 +176,10 @@ def analyze(
     w_epg: Optional[float] = None,
     w_bits: Optional[float] = None,
     search: Optional[Literal["paper", "refined"]] = None,
-    strategy: Optional[StrategyName] = None,
+    strategy: Optional[_StrategyName] = None,
 ) -> dict[str, Any]: ...
 def tune(
-    protocol: Union[ProtocolName, Literal["all"]],
+    protocol: Union[_ProtocolName, Literal["all"]],
     k: int,
     eps: float,
     *,
@@ -184,7 +187,7 @@ def tune(
     w_epg: Optional[float] = None,
     w_bits: Optional[float] = None,
     search: Optional[Literal["paper", "refined"]] = None,
-    strategy: Optional[StrategyName] = None,
+    strategy: Optional[_StrategyName] = None,
     asr_max: Optional[float] = None,
     epg_max: Optional[float] = None,
     bits_max: Optional[float] = None,
@@ -195,10 +198,10 @@ def tune(
     asr_after: Optional[int] = None,
 ) -> dict[str, Any]: ...
 def frontier(
-    protocol: ProtocolName,
+    protocol: _ProtocolName,
     k: int,
     eps: float,
-    objectives: Sequence[Literal["asr", "mse", "epg", "bits"]] = ("asr", "mse"),
+    objectives: Optional[Sequence[Literal["asr", "mse", "epg", "bits"]]] = None,
     *,
     lh_asr: Optional[Literal["paper", "exact"]] = None,
     beta: Optional[float] = None,
@@ -210,7 +213,7 @@ def attack(
 ) -> npt.NDArray[np.uint32]: ...
 def simulate(
     mechanism: Mechanism,
-    items: Optional[Items] = None,
+    items: Optional[_Items] = None,
     *,
     dataset: Optional[Literal["adult-age"]] = None,
     runs: int = 10,
@@ -223,11 +226,12 @@ def simulate(
     she_clip: Union[None, float, Literal["none", "recommended"]] = None,
 ) -> dict[str, Any]: ...
 
-LongitudinalName = Literal["l-grr", "l-sue", "l-oue", "l-osue", "l-soue", "l-adp"]
+_LongitudinalName = Literal["l-grr", "l-sue", "l-oue", "l-osue", "l-soue", "l-adp"]
 
+@final
 class Longitudinal:
     @property
-    def protocol(self) -> LongitudinalName: ...
+    def protocol(self) -> _LongitudinalName: ...
     @property
     def k(self) -> int: ...
     @property
@@ -242,7 +246,7 @@ class Longitudinal:
     def asr_after(self, collections: int) -> float: ...
     def collect(
         self,
-        items: Items,
+        items: _Items,
         collections: int = 1,
         seed: Optional[int] = None,
         *,
@@ -251,14 +255,14 @@ class Longitudinal:
     def estimate(
         self,
         reports: npt.ArrayLike,
-        estimator: EstimatorName = "unbiased",
+        estimator: _EstimatorName = "unbiased",
         *,
         max_iterations: Optional[int] = None,
         tolerance: Optional[float] = None,
     ) -> npt.NDArray[np.float64]: ...
 
 def longitudinal(
-    protocol: LongitudinalName, k: int, eps_perm: float, eps_1: float
+    protocol: _LongitudinalName, k: int, eps_perm: float, eps_1: float
 ) -> Longitudinal: ...
 @overload
 def asr_after(target: Union[Mechanism, Longitudinal], collections: int) -> Optional[float]: ...
@@ -269,7 +273,7 @@ def asr_after(
 def simulate_linked(
     target: Union[Mechanism, Longitudinal],
     collections: Sequence[int],
-    items: Optional[Items] = None,
+    items: Optional[_Items] = None,
     *,
     dataset: Optional[Literal["adult-age"]] = None,
     users: Optional[int] = None,
@@ -295,3 +299,34 @@ def audit(
 def exact_audit(
     mechanism: Union[Mechanism, Longitudinal], collections: Optional[Sequence[int]] = None
 ) -> dict[str, Any]: ...
+
+__all__ = [
+    "Mechanism",
+    "Reports",
+    "Aggregator",
+    "Longitudinal",
+    "mechanism",
+    "analyze",
+    "tune",
+    "frontier",
+    "attack",
+    "simulate",
+    "_aggregator_from_state",
+    "longitudinal",
+    "asr_after",
+    "simulate_linked",
+    "_reports_from_pickle",
+    "audit",
+    "exact_audit",
+    "__version__",
+    "LdpError",
+    "ParamError",
+    "ItemError",
+    "ReportError",
+    "AggregateError",
+    "TuningError",
+]
+
+# Unpickling helpers (what `__reduce__` returns), not for direct use.
+def _aggregator_from_state(state: str, protocol: str, clip: Optional[float]) -> Aggregator: ...
+def _reports_from_pickle(stream: bytes, mechanism: Mechanism, skipped: str) -> Reports: ...
