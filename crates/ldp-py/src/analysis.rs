@@ -184,6 +184,12 @@ pub(crate) fn analyze<'py>(
 /// protocols with the lowest MSE under the bounds (with `asr_after`, among the instances
 /// with an exact form: SS and ASS beyond omega = 1, and SHE, are left out).
 ///
+/// Returns a dict: `protocol` (the tuned or chosen one), `strategy`, `param` (an int for
+/// omega and g, a float for p and theta; None for a family without one), `asr`, `mse`
+/// (per user, as `analyze`'s), `epg`, `bits` (the expected size of one report: a float),
+/// `k`, `eps`, and `fell_back` (True when the eps-constraint had no feasible point and
+/// the utopia point of the frontier was taken instead). The LH ASR is the paper's form unless `lh_asr="exact"`.
+///
 /// >>> import ldp
 /// >>> t = ldp.tune("aue", 100, 4.0, w_asr=0.5)
 /// >>> t["strategy"], round(t["param"], 4)

@@ -23,7 +23,10 @@ def test_every_public_name_has_a_stub():
         for node in tree.body
         if isinstance(node, (ast.FunctionDef, ast.ClassDef))
     }
-    missing = [n for n in public_names() if n not in stubbed]
+    # The native module's names; the pure-Python ones (ldp.Table, the wrappers) carry
+    # their annotations in their source.
+    native = [n for n in public_names() if hasattr(ldp._ldp, n)]
+    missing = [n for n in native if n not in stubbed]
     assert not missing, missing
     # And every method of the classes.
     for cls in [ldp.Mechanism, ldp.Reports, ldp.Aggregator, ldp.Longitudinal]:

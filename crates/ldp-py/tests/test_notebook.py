@@ -130,3 +130,33 @@ def test_a_notebook_round_trip(tmp_path):
     assert server.counts.tolist() == whole.counts.tolist()
     part = pickle.loads(pickle.dumps(back[:10]))
     assert part == reports[:10]
+
+
+def test_tables_are_the_same_with_and_without_pandas(monkeypatch):
+    with_pandas = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0)
+    frontier = ldp.frontier("alh", 100, 4.0)
+    assert isinstance(with_pandas, ldp.Table) and isinstance(frontier, ldp.Table)
+    assert with_pandas.rows == 4 and frontier.columns == ["param", "asr", "mse"]
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)
+    without = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0)
+    assert type(without) is type(with_pandas) and without == with_pandas
+    with pytest.raises(ImportError, match="pip install pandas"):
+        without.to_pandas()
+    assert dict(without)["k"].tolist() == [10, 100, 10, 100]
+
+
+def test_a_table_converts_on_request():
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    t = ldp.analyze("oue", k=[10, 100], eps=[1.0, 4.0])
+    assert isinstance(t.to_pandas(), pd.DataFrame) and t.to_pandas().shape[0] == 4
+    assert isinstance(t.to_arrow(), pa.Table) and t.to_arrow().num_rows == 4
+    with pytest.warns(DeprecationWarning, match="to_pandas"):
+        assert isinstance(ldp.analyze("oue", 10, 1.0, frame=True), pd.DataFrame)
+
+
+def test_whole_numbers_are_ints():
+    t = ldp.tune("alh", 100, 4.0)
+    assert isinstance(t["param"], int) and isinstance(t["k"], int)
+    assert isinstance(ldp.tune("ass", 100, 4.0)["param"], int)
+    assert isinstance(ldp.tune("aue", 100, 4.0)["param"], float)

@@ -39,6 +39,7 @@ pure-ldp; their 64-bit seeds are reduced mod 2^32 (what python-xxhash does) by
 """
 
 from . import _ldp
+from ._table import Table
 from ._ldp import (
     AggregateError,
     Aggregator,
@@ -55,7 +56,6 @@ from ._ldp import (
     attack,
     audit,
     exact_audit,
-    frontier,
     longitudinal,
     mechanism,
     simulate,
@@ -73,6 +73,7 @@ __all__ = [
     "ParamError",
     "ReportError",
     "Reports",
+    "Table",
     "TuningError",
     "__version__",
     "analyze",
@@ -90,15 +91,16 @@ __all__ = [
 
 
 def _as_frame(columns, frame):
-    if frame is False:
-        return columns
-    try:
-        import pandas
-    except ImportError:
-        if frame:
-            raise ImportError("frame=True needs pandas: pip install pandas") from None
-        return columns
-    return pandas.DataFrame(columns)
+    if frame:
+        import warnings
+
+        warnings.warn(
+            "analyze(frame=True) is deprecated: analyze returns an ldp.Table; call its to_pandas()",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return Table(columns).to_pandas()
+    return Table(columns)
 
 
 def analyze(protocols, k, eps, param=None, *, frame=None, **options):
@@ -112,12 +114,13 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
     :param eps: a privacy budget or a list of them.
     :param param: the family parameters, for a single protocol: a number for a family
         with one, or a dict by name (``{"g": 8, "seeds": 500}``) for any.
-    :param frame: ``None`` (a pandas DataFrame if pandas is installed, else a dict of numpy
-        arrays), ``True`` (a DataFrame) or ``False`` (the dict).
+    :param frame: deprecated: ``True`` returns ``.to_pandas()`` of the table. The result
+        no longer depends on whether pandas is installed.
     :param options: ``lh_asr`` ("paper" or "exact"), ``beta``, ``targets``,
         ``target_mass`` (the poisoning attack of EPG), and for adaptive protocols the
         tuning arguments ``w_asr``, ``w_epg``, ``w_bits``, ``search``, ``strategy``.
-    :return: columns protocol, k, eps, param, asr, mse, epg, bits, server_cost,
+    :return: an ``ldp.Table`` (a mapping of numpy columns, with ``to_pandas()`` and
+        ``to_arrow()``): columns protocol, k, eps, param, asr, mse, epg, bits, server_cost,
         client_cost, params (param is NaN where the family has no parameter or several;
         params names every parameter, ``"g=8;seeds=1000"``).
 
@@ -127,8 +130,22 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
     ``mse``, both at its n users.
 
     >>> import ldp
-    >>> cols = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0, frame=False)
-    >>> list(cols["protocol"])
+    >>> cols = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0)
+    >>> cols["protocol"].tolist()
     ['grr', 'grr', 'oue', 'oue']
     """
     return _as_frame(_ldp.analyze(protocols, k, eps, param, **options), frame)
+
+
+def frontier(protocol, k, eps, objectives=None, **options) -> Table:
+    """The Pareto frontier of an adaptive protocol's parameter, as ``ldp frontier``.
+
+    :return: an ``ldp.Table``: ``param`` and one column per objective (``asr`` and
+        ``mse`` by default), one row per frontier point, in increasing parameter order.
+
+    >>> import ldp
+    >>> f = ldp.frontier("alh", 100, 4.0)
+    >>> f.columns
+    ['param', 'asr', 'mse']
+    """
+    return Table(_ldp.frontier(protocol, k, eps, objectives, **options))
