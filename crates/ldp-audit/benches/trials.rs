@@ -20,16 +20,8 @@ fn trials(c: &mut Criterion) {
         trials: TRIALS,
         ..AuditConfig::default()
     };
-    for protocol in [
-        Protocol::Grr,
-        Protocol::Ss,
-        Protocol::Sue,
-        Protocol::Oue,
-        Protocol::Blh,
-        Protocol::Olh,
-        Protocol::She,
-        Protocol::The,
-    ] {
+    // The paper's eight classic protocols.
+    for &protocol in &Protocol::PAPER[..8] {
         let mech = Spec::classic(protocol, k, eps).unwrap().build().unwrap();
         group.bench_function(protocol.name(), |b| {
             b.iter(|| audit_mechanism(&mech, &config).unwrap())

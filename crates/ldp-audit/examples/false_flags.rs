@@ -13,20 +13,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let trials: u64 = args.next().map_or(Ok(1_000_000), |a| a.parse())?;
     let seeds: u64 = args.next().map_or(Ok(20), |a| a.parse())?;
-    let protocols = [
-        Protocol::Grr,
-        Protocol::Ss,
-        Protocol::Sue,
-        Protocol::Oue,
-        Protocol::Blh,
-        Protocol::Olh,
-        Protocol::She,
-        Protocol::The,
-    ];
+    // The paper's eight classic protocols.
+    let protocols = &Protocol::PAPER[..8];
     let (mut audits, mut flagged) = (0u64, 0u64);
     for seed in 0..seeds {
         let mut this_seed = 0;
-        for protocol in protocols {
+        for &protocol in protocols {
             for eps in [0.25, 0.5, 0.75, 1.0, 2.0, 4.0, 6.0, 10.0] {
                 for k in [25, 50, 100, 150, 200] {
                     let mech = Spec::classic(protocol, DomainSize::new(k)?, Epsilon::new(eps)?)?

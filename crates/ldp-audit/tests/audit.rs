@@ -25,16 +25,8 @@ fn build(protocol: Protocol, k: u32, eps: f64) -> AnyMechanism {
     .unwrap()
 }
 
-const PAPER: [Protocol; 8] = [
-    Protocol::Grr,
-    Protocol::Ss,
-    Protocol::Sue,
-    Protocol::Oue,
-    Protocol::Blh,
-    Protocol::Olh,
-    Protocol::She,
-    Protocol::The,
-];
+/// The paper's eight classic protocols.
+const PAPER: &[Protocol] = Protocol::PAPER.split_at(8).0;
 
 /// THE's exact budget from the Laplace tails: a bit is set with p = P[1 + L > theta] for
 /// the true item and q = P[L > theta] for the others, L ~ Laplace(2/eps).
@@ -48,7 +40,7 @@ fn the_budget(eps: f64, theta: f64) -> f64 {
 fn exact_audits_meet_the_closed_forms() {
     for k in [5, 25, 200] {
         for eps in [0.25, 0.5, 1.0, 2.0, 4.0, 10.0] {
-            for protocol in PAPER {
+            for &protocol in PAPER {
                 let mech = build(protocol, k, eps);
                 let exact = exact_audit(&mech).unwrap();
                 let expected = match mech.spec().family() {
@@ -142,7 +134,7 @@ fn an_exact_audit_too_large_is_refused() {
 #[test]
 fn the_likelihood_ratio_event_is_tight() {
     for eps in [1.0, 2.0, 4.0] {
-        for protocol in PAPER {
+        for &protocol in PAPER {
             let mech = build(protocol, 25, eps);
             let exact = exact_audit(&mech).unwrap().eps_exact;
             let config = AuditConfig {
@@ -172,7 +164,7 @@ fn the_likelihood_ratio_event_is_tight() {
 /// which `cargo xtask reproduce --figure audit_grid` runs).
 #[test]
 fn correct_clients_are_not_flagged_over_the_grid() {
-    for protocol in PAPER {
+    for &protocol in PAPER {
         for eps in [0.25, 0.5, 0.75, 1.0, 2.0, 4.0, 6.0, 10.0] {
             for k in [25, 50, 100, 150, 200] {
                 let mech = build(protocol, k, eps);

@@ -116,7 +116,7 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
         with one, or a dict by name (``{"g": 8, "seeds": 500}``) for any.
     :param frame: deprecated: ``True`` returns ``.to_pandas()`` of the table. The result
         no longer depends on whether pandas is installed.
-    :param options: ``lh_asr`` ("paper" or "exact"), ``beta``, ``targets``,
+    :param options: ``lh_asr`` (the LH ASR form: "paper", the default, or "exact"), ``beta``, ``targets``,
         ``target_mass`` (the poisoning attack of EPG), and for adaptive protocols the
         tuning arguments ``w_asr``, ``w_epg``, ``w_bits``, ``search``, ``strategy``.
     :return: an ``ldp.Table`` (a mapping of numpy columns, with ``to_pandas()`` and
