@@ -10,7 +10,7 @@ use super::{Output, budget};
 use crate::config::{Dataset, EpsRange, Experiment, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
-    Axis, ColorBar, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, Series,
+    Axis, ColorBar, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, RED, Series,
 };
 use crate::table::Table;
 
@@ -84,7 +84,8 @@ pub(super) fn run(
             ]);
         }
     }
-    let analytical = Look::line(OKABE_ITO[6]).with_dash(Dash::Dashed);
+    // Red dashed, as the paper's caption says.
+    let analytical = Look::line(RED).with_dash(Dash::Dashed);
     let approximation = Look::line(OKABE_ITO[5]).with_dash(Dash::DashDot);
     let empirical = Look {
         color: GREY,

@@ -12,8 +12,8 @@ mod ticks;
 
 pub use export::{render_pdf, render_png};
 pub use style::{
-    Dash, GREY, Look, MARKERS, Marker, OKABE_ITO, Rgb, memoized_look, ordered_look, protocol_look,
-    protocol_marker, viridis,
+    Dash, GREY, Look, MARKERS, Marker, OKABE_ITO, RED, Rgb, memoized_look, ordered_look,
+    protocol_look, protocol_marker, viridis,
 };
 pub use svg::{MIN_FONT_PT, SUBSCRIPT_SHIFT, render_svg};
 pub use ticks::tick;

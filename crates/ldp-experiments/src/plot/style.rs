@@ -104,6 +104,11 @@ pub const OKABE_ITO: [Rgb; 8] = [
 /// Grey for reference lines and neutral legend keys.
 pub const GREY: Rgb = Rgb(110, 110, 110);
 
+/// Red, for the lines a paper's caption calls red (the closed forms beside the measured
+/// points of the empirical figure): darker than Okabe-Ito's vermillion, which reads as
+/// orange, and told apart by its dashes where colour is not seen.
+pub const RED: Rgb = Rgb(200, 16, 16);
+
 /// `p`'s marker alone, grey in the legend: for points whose colour comes from a colour bar.
 pub fn protocol_marker(p: Protocol) -> Look {
     Look {
