@@ -113,40 +113,27 @@ const COLUMNS: [&str; 14] = [
 
 pub(crate) fn run(a: &AuditArgs) -> Result<()> {
     let k = domain(a.k)?;
-    let given = |set: bool, flag: &str| set.then(|| flag.to_string());
     if a.protocol.is_some() {
-        let client_flags: Vec<String> = [
-            given(a.batch.is_some(), "--batch"),
-            given(a.timeout.is_some(), "--timeout"),
-            given(a.g.is_some(), "--g"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !client_flags.is_empty() {
-            bail!(
-                "{}: only for an external client (--command)",
-                client_flags.join(", ")
-            );
-        }
+        refuse_flags(
+            &[
+                (a.batch.is_some(), "--batch"),
+                (a.timeout.is_some(), "--timeout"),
+                (a.g.is_some(), "--g"),
+            ],
+            "only for an external client (--command)",
+        )?;
     }
     if a.exact {
-        let test_flags: Vec<String> = [
-            given(a.trials.is_some(), "--trials"),
-            given(a.alpha.is_some(), "--alpha"),
-            given(a.pairs.is_some(), "--pairs"),
-            given(!a.statistic.is_empty(), "--statistic"),
-            given(a.seed.is_some(), "--seed"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !test_flags.is_empty() {
-            bail!(
-                "{}: only for the statistical audit (the exact one draws no reports)",
-                test_flags.join(", ")
-            );
-        }
+        refuse_flags(
+            &[
+                (a.trials.is_some(), "--trials"),
+                (a.alpha.is_some(), "--alpha"),
+                (a.pairs.is_some(), "--pairs"),
+                (!a.statistic.is_empty(), "--statistic"),
+                (a.seed.is_some(), "--seed"),
+            ],
+            "only for the statistical audit (the exact one draws no reports)",
+        )?;
     }
     let mut out = std::io::stdout().lock();
     if let Some(protocol) = a.protocol.as_ref().filter(|p| longitudinal::is_memoized(p)) {
@@ -266,6 +253,16 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
         &COLUMNS,
         &audit_rows(&command, k.get(), &audit),
     )
+}
+
+/// An error naming every given flag that would do nothing here.
+fn refuse_flags(flags: &[(bool, &str)], why: &str) -> Result<()> {
+    let given: Vec<&str> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
+    if given.is_empty() {
+        Ok(())
+    } else {
+        bail!("{}: {why}", given.join(", "))
+    }
 }
 
 /// A memoized protocol over t linked reports: the exact budget or the test, per t.
