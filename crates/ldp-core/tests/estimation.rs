@@ -255,6 +255,34 @@ mod finite {
         ]
     }
 
+    /// Found by the property below: at a budget where p - q is at rounding level, GRR's
+    /// raw estimate strays from summing to one with no negative entry ([0.8; 5]), and
+    /// MLE-Apx returned it as it was.
+    #[test]
+    fn grr_estimates_sum_to_one_at_rounding_level_budgets() {
+        let mut strayed = 0;
+        for e in [1e-300, 1e-16, 2e-16, 5e-16, 1e-15, 1e-14] {
+            for ys in [
+                vec![0u32, 1, 2, 3, 4],
+                vec![2, 0],
+                vec![1, 3, 4, 2, 0],
+                vec![4; 3],
+            ] {
+                let grr = ldp_core::Grr::new(DomainSize::new(5).unwrap(), Epsilon::new(e).unwrap())
+                    .unwrap();
+                let mut a = grr.aggregator();
+                for &y in &ys {
+                    a.add(&GrrReport { y }).unwrap();
+                }
+                if let Ok(raw) = a.raw_estimate() {
+                    strayed += usize::from((raw.iter().sum::<f64>() - 1.0).abs() > 1e-9);
+                    assert_finite(&a);
+                }
+            }
+        }
+        assert!(strayed > 0, "no input strays: the test checks nothing");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(128))]
 

@@ -166,7 +166,8 @@ pub(super) fn mle_apx(f: Vec<f64>, channel: Channel) -> Vec<f64> {
     let gap = p - q;
     let observed: Vec<f64> = f.iter().map(|&v| q + gap * v).collect();
     if one_item_per_report && f.iter().all(|&v| v >= 0.0) {
-        return f;
+        // Sums to one, but where p - q is at rounding level (tiny budgets).
+        return settle(f, 1.0);
     }
     let mut estimates = f;
     // Each round zeroes at least one more entry, so at most k + 1 rounds run.
