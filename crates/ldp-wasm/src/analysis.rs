@@ -1,0 +1,253 @@
+//! The closed forms and the choice of protocol, as `ldp analyze`, `ldp tune` and
+//! `ldp frontier` give them: the same library calls, the same column names.
+
+use ldp_core::{FamilyParams, Protocol};
+use ldp_optimize::{
+    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, TuneRequest,
+};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::error::{Kind, error, request};
+
+/// The settings of an analysis or a choice, as a JavaScript object with the CLI's flags
+/// as keys (`{asr_max: 0.1, bits_max: 64}`, `{w_asr: 0.7}`); a key left out takes the
+/// CLI's default, and a key the call does not use is refused by name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    w_asr: Option<f64>,
+    w_epg: Option<f64>,
+    w_bits: Option<f64>,
+    search: Option<String>,
+    strategy: Option<String>,
+    asr_max: Option<f64>,
+    epg_max: Option<f64>,
+    bits_max: Option<f64>,
+    asr_after: Option<u32>,
+    lh_asr: Option<String>,
+    beta: Option<f64>,
+    targets: Option<u32>,
+    target_mass: Option<f64>,
+}
+
+impl Options {
+    fn request(&self) -> Result<TuneRequest, JsValue> {
+        fn named<T: std::str::FromStr>(key: &str, v: &Option<String>) -> Result<Option<T>, JsValue>
+        where
+            T::Err: std::fmt::Display,
+        {
+            v.as_deref()
+                .map(|s| {
+                    s.parse()
+                        .map_err(|e| error(Kind::Param, format!("{key}: {e}")))
+                })
+                .transpose()
+        }
+        Ok(TuneRequest {
+            w_asr: self.w_asr,
+            w_epg: self.w_epg,
+            w_bits: self.w_bits,
+            search: named("search", &self.search)?,
+            strategy: named("strategy", &self.strategy)?,
+            asr_max: self.asr_max,
+            epg_max: self.epg_max,
+            bits_max: self.bits_max,
+            collections: self.asr_after,
+            lh_asr: named("lh_asr", &self.lh_asr)?,
+            beta: self.beta,
+            targets: self.targets,
+            target_mass: self.target_mass,
+        })
+    }
+}
+
+/// The `param` cell as the CLI prints it: the family's parameter, `null` for a family
+/// without one, `name=value` pairs joined by `;` for a family with several.
+fn param_cell(params: &FamilyParams) -> Value {
+    match params.named_values().as_slice() {
+        [] => Value::Null,
+        [(_, v)] => json!(v),
+        named => Value::String(
+            named
+                .iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join(";"),
+        ),
+    }
+}
+
+/// The protocols of a comma-separated list, or `all`.
+fn protocols(list: &str) -> Result<Vec<Protocol>, JsValue> {
+    if list.trim().eq_ignore_ascii_case("all") {
+        return Ok(Protocol::ALL.to_vec());
+    }
+    list.split(',').map(args::protocol).collect()
+}
+
+/// `ldp analyze --protocol LIST --k K --eps E` as an array of rows with its columns
+/// (`protocol, k, eps, param, asr, mse, epg, bits, server_cost, client_cost`; `epg` is
+/// `null` where it is unbounded), plus `spec`, the instance's JSON form. A row that fails
+/// alone (an adaptive protocol with no admissible parameter) has `error` instead of the
+/// numbers. `options`: the tuning of adaptive protocols (`w_asr`, `w_epg`, `w_bits`,
+/// `search`, `strategy`), `lh_asr` (`"paper"` or `"exact"`) and the poisoning setting of
+/// the `epg` column (`beta`, `targets`, `target_mass`).
+///
+/// ```js
+/// const rows = analyze("all", 100, 1.0, { w_asr: 0.5 });
+/// rows.find(r => r.protocol === "oue").mse; // the per-user variance
+/// ```
+#[wasm_bindgen]
+pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: Options = args::options(&options)?;
+    if let Some(key) = [
+        ("asr_max", options.asr_max.is_some()),
+        ("epg_max", options.epg_max.is_some()),
+        ("bits_max", options.bits_max.is_some()),
+        ("asr_after", options.asr_after.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(key, on)| on.then_some(key))
+    {
+        return Err(error(
+            Kind::Param,
+            format!("{key}: analyze takes no bounds (choose does)"),
+        ));
+    }
+    let asked = AnalysisRequest {
+        protocols: protocols(protocol)?,
+        ks: vec![args::domain(k)?],
+        eps: vec![args::budget(eps)?],
+        param: None,
+        tuning: options.request()?,
+        collections: None,
+    };
+    let rows = ldp_optimize::analyze(&asked).map_err(|e| match e {
+        AnalysisError::Request(e) => request(e),
+        e => error(Kind::Param, e),
+    })?;
+    let out: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            let mut object = Map::new();
+            object.insert("protocol".into(), json!(row.protocol.name()));
+            object.insert("k".into(), json!(row.k.get()));
+            match &row.outcome {
+                Ok(a) => {
+                    let numbers = a.numbers();
+                    for (column, value) in ANALYSIS_COLUMNS[2..].iter().zip(numbers) {
+                        object.insert((*column).into(), json!(value));
+                    }
+                    object.insert("param".into(), param_cell(&a.instance.spec.family()));
+                    object.insert("spec".into(), json!(a.instance.spec));
+                }
+                Err(e) => {
+                    object.insert("eps".into(), json!(row.eps.get()));
+                    object.insert("error".into(), json!(e.to_string()));
+                }
+            }
+            Value::Object(object)
+        })
+        .collect();
+    crate::to_js(&out)
+}
+
+/// `ldp tune --protocol all --k K --eps E --asr-max A [--bits-max B] [--epg-max G]`: the
+/// lowest-MSE instance of every protocol under the bounds (`options.asr_max`,
+/// `bits_max`, `epg_max`; `asr_after`: the ASR after that many linked reports). Returns
+/// `{protocol, k, eps, strategy, param, asr, mse, epg, bits, spec}`; throws a
+/// `TuningError` when no instance meets the bounds, saying what is reachable.
+#[wasm_bindgen]
+pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: Options = args::options(&options)?;
+    let choice = options
+        .request()?
+        .choose(args::domain(k)?, args::budget(eps)?)
+        .map_err(request)?;
+    let o = choice.objectives;
+    crate::to_js(&json!({
+        "protocol": choice.protocol.name(),
+        "k": choice.spec.k().get(),
+        "eps": choice.spec.eps().get(),
+        "strategy": "eps-constraint",
+        "param": param_cell(&choice.spec.family()),
+        "asr": o.asr,
+        "mse": o.mse,
+        "epg": o.epg.is_finite().then_some(o.epg),
+        "bits": o.bits,
+        "spec": choice.spec,
+    }))
+}
+
+/// `ldp tune --protocol P --k K --eps E`: an adaptive protocol (ass, aue, alh, athe)
+/// tuned with `options` (weights, `search`, `strategy`, bounds). Returns `{protocol, k,
+/// eps, strategy, param, asr, mse, epg, bits, fell_back, spec}`.
+#[wasm_bindgen]
+pub fn tune(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: Options = args::options(&options)?;
+    let p = args::protocol(protocol)?;
+    let t = options
+        .request()?
+        .tune(p, args::domain(k)?, args::budget(eps)?)
+        .map_err(request)?;
+    let o = t.objectives;
+    crate::to_js(&json!({
+        "protocol": p.name(),
+        "k": t.spec.k().get(),
+        "eps": t.spec.eps().get(),
+        "strategy": t.strategy.name(),
+        "param": t.param(),
+        "asr": o.asr,
+        "mse": o.mse,
+        "epg": o.epg,
+        "bits": o.bits,
+        "fell_back": t.fell_back,
+        "spec": t.spec,
+    }))
+}
+
+/// `ldp frontier --protocol P --k K --eps E --objectives LIST`: the Pareto frontier of an
+/// adaptive protocol's parameter over its paper space, in `objectives` (two or more of
+/// `asr, mse, epg, bits`, comma-separated; default `"asr,mse"`). Returns an array of
+/// `{param, asr, mse, ...}` in parameter order.
+#[wasm_bindgen]
+pub fn frontier(
+    protocol: &str,
+    k: f64,
+    eps: f64,
+    objectives: Option<String>,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let options: Options = args::options(&options)?;
+    let p = args::protocol(protocol)?;
+    let objectives: Vec<Objective> = objectives
+        .as_deref()
+        .unwrap_or("asr,mse")
+        .split(',')
+        .map(|o| {
+            o.trim()
+                .parse()
+                .map_err(|e| error(Kind::Param, format!("objectives: {e}")))
+        })
+        .collect::<Result<_, _>>()?;
+    let front = options
+        .request()?
+        .frontier(p, args::domain(k)?, args::budget(eps)?, &objectives)
+        .map_err(request)?;
+    let set = ObjectiveSet::of(&objectives);
+    let rows: Vec<Value> = front
+        .iter()
+        .map(|c| {
+            let mut object = Map::new();
+            object.insert("param".into(), json!(c.param()));
+            for o in set.iter() {
+                object.insert(o.name().into(), json!(c.objectives.get(o)));
+            }
+            Value::Object(object)
+        })
+        .collect();
+    crate::to_js(&rows)
+}
