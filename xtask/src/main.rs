@@ -5,10 +5,13 @@
 //! - `cargo xtask tidy`: check repository rules (crate layering).
 //! - `cargo xtask bench`: run every criterion benchmark.
 //! - `cargo xtask bench-engine`: Parquet aggregation by `ldp`, DataFusion and Ballista.
+//! - `cargo xtask web [--test]`: the protocol chooser page and its browser client, into
+//!   `target/web/`; `--test` runs their tests under Node and in Chromium.
 
 mod engine_bench;
 mod reproduce;
 mod tidy;
+mod web;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,6 +58,14 @@ enum Task {
         #[arg(long, default_value_t = 10_000_000)]
         oue_reports: u64,
     },
+    /// Build the protocol chooser page (web/) and its WebAssembly client
+    /// (crates/ldp-wasm) into target/web/.
+    Web {
+        /// Also run the module's tests under Node and the page's tests in headless
+        /// Chromium (needs Node, npm and Debian's chromium).
+        #[arg(long)]
+        test: bool,
+    },
 }
 
 fn root() -> PathBuf {
@@ -93,6 +104,7 @@ fn main() -> Result<()> {
                 oue_reports,
             },
         ),
+        Task::Web { test } => web::run(&root(), &web::Options { test }),
         Task::Bench => {
             let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
                 .args(["bench", "--workspace"])

@@ -17,6 +17,10 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("ldp-arrow", &["ldp-core"]),
     ("ldp-datafusion", &["ldp-core", "ldp-arrow"]),
     (
+        "ldp-wasm",
+        &["ldp-core", "ldp-analytic", "ldp-optimize", "ldp-jsonl"],
+    ),
+    (
         "ldp-py",
         &[
             "ldp-core",

@@ -1,0 +1,166 @@
+// The protocol chooser: every number comes from the toolkit compiled to WebAssembly
+// (ldp-wasm), the same library calls as `ldp analyze` and `ldp tune --protocol all`.
+
+import init, { Client, analyze, choose, frontier, version } from "./pkg/ldp_wasm.js";
+import { draw, label } from "./plot.js";
+
+const $ = (id) => document.getElementById(id);
+const ADAPTIVE = ["ass", "aue", "alh", "athe"];
+
+function number(id) {
+  const text = $(id).value.trim();
+  return text === "" ? undefined : Number(text);
+}
+
+// The inputs, as the CLI's flags.
+function settings() {
+  const s = { k: number("k"), eps: number("eps") };
+  s.bounds = {};
+  if (number("asr-max") !== undefined) s.bounds.asr_max = number("asr-max");
+  if (number("bits-max") !== undefined) s.bounds.bits_max = number("bits-max");
+  s.weights = { w_asr: number("w-asr") ?? 0.5 };
+  if ((number("w-epg") ?? 0) > 0) s.weights.w_epg = number("w-epg");
+  if ((number("w-bits") ?? 0) > 0) s.weights.w_bits = number("w-bits");
+  return s;
+}
+
+function cliFlags(options) {
+  return Object.entries(options).map(([k, v]) => ` --${k.replace("_", "-")} ${v}`).join("");
+}
+
+function cell(v) {
+  if (v === null || v === undefined) return "–";
+  return typeof v === "number" ? label(v) : String(v);
+}
+
+let current = { rows: [], pick: null };
+
+function render() {
+  const started = performance.now();
+  const s = settings();
+  $("cli-analyze").textContent = `ldp analyze --protocol all --k ${s.k} --eps ${s.eps}${cliFlags(s.weights)}`;
+  $("cli-tune").textContent = `ldp tune --protocol all --k ${s.k} --eps ${s.eps}${cliFlags(s.bounds)}`;
+  let rows;
+  try {
+    rows = analyze("all", s.k, s.eps, s.weights);
+  } catch (e) {
+    $("status").textContent = `${e.name}: ${e.message}`;
+    $("status").className = "error";
+    $("recommendation").dataset.state = "error";
+    return;
+  }
+  $("status").className = "";
+  let pick = null;
+  const rec = $("recommendation");
+  try {
+    if (Object.keys(s.bounds).length === 0) throw new Error("give an ASR or a size bound for a recommendation");
+    pick = choose(s.k, s.eps, s.bounds);
+    rec.dataset.state = "ready";
+    rec.dataset.protocol = pick.protocol;
+    rec.dataset.param = pick.param === null ? "" : String(pick.param);
+    rec.dataset.spec = JSON.stringify(pick.spec);
+    rec.dataset.asr = String(pick.asr);
+    rec.dataset.mse = String(pick.mse);
+    rec.replaceChildren();
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = pick.protocol.toUpperCase();
+    rec.append(name, ` ${pick.param === null ? "" : `(param ${cell(pick.param)})`}: ASR ${cell(pick.asr)}, MSE per user ${cell(pick.mse)}, ${cell(pick.bits)} bits per report`);
+  } catch (e) {
+    rec.dataset.state = "none";
+    rec.dataset.protocol = "";
+    rec.textContent = e.message;
+  }
+
+  const body = $("table").tBodies[0];
+  body.replaceChildren();
+  for (const r of rows) {
+    const tr = document.createElement("tr");
+    tr.dataset.protocol = r.protocol;
+    for (const key of ["asr", "mse", "epg", "bits", "param"]) {
+      if (r[key] !== undefined) tr.dataset[key] = r[key] === null ? "" : String(r[key]);
+    }
+    if (pick && r.protocol === pick.protocol) tr.className = "recommended";
+    const cells = r.error ? [r.protocol, r.error] : [r.protocol, r.param, r.asr, r.mse, r.epg, r.bits];
+    cells.forEach((v, i) => {
+      const td = document.createElement("td");
+      td.textContent = i === 0 ? v.toUpperCase() : cell(v);
+      if (r.error && i === 1) { td.colSpan = 5; td.className = "error"; }
+      tr.append(td);
+    });
+    body.append(tr);
+  }
+
+  const points = rows.filter((r) => !r.error && !ADAPTIVE.includes(r.protocol));
+  const frontiers = ADAPTIVE.map((p) => ({ protocol: p, points: frontier(p, s.k, s.eps, "asr,mse") }));
+  draw($("plot"), { points, frontiers, pick }, $("tooltip"));
+
+  const select = $("try-protocol");
+  const chosen = select.value;
+  select.replaceChildren(...rows.filter((r) => !r.error).map((r) => new Option(r.protocol.toUpperCase(), r.protocol)));
+  select.value = pick && (!chosen || current.pick?.protocol === chosen) ? pick.protocol : chosen || rows[0].protocol;
+  current = { rows, pick };
+  $("try-value").max = String(s.k - 1);
+  const ms = performance.now() - started;
+  document.body.dataset.renderMs = ms.toFixed(1);
+  $("status").textContent = `Answered in ${ms.toFixed(0)} ms.`;
+}
+
+// The client of the protocol selected under "try it", at the instance of the table.
+function tryClient() {
+  const p = $("try-protocol").value;
+  const row = current.rows.find((r) => r.protocol === p);
+  return Client.fromSpec(JSON.stringify(row.spec));
+}
+
+function guarded(f) {
+  return () => {
+    try {
+      f();
+    } catch (e) {
+      $("status").textContent = `${e.name}: ${e.message}`;
+      $("status").className = "error";
+    }
+  };
+}
+
+async function main() {
+  const loaded = performance.now();
+  await init();
+  $("version").textContent = version();
+  render();
+  document.body.dataset.loadMs = (performance.now() - loaded).toFixed(1);
+  document.body.dataset.ready = "true";
+  for (const id of ["k", "eps", "asr-max", "bits-max", "w-asr", "w-epg", "w-bits"]) {
+    $(id).addEventListener("input", render);
+  }
+  $("try-perturb").addEventListener("click", guarded(() => {
+    const client = tryClient();
+    const report = client.perturb(Number($("try-value").value));
+    $("try-report").textContent = report;
+    $("try-guess").textContent = String(client.guess(report));
+  }));
+  $("try-measure").addEventListener("click", guarded(() => {
+    const m = tryClient().attack(Number($("try-value").value), 10000);
+    const out = $("try-asr");
+    out.dataset.asr = String(m.asr);
+    out.dataset.se = String(m.se);
+    out.dataset.expected = String(m.expected);
+    out.textContent = `Measured ASR over ${m.draws.toLocaleString("en")} reports: ${label(m.asr)} ± ${label(m.se)} (closed form ${label(m.expected)}).`;
+  }));
+  $("batch-perturb").addEventListener("click", guarded(() => {
+    const client = tryClient();
+    const values = $("batch-values").value.split(/\s+/).filter((t) => t !== "").map(Number);
+    const lines = client.perturbBatch(values);
+    $("batch-spec").textContent = client.spec;
+    $("batch-reports").value = lines;
+    const link = $("batch-download");
+    link.href = URL.createObjectURL(new Blob([lines], { type: "application/x-ndjson" }));
+    link.hidden = false;
+  }));
+}
+
+main().catch((e) => {
+  $("status").textContent = `The WebAssembly module did not load: ${e.message}`;
+  $("status").className = "error";
+});

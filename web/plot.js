@@ -1,0 +1,153 @@
+// The ASR-MSE plot in plain SVG: a log MSE axis, a linear ASR axis, classic protocols as
+// labelled points, adaptive frontiers as lines, the recommendation ringed. No plotting
+// library: the page has no build step and loads nothing but itself and the module.
+
+const SVG = "http://www.w3.org/2000/svg";
+
+// Okabe-Ito colours, one per family, as in the project's figures.
+const FAMILY_COLOUR = {
+  grr: "#000000", ss: "#E69F00", ass: "#E69F00",
+  sue: "#0072B2", oue: "#0072B2", aue: "#0072B2",
+  blh: "#009E73", olh: "#009E73", alh: "#009E73",
+  she: "#CC79A7", the: "#D55E00", athe: "#D55E00",
+  hr: "#56B4E9", hm: "#56B4E9", flh: "#8C7A00", cms: "#7F7F7F", hcms: "#7F7F7F",
+};
+
+export function colour(protocol) {
+  return FAMILY_COLOUR[protocol] ?? "#444444";
+}
+
+function el(name, attrs = {}, text) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// Ticks of a log axis over [lo, hi]: the powers of ten inside, with 2 and 5 between them
+// when fewer than three powers fall inside.
+function logTicks(lo, hi) {
+  const ticks = [];
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** e;
+      if (v >= lo && v <= hi) ticks.push({ v, major: m === 1 });
+    }
+  }
+  const majors = ticks.filter((t) => t.major);
+  return majors.length >= 3 ? majors : ticks;
+}
+
+function linearTicks(hi) {
+  const step = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25].find((s) => hi / s <= 6) ?? 0.25;
+  const ticks = [];
+  for (let v = 0; v <= hi + 1e-12; v += step) ticks.push(Number(v.toFixed(6)));
+  return ticks;
+}
+
+// A label's box beside the point (cx, cy): to its right, or its left near the right
+// edge, moved down or up in steps until it overlaps no label placed before.
+function place(placed, cx, cy, width, right) {
+  const left = cx + 6 + width > right;
+  const x0 = left ? cx - 6 - width : cx + 6;
+  for (let step = 0; step < 40; step++) {
+    const dy = (step % 2 ? -1 : 1) * Math.ceil(step / 2) * 11;
+    const box = { x: x0, y: cy - 5 + dy, w: width, h: 11 };
+    const hit = placed.some((b) => box.x < b.x + b.w && b.x < box.x + box.w && box.y < b.y + b.h && b.y < box.y + box.h);
+    if (!hit) {
+      placed.push(box);
+      return box;
+    }
+  }
+  return { x: x0, y: cy - 5 };
+}
+
+export function label(v) {
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  return a >= 1e-3 && a < 1e5 ? String(Number(v.toPrecision(4))) : v.toExponential(0).replace("e", "e");
+}
+
+// points: classic instances [{protocol, asr, mse, param}]; frontiers: [{protocol,
+// points: [{asr, mse, param}]}]; pick: the recommended instance, or null.
+export function draw(svg, { points, frontiers, pick }, tooltip) {
+  const W = 640, H = 420, m = { left: 62, right: 16, top: 12, bottom: 48 };
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.replaceChildren();
+  const all = points.concat(frontiers.flatMap((f) => f.points), pick ? [pick] : []);
+  // The MSE axis spans the classic points and the recommendation (at least a decade);
+  // a frontier running on to huge MSE (SS at omega near k) is cut at the frame.
+  const finite = (v) => v > 0 && Number.isFinite(v);
+  const shown = points.concat(pick ? [pick] : []).map((p) => p.mse).filter(finite);
+  const best = Math.min(...all.map((p) => p.mse).filter(finite));
+  let lo = Math.min(best, ...shown), hi = Math.max(...shown);
+  hi = Math.max(hi, lo * 10);
+  lo = 10 ** (Math.log10(lo) - 0.04);
+  hi = 10 ** (Math.log10(hi) + 0.04);
+  const asrHi = Math.min(1, Math.max(...all.map((p) => p.asr)) * 1.08 || 1);
+  const x = (v) => m.left + ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (W - m.left - m.right);
+  const y = (v) => H - m.bottom - (v / asrHi) * (H - m.top - m.bottom);
+
+  const axes = el("g", { class: "axes", "font-size": "12", fill: "#333" });
+  axes.append(el("rect", { x: m.left, y: m.top, width: W - m.left - m.right, height: H - m.top - m.bottom, fill: "none", stroke: "#999" }));
+  for (const t of logTicks(lo, hi)) {
+    axes.append(el("line", { x1: x(t.v), x2: x(t.v), y1: m.top, y2: H - m.bottom, stroke: "#eee" }));
+    axes.append(el("text", { x: x(t.v), y: H - m.bottom + 16, "text-anchor": "middle" }, label(t.v)));
+  }
+  for (const t of linearTicks(asrHi)) {
+    axes.append(el("line", { x1: m.left, x2: W - m.right, y1: y(t), y2: y(t), stroke: "#eee" }));
+    axes.append(el("text", { x: m.left - 6, y: y(t) + 4, "text-anchor": "end" }, label(t)));
+  }
+  axes.append(el("text", { x: (m.left + W - m.right) / 2, y: H - 8, "text-anchor": "middle" }, "MSE per user (log scale)"));
+  axes.append(el("text", { x: 16, y: (m.top + H - m.bottom) / 2, "text-anchor": "middle", transform: `rotate(-90 16 ${(m.top + H - m.bottom) / 2})` }, "ASR"));
+  svg.append(axes);
+  const frame = el("clipPath", { id: "frame" });
+  frame.append(el("rect", { x: m.left, y: m.top, width: W - m.left - m.right, height: H - m.top - m.bottom }));
+  const defs = el("defs");
+  defs.append(frame);
+  svg.append(defs);
+
+  const show = (p, event) => {
+    const param = p.param === null || p.param === undefined ? "" : `\nparam ${typeof p.param === "number" ? label(p.param) : p.param}`;
+    tooltip.textContent = `${p.protocol}${param}\nASR ${label(p.asr)}\nMSE ${label(p.mse)}`;
+    const box = svg.getBoundingClientRect();
+    tooltip.style.left = `${event.clientX - box.left + 12}px`;
+    tooltip.style.top = `${event.clientY - box.top + 12}px`;
+    tooltip.hidden = false;
+  };
+  const hide = () => { tooltip.hidden = true; };
+  const marker = (p, r, attrs) => {
+    const c = el("circle", { cx: x(p.mse), cy: y(p.asr), r, ...attrs, "data-protocol": p.protocol });
+    c.append(el("title", {}, `${p.protocol}: ASR ${label(p.asr)}, MSE ${label(p.mse)}`));
+    c.addEventListener("mouseenter", (e) => show(p, e));
+    c.addEventListener("mouseleave", hide);
+    return c;
+  };
+
+  const placed = []; // label boxes, so that no two labels overlap
+  for (const f of frontiers) {
+    const g = el("g", { class: "frontier", "data-protocol": f.protocol, "clip-path": "url(#frame)" });
+    const sorted = [...f.points].sort((a, b) => a.mse - b.mse);
+    g.append(el("polyline", { points: sorted.map((p) => `${x(p.mse)},${y(p.asr)}`).join(" "), fill: "none", stroke: colour(f.protocol), "stroke-width": 1.6 }));
+    for (const p of sorted) g.append(marker({ ...p, protocol: f.protocol }, 2.6, { fill: colour(f.protocol) }));
+    const end = sorted[0];
+    const text = f.protocol.toUpperCase();
+    const box = place(placed, x(end.mse), y(end.asr) - 8, text.length * 7, W - m.right);
+    g.append(el("text", { x: box.x, y: box.y + 9, "font-size": 11, fill: colour(f.protocol) }, text));
+    svg.append(g);
+  }
+  const pts = el("g", { class: "classic" });
+  for (const p of [...points].sort((a, b) => a.mse - b.mse || b.asr - a.asr)) {
+    pts.append(marker(p, 4.2, { fill: "#fff", stroke: colour(p.protocol), "stroke-width": 2 }));
+    const text = p.protocol.toUpperCase();
+    const box = place(placed, x(p.mse), y(p.asr), text.length * 7, W - m.right);
+    pts.append(el("text", { x: box.x, y: box.y + 9, "font-size": 11, fill: colour(p.protocol) }, text));
+    if (Math.abs(box.y + 5 - y(p.asr)) > 8) {
+      pts.append(el("line", { x1: x(p.mse), y1: y(p.asr), x2: box.x - 1, y2: box.y + 5, stroke: colour(p.protocol), "stroke-width": 0.6 }));
+    }
+  }
+  svg.append(pts);
+  if (pick) {
+    svg.append(marker(pick, 9, { fill: "none", stroke: "#b00020", "stroke-width": 2.5, class: "recommended" }));
+  }
+}

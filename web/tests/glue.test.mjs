@@ -1,0 +1,57 @@
+// The built module under Node: seeded reports equal `ldp perturb --seed` for every
+// protocol, and no randomness comes from Math.random.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { WEB_DIR, ldp } from "./support.mjs";
+
+const glue = await import(join(WEB_DIR, "pkg", "ldp_wasm.js"));
+glue.initSync({ module: readFileSync(join(WEB_DIR, "pkg", "ldp_wasm_bg.wasm")) });
+
+// Every protocol the CLI knows, from its own help.
+const PROTOCOLS = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh",
+  "athe", "hr", "hm", "flh", "cms", "hcms"];
+
+// 5,000 users cross a batch boundary of the seeded streams (4,096 users per batch).
+const items = Array.from({ length: 5000 }, (_, i) => (i * 37) % 64);
+
+for (const protocol of PROTOCOLS) {
+  test(`seeded ${protocol} reports equal ldp perturb --seed`, () => {
+    const k = 64, eps = 2, seed = 20261127;
+    const client = new glue.Client(protocol, k, eps);
+    const ours = client.perturbSeeded(Float64Array.from(items), seed);
+    const theirs = ldp(["perturb", "--protocol", protocol, "--k", String(k), "--eps", String(eps),
+      "--seed", String(seed)], items.join("\n") + "\n");
+    assert.equal(ours.split("\n").length, items.length + 1);
+    assert.equal(ours, theirs);
+  });
+}
+
+test("the CLI's protocol list is the one tested", () => {
+  const help = ldp(["perturb", "--help"]);
+  const listed = help.match(/Protocol: ([a-z, ]+)/)[1].split(",").map((s) => s.trim());
+  assert.deepEqual(listed, PROTOCOLS);
+});
+
+test("no built file draws from Math.random", () => {
+  const files = [
+    ...readdirSync(join(WEB_DIR, "pkg")).map((f) => join(WEB_DIR, "pkg", f)),
+    ...readdirSync(WEB_DIR).filter((f) => f.endsWith(".js")).map((f) => join(WEB_DIR, f)),
+  ];
+  assert.ok(files.some((f) => f.endsWith("ldp_wasm.js")) && files.some((f) => f.endsWith(".wasm")));
+  for (const file of files) {
+    const text = readFileSync(file).toString("latin1");
+    assert.ok(!/Math\.random/.test(text), `${file} mentions Math.random`);
+  }
+  // What the module does use: the Web Crypto API, through getrandom's backend.
+  const js = readFileSync(join(WEB_DIR, "pkg", "ldp_wasm.js"), "utf8");
+  assert.match(js, /getRandomValues/);
+});
+
+test("unseeded reports come from the CSPRNG and differ", () => {
+  const a = new glue.Client("grr", 1000, 0.5).perturbBatch(new Float64Array(64).fill(3));
+  const b = new glue.Client("grr", 1000, 0.5).perturbBatch(new Float64Array(64).fill(3));
+  assert.notEqual(a, b);
+});

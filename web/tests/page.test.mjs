@@ -1,0 +1,205 @@
+// The page in Debian's Chromium (playwright-core, the system browser: nothing is
+// downloaded), against the CLI: the recommendation is `ldp tune --protocol all`'s, the
+// table is `ldp analyze`'s to 1e-12, the reports it makes aggregate in `ldp aggregate`.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { CHROMIUM, SCREENSHOT, close, ldp, ldpJson, serve } from "./support.mjs";
+
+let server, browser, page;
+
+before(async () => {
+  server = await serve();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // A closed network: no background connections, no updates, no first-run pages.
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.errors = errors;
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+// Sets the inputs (a missing key is left as is, null clears the field) and waits for
+// the page to answer.
+async function set(values) {
+  if (!page.url().startsWith(server.url)) {
+    // A test run alone (--test-name-pattern): load the page first.
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-ready=true]");
+  }
+  for (const [id, v] of Object.entries(values)) {
+    await page.fill(`#${id}`, v === null ? "" : String(v));
+  }
+  await page.waitForFunction(() => document.getElementById("recommendation").dataset.state !== "loading");
+}
+
+test("the page loads and answers in under a second", async () => {
+  const started = Date.now();
+  await page.goto(server.url);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 10_000 });
+  const wall = Date.now() - started;
+  const { loadMs, renderMs } = await page.evaluate(() => document.body.dataset);
+  console.log(`page: loaded and answered in ${wall} ms (module and first answer ${loadMs} ms, of which the answer ${renderMs} ms)`);
+  assert.ok(wall < 1000, `${wall} ms`);
+  assert.deepEqual(page.errors, []);
+});
+
+const SETTINGS = [
+  { k: 100, eps: 1, "asr-max": 0.1, "bits-max": null },
+  { k: 100, eps: 4, "asr-max": 0.05, "bits-max": 64 },
+  { k: 10, eps: 2, "asr-max": 0.3, "bits-max": null },
+  { k: 1000, eps: 0.5, "asr-max": 0.01, "bits-max": null },
+  { k: 5000, eps: 6, "asr-max": 0.2, "bits-max": 128 },
+];
+
+for (const s of SETTINGS) {
+  test(`the recommendation is ldp tune --protocol all's at ${JSON.stringify(s)}`, async () => {
+    await set(s);
+    const shown = await page.evaluate(() => ({ ...document.getElementById("recommendation").dataset }));
+    const args = ["tune", "--protocol", "all", "--k", String(s.k), "--eps", String(s.eps),
+      "--asr-max", String(s["asr-max"])];
+    if (s["bits-max"] !== null) args.push("--bits-max", String(s["bits-max"]));
+    const [cli] = ldpJson(args);
+    assert.equal(shown.state, "ready");
+    assert.equal(shown.protocol, cli.protocol);
+    assert.equal(shown.param, cli.param === null ? "" : String(cli.param));
+    assert.ok(close(Number(shown.asr), cli.asr) && close(Number(shown.mse), cli.mse), JSON.stringify({ shown, cli }));
+    // The command the page shows is the one that answers.
+    const command = await page.textContent("#cli-tune");
+    assert.equal(command, `ldp ${args.join(" ")}`);
+  });
+}
+
+test("the table equals ldp analyze to 1e-12 over a grid of settings", async () => {
+  let compared = 0;
+  for (const k of [2, 100, 4096]) {
+    for (const eps of [0.5, 2, 8]) {
+      for (const wAsr of [0.5, 0.8]) {
+        await set({ k, eps, "w-asr": wAsr, "asr-max": 0.5 });
+        const rows = await page.$$eval("#table tbody tr", (trs) => trs.map((tr) => ({ ...tr.dataset })));
+        const cli = ldpJson(["analyze", "--protocol", "all", "--k", String(k), "--eps", String(eps),
+          "--w-asr", String(wAsr)]);
+        assert.equal(rows.length, cli.length, `k ${k} eps ${eps}`);
+        for (const want of cli) {
+          const got = rows.find((r) => r.protocol === want.protocol);
+          assert.ok(got, `${want.protocol} missing at k ${k} eps ${eps}`);
+          for (const key of ["asr", "mse", "bits", "epg"]) {
+            if (want[key] === null || want[key] === undefined) {
+              assert.equal(got[key], "", `${want.protocol}.${key}`);
+              continue;
+            }
+            assert.ok(close(Number(got[key]), want[key]),
+              `${want.protocol}.${key} at k ${k} eps ${eps}: page ${got[key]}, cli ${want[key]}`);
+            compared++;
+          }
+          assert.equal(got.param ?? "", want.param === null ? "" : String(want.param), `${want.protocol}.param`);
+        }
+      }
+    }
+  }
+  console.log(`table: ${compared} numbers equal the CLI's to 1e-12`);
+});
+
+test("the plot shows every protocol and marks the recommendation", async () => {
+  await set({ k: 100, eps: 1, "w-asr": 0.5, "asr-max": 0.1 });
+  const drawn = await page.$$eval("#plot [data-protocol]", (els) => [...new Set(els.map((e) => e.dataset.protocol))]);
+  const rows = await page.$$eval("#table tbody tr", (trs) => trs.map((tr) => tr.dataset.protocol));
+  assert.deepEqual([...drawn].sort(), [...rows].sort());
+  const pick = await page.getAttribute("#recommendation", "data-protocol");
+  assert.equal(await page.getAttribute("#plot circle.recommended", "data-protocol"), pick);
+  // Hovering a point shows its numbers.
+  await page.hover(`#plot g.classic circle[data-protocol=grr]`);
+  const tip = await page.textContent("#tooltip");
+  assert.match(tip, /^grr\nASR 0\.\d+\nMSE \d/);
+});
+
+async function perturbInPage(protocol, values) {
+  await page.selectOption("#try-protocol", protocol);
+  await page.evaluate(() => { document.querySelector("#try details").open = true; });
+  // Set at once: filling 2,000 lines through input events is slow and tests nothing more.
+  await page.$eval("#batch-values", (el, text) => { el.value = text; }, values.join("\n"));
+  await page.click("#batch-perturb");
+  const reports = await page.inputValue("#batch-reports");
+  const spec = JSON.parse(await page.textContent("#batch-spec"));
+  return { reports, spec };
+}
+
+for (const protocol of ["oue", "olh", "grr"]) {
+  test(`2,000 ${protocol} reports made in the page aggregate within 4 SE in ldp aggregate`, async () => {
+    const k = 16, eps = 2, n = 2000;
+    await set({ k, eps, "w-asr": 0.5, "asr-max": 0.5 });
+    // A skewed population: item v held by about (v + 1) / 136 of the users.
+    const values = Array.from({ length: n }, (_, i) => {
+      let u = (i * 136) / n;
+      let v = 0;
+      while (u >= v + 1) { u -= v + 1; v++; }
+      return v;
+    });
+    const { reports, spec } = await perturbInPage(protocol, values);
+    assert.equal(spec.k, k);
+    assert.equal(spec.eps, eps);
+    assert.equal(reports.split("\n").filter(Boolean).length, n);
+    // `--on-invalid refuse` (the default): one malformed report fails the command.
+    const csv = ldp(["aggregate", "--protocol", protocol, "--k", String(k), "--eps", String(eps)], reports);
+    const estimates = csv.trim().split("\n").slice(1).map((l) => Number(l.split(",")[1]));
+    assert.equal(estimates.length, k);
+    const [row] = ldpJson(["analyze", "--protocol", protocol, "--k", String(k), "--eps", String(eps)]);
+    // The MSE per user is the variance of one frequency estimate times n, at f near 0;
+    // a held item adds at most f (1 - f) / n, the sampling variance of its own share.
+    let worst = 0;
+    for (let v = 0; v < k; v++) {
+      const f = values.filter((x) => x === v).length / n;
+      const se = Math.sqrt((row.mse + f * (1 - f) + f) / n);
+      worst = Math.max(worst, Math.abs(estimates[v] - f) / se);
+    }
+    console.log(`${protocol}: the largest error is ${worst.toFixed(2)} SE over ${k} items`);
+    assert.ok(worst < 4, `${worst} SE`);
+  });
+}
+
+test("try it: a report, the attacker's guess, and the measured ASR beside its closed form", async () => {
+  await set({ k: 100, eps: 1, "w-asr": 0.5, "asr-max": 0.1 });
+  await page.selectOption("#try-protocol", "grr");
+  await page.fill("#try-value", "42");
+  await page.click("#try-perturb");
+  const report = JSON.parse(await page.textContent("#try-report"));
+  assert.ok(Number.isInteger(report.y) && report.y >= 0 && report.y < 100);
+  const guess = Number(await page.textContent("#try-guess"));
+  assert.equal(guess, report.y, "GRR's attacker guesses the reported item");
+  await page.click("#try-measure");
+  await page.waitForSelector("#try-asr[data-asr]");
+  const m = await page.evaluate(() => ({ ...document.getElementById("try-asr").dataset }));
+  const [cli] = ldpJson(["analyze", "--protocol", "grr", "--k", "100", "--eps", "1"]);
+  assert.ok(close(Number(m.expected), cli.asr));
+  assert.ok(Math.abs(Number(m.asr) - cli.asr) < 5 * Number(m.se), JSON.stringify(m));
+});
+
+test("bad input is said, not thrown away", async () => {
+  await set({ k: 1.5 });
+  assert.match(await page.textContent("#status"), /ParamError: k: expected a whole number/);
+  await set({ k: 100, eps: 1, "asr-max": null, "bits-max": null });
+  assert.equal(await page.getAttribute("#recommendation", "data-state"), "none");
+  assert.match(await page.textContent("#recommendation"), /give an ASR or a size bound/);
+  await set({ "asr-max": 1e-9 });
+  assert.match(await page.textContent("#recommendation"), /lowest asr any instance reaches/);
+  assert.deepEqual(page.errors, []);
+});
+
+test("a screenshot of the page", { skip: !SCREENSHOT && "LDP_SCREENSHOT is not set" }, async () => {
+  // A fresh load: the page as a visitor first sees it, after one "Perturb".
+  await page.goto(server.url);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.selectOption("#try-protocol", await page.getAttribute("#recommendation", "data-protocol"));
+  await page.click("#try-perturb");
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+});

@@ -1,0 +1,172 @@
+//! `cargo xtask web [--test]`: the protocol chooser page (`web/`) with the browser client
+//! (`crates/ldp-wasm`) built into `target/web/`, ready for any static file server.
+//!
+//! Prerequisites: the wasm32 target (`rustup target add wasm32-unknown-unknown`) and
+//! `wasm-bindgen-cli` at the version of `crates/ldp-wasm/Cargo.lock`. `--test` also needs
+//! Node and npm, and Debian's `chromium` (no browser is downloaded).
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+/// The page's budget for the compressed module (issue 29).
+const MAX_GZIP_BYTES: usize = 400 * 1024;
+
+/// The page's own files, copied beside the generated module.
+const PAGE_FILES: [&str; 4] = ["index.html", "app.js", "plot.js", "style.css"];
+
+pub(crate) struct Options {
+    /// Also run the module's tests under Node and the page's tests in Chromium.
+    pub(crate) test: bool,
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn run_ok(cmd: &mut Command, what: &str) -> Result<()> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("{what}: could not start {:?}", cmd.get_program()))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// The version of `name` in a Cargo.lock.
+fn locked_version(lock: &Path, name: &str) -> Result<String> {
+    let text = fs::read_to_string(lock).with_context(|| lock.display().to_string())?;
+    let needle = format!("name = \"{name}\"\nversion = \"");
+    let at = text
+        .find(&needle)
+        .with_context(|| format!("{name} is not in {}", lock.display()))?;
+    let rest = &text[at + needle.len()..];
+    Ok(rest[..rest.find('"').expect("a quoted version")].to_owned())
+}
+
+/// Refuses a missing or mismatched wasm-bindgen CLI: its glue must match the crate.
+fn check_wasm_bindgen(root: &Path) -> Result<String> {
+    let want = locked_version(&root.join("crates/ldp-wasm/Cargo.lock"), "wasm-bindgen")?;
+    let install = format!("cargo install wasm-bindgen-cli --version {want}");
+    let out = Command::new("wasm-bindgen")
+        .arg("--version")
+        .output()
+        .with_context(|| format!("wasm-bindgen is not installed; install it with `{install}`"))?;
+    let got = String::from_utf8_lossy(&out.stdout);
+    let got = got.split_whitespace().nth(1).unwrap_or("?").to_owned();
+    if got != want {
+        bail!(
+            "wasm-bindgen {got} is installed, but crates/ldp-wasm locks wasm-bindgen {want}; install the matching CLI with `{install}`"
+        );
+    }
+    Ok(want)
+}
+
+fn gzip_len(bytes: &[u8]) -> Result<usize> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes)?;
+    Ok(encoder.finish()?.len())
+}
+
+/// Builds the page into `target/web/`, returning its folder.
+fn build(root: &Path) -> Result<PathBuf> {
+    let version = check_wasm_bindgen(root)?;
+    let crate_dir = root.join("crates/ldp-wasm");
+    let started = Instant::now();
+    run_ok(
+        cargo()
+            .args([
+                "build",
+                "--release",
+                "--locked",
+                "--target",
+                "wasm32-unknown-unknown",
+            ])
+            .current_dir(&crate_dir),
+        "building crates/ldp-wasm for wasm32",
+    )?;
+    let out = root.join("target/web");
+    if out.exists() {
+        fs::remove_dir_all(&out).with_context(|| out.display().to_string())?;
+    }
+    let module = crate_dir.join("target/wasm32-unknown-unknown/release/ldp_wasm.wasm");
+    run_ok(
+        Command::new("wasm-bindgen")
+            .args(["--target", "web", "--out-dir"])
+            .arg(out.join("pkg"))
+            .arg(&module),
+        "wasm-bindgen",
+    )?;
+    for file in PAGE_FILES {
+        fs::copy(root.join("web").join(file), out.join(file))
+            .with_context(|| format!("copying web/{file}"))?;
+    }
+    let wasm = fs::read(out.join("pkg/ldp_wasm_bg.wasm"))?;
+    let gz = gzip_len(&wasm)?;
+    println!(
+        "web: built target/web/ in {:.1} s (wasm-bindgen {version}); ldp_wasm_bg.wasm is {} KB, {} KB gzipped (budget {} KB)",
+        started.elapsed().as_secs_f64(),
+        wasm.len() / 1024,
+        gz / 1024,
+        MAX_GZIP_BYTES / 1024
+    );
+    if gz > MAX_GZIP_BYTES {
+        bail!(
+            "the module is {} KB gzipped, over the page's budget of {} KB",
+            gz / 1024,
+            MAX_GZIP_BYTES / 1024
+        );
+    }
+    Ok(out)
+}
+
+pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
+    let out = build(root)?;
+    if !options.test {
+        println!(
+            "web: serve it with `python3 -m http.server --directory {} 8000` and open http://localhost:8000/",
+            out.strip_prefix(root).unwrap_or(&out).display()
+        );
+        return Ok(());
+    }
+    run_ok(
+        cargo()
+            .args(["test", "--release", "--locked"])
+            .current_dir(root.join("crates/ldp-wasm")),
+        "the module's tests under Node (wasm-bindgen-test-runner)",
+    )?;
+    // The page's tests compare with the CLI's answers.
+    run_ok(
+        cargo()
+            .args(["build", "--locked", "-p", "ldp-cli"])
+            .current_dir(root),
+        "building ldp",
+    )?;
+    let tests = root.join("web/tests");
+    run_ok(
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&tests),
+        "npm ci in web/tests (playwright-core)",
+    )?;
+    let started = Instant::now();
+    run_ok(
+        Command::new("node")
+            .args(["--test", "--test-reporter=spec"])
+            .current_dir(&tests)
+            .env("LDP_BIN", root.join("target/debug/ldp"))
+            .env("LDP_WEB_DIR", &out)
+            .env("LDP_SCREENSHOT", out.join("chooser.png")),
+        "the page's tests (node --test web/tests)",
+    )?;
+    println!(
+        "web: the page's tests passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
