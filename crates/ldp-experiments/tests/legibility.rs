@@ -1,13 +1,15 @@
 //! The legibility rules a program can check, on the SVG of every figure's quick run:
-//! no text under 7 pt at the printed width, tick labels on every axis, no floating-point
-//! noise in labels, a colour bar where markers are coloured by epsilon; and the PNG and
-//! PDF renderings exist. Also: every committed manifest matches its config.
+//! no text under 7 pt at the printed width, no two texts overlapping, no series hidden
+//! under another's markers, tick labels on every axis, no floating-point noise in labels,
+//! a colour bar where markers are coloured by epsilon; and the PNG and PDF renderings
+//! exist. Also: every committed manifest matches its config.
 
 use std::path::Path;
 
 use ldp_experiments::config::Kind;
 use ldp_experiments::plot::{
-    MIN_FONT_PT, SUBSCRIPT_SHIFT, render_pdf, render_png, render_svg, viridis,
+    Axis, MIN_FONT_PT, Panel, Point, SUBSCRIPT_SHIFT, Scale, marker_is_opaque, marker_radius,
+    panel_ticks, render_pdf, render_png, render_svg, viridis,
 };
 use ldp_experiments::runner::{self, load_configs};
 
@@ -24,6 +26,33 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 struct Text {
     size_pt: f64,
     content: String,
+    /// Its box (left, top, right, bottom) in canvas units, estimated from the anchor, the
+    /// baseline shift and DejaVu Sans' average advance; `None` for rotated text.
+    bounds: Option<[f64; 4]>,
+}
+
+/// The box of a text element: plotters anchors text at (x, y) horizontally by
+/// `text-anchor` and vertically by `dy` (0.76em: top, 0.5ex: middle, -0.5ex: bottom).
+fn bounds(tag: &str, content: &str) -> Option<[f64; 4]> {
+    if tag.contains("transform=") {
+        return None;
+    }
+    let number = |name| attribute(tag, name)?.parse::<f64>().ok();
+    let (x, y, size) = (number("x")?, number("y")?, number("font-size")?);
+    // DejaVu Sans: about 0.55 em per character on average, ascent 0.76 em, descent 0.24.
+    let width = content.chars().count() as f64 * 0.55 * size;
+    let left = match attribute(tag, "text-anchor") {
+        Some("middle") => x - width / 2.0,
+        Some("end") => x - width,
+        _ => x,
+    };
+    let top = match attribute(tag, "dy") {
+        Some("0.76em") => y,
+        Some("0.5ex") => y - 0.5 * size,
+        Some("-0.5ex") => y - size,
+        _ => y - 0.76 * size,
+    };
+    Some([left, top, left + width, top + size])
 }
 
 /// Every text element with its printed size: font-size times points per canvas unit.
@@ -58,11 +87,72 @@ fn texts(svg: &str) -> Vec<Text> {
             .to_owned();
         out.push(Text {
             size_pt: size * width_pt / view_width,
+            bounds: bounds(tag, &content),
             content,
         });
         rest = &rest[close..];
     }
     out
+}
+
+/// The labels of the series of `panel` whose every marker lies under a marker drawn later
+/// that hides it: opaque, of the same shape, at least as large, at the same place (within
+/// a thousandth of the axis, in log space on a log axis). Such a series is on the figure
+/// and nowhere to be seen.
+fn hidden_series(panel: &Panel) -> Vec<String> {
+    let place = |axis: &Axis, v: f64| match axis.scale {
+        Scale::Linear => v,
+        Scale::Log => v.log10(),
+    };
+    let extent = |axis: &Axis, vs: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = vs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        let (lo, hi) = axis
+            .range
+            .map_or((lo, hi), |(a, b)| (place(axis, a), place(axis, b)));
+        (hi - lo).abs().max(1e-300)
+    };
+    let finite = |q: &&Point| {
+        q.x.is_finite()
+            && q.y.is_finite()
+            && (q.x > 0.0 || panel.x.scale == Scale::Linear)
+            && (q.y > 0.0 || panel.y.scale == Scale::Linear)
+    };
+    let all = || {
+        panel
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(finite)
+    };
+    let wx = extent(&panel.x, &mut all().map(|q| place(&panel.x, q.x)));
+    let wy = extent(&panel.y, &mut all().map(|q| place(&panel.y, q.y)));
+    let at = |q: &Point| (place(&panel.x, q.x) / wx, place(&panel.y, q.y) / wy);
+    let mut hidden = Vec::new();
+    for (i, s) in panel.series.iter().enumerate() {
+        let Some(shape) = s.look.marker else { continue };
+        let mut points = s.points.iter().filter(finite).peekable();
+        if points.peek().is_none() {
+            continue;
+        }
+        let covered = points.all(|q| {
+            let (x, y) = at(q);
+            panel.series[i + 1..].iter().any(|t| {
+                t.look.marker == Some(shape)
+                    && marker_is_opaque(t.look.filled)
+                    && marker_radius(t.look.filled) >= marker_radius(s.look.filled)
+                    && t.points.iter().filter(finite).any(|r| {
+                        let (rx, ry) = at(r);
+                        (rx - x).abs() < 1e-3 && (ry - y).abs() < 1e-3
+                    })
+            })
+        });
+        if covered {
+            hidden.push(format!("{} ({:?})", s.label, s.look));
+        }
+    }
+    hidden
 }
 
 fn is_number(s: &str) -> bool {
@@ -86,6 +176,66 @@ fn every_figure_is_legible_at_its_printed_width() {
         assert!(
             smallest >= MIN_FONT_PT - 1e-9,
             "{name}: text of {smallest:.2} pt"
+        );
+        // No two texts overlap (a panel's title and its top tick label did), allowing a
+        // tenth of the text's size for the estimate of its width.
+        for (i, a) in texts.iter().enumerate() {
+            for b in &texts[i + 1..] {
+                let (Some(p), Some(q)) = (a.bounds, b.bounds) else {
+                    continue;
+                };
+                let slack = 0.1 * (p[3] - p[1]).min(q[3] - q[1]);
+                let overlap = p[0] + slack < q[2]
+                    && q[0] + slack < p[2]
+                    && p[1] + slack < q[3]
+                    && q[1] + slack < p[3];
+                assert!(!overlap, "{name}: `{}` overlaps `{}`", a.content, b.content);
+            }
+        }
+        // Every series with markers can be seen (hollow adaptive markers were filled
+        // white and covered their classic counterparts where the two coincide).
+        for panel in &figure.panels {
+            let hidden = hidden_series(panel);
+            assert!(
+                hidden.is_empty(),
+                "{name}, panel `{}`: hidden {hidden:?}",
+                panel.title
+            );
+        }
+        // Every axis: at least three labels, spanning its data (a label in the lowest and
+        // in the highest third of the data's extent, in log space on a log axis); and one
+        // style for small numbers on the log axes of a figure (never `1e-4` beside
+        // `0.001`).
+        let mut small = Vec::new();
+        for (panel, axes) in figure.panels.iter().zip(panel_ticks(figure)) {
+            for (ticks, axis) in axes.iter().zip([&panel.x, &panel.y]) {
+                let place = |v: f64| match axis.scale {
+                    Scale::Linear => v,
+                    Scale::Log => v.log10(),
+                };
+                let at = format!("{name}, panel `{}`, axis `{}`", panel.title, axis.label);
+                let (values, labels) = (&ticks.values, &ticks.labels);
+                assert!(values.len() >= 3, "{at}: labels {labels:?}");
+                let (lo, hi) = (place(ticks.extent.0), place(ticks.extent.1));
+                let third = (hi - lo) / 3.0;
+                let (first, last) = (place(values[0]), place(values[values.len() - 1]));
+                assert!(
+                    first <= lo + third + 1e-9 && last >= hi - third - 1e-9,
+                    "{at}: labels {labels:?} leave a third of the data's extent unlabelled"
+                );
+                if axis.scale == Scale::Log {
+                    for (v, label) in values.iter().zip(labels) {
+                        if *v < 0.1 {
+                            small.push(label.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let exponent = small.iter().filter(|l| l.contains('e')).count();
+        assert!(
+            exponent == 0 || exponent == small.len(),
+            "{name}: small log-axis labels in two styles: {small:?}"
         );
         // Every panel: a title, and tick labels on both axes.
         let numbers: Vec<&Text> = texts.iter().filter(|t| is_number(&t.content)).collect();

@@ -15,7 +15,10 @@ pub use style::{
     Dash, GREY, Look, MARKERS, Marker, OKABE_ITO, RED, Rgb, memoized_look, ordered_look,
     protocol_look, protocol_marker, viridis,
 };
-pub use svg::{MIN_FONT_PT, SUBSCRIPT_SHIFT, render_svg};
+pub use svg::{
+    AxisTicks, MIN_FONT_PT, SUBSCRIPT_SHIFT, marker_is_opaque, marker_radius, panel_ticks,
+    render_svg,
+};
 pub use ticks::tick;
 
 /// The width a figure is printed at.

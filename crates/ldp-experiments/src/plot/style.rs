@@ -131,11 +131,25 @@ const PAPER_LOOKS: [(Protocol, Rgb, Marker); 8] = [
     (Protocol::The, OKABE_ITO[4], Marker::Star),
 ];
 
-/// The colour and marker of a classic protocol: the paper's table, and for the protocols
-/// added since, the palette's colours in turn, each with a marker no paper protocol of
-/// that colour has (so that every protocol looks different from every other).
+/// The large-domain oracles, each in a paper protocol's colour with a marker that no
+/// protocol of similar MSE has, so that a figure's coinciding points stay apart: FLH
+/// estimates as OLH does (diamond), whose variance is OUE's (triangle down), so FLH is a
+/// square.
+const ADDED_LOOKS: [(Protocol, Rgb, Marker); 5] = [
+    (Protocol::Hr, OKABE_ITO[0], Marker::Diamond),
+    (Protocol::Hm, OKABE_ITO[6], Marker::Star),
+    (Protocol::Flh, OKABE_ITO[5], Marker::Square),
+    (Protocol::Cms, OKABE_ITO[2], Marker::Plus),
+    (Protocol::Hcms, OKABE_ITO[3], Marker::Cross),
+];
+
+/// The colour and marker of a classic protocol: the paper's table and the large-domain
+/// oracles'; a protocol added later takes the palette's colours in turn, each with a
+/// marker no paper protocol of that colour has (so that every protocol looks different
+/// from every other).
 fn classic_look(p: Protocol) -> (Rgb, Marker) {
-    if let Some(&(_, color, marker)) = PAPER_LOOKS.iter().find(|(q, _, _)| *q == p) {
+    let listed = PAPER_LOOKS.iter().chain(&ADDED_LOOKS);
+    if let Some(&(_, color, marker)) = listed.into_iter().find(|(q, _, _)| *q == p) {
         return (color, marker);
     }
     let later = p.id() as usize - Protocol::PAPER.len();
@@ -181,15 +195,16 @@ pub fn protocol_look(p: Protocol) -> Look {
     }
 }
 
-/// The look of a memoized protocol: the colour of its second round's family where one
-/// applies, a marker of its own; L-ADP (which coincides with the chain it picks) dashed
+/// The look of a memoized protocol: a colour and marker that no other protocol has
+/// together (L-GRR is not GRR, which a figure shows beside it), L-GRR, L-SUE and L-OUE in
+/// the colour of their first round; L-ADP (which coincides with the chain it picks) dashed
 /// and hollow.
 pub fn memoized_look(p: LongitudinalProtocol) -> Look {
     use LongitudinalProtocol as L;
     let (color, marker) = match p {
-        L::LGrr => (OKABE_ITO[0], Marker::Circle),
-        L::LSue => (OKABE_ITO[5], Marker::Triangle),
-        L::LOue => (OKABE_ITO[2], Marker::TriangleDown),
+        L::LGrr => (OKABE_ITO[0], Marker::Square),
+        L::LSue => (OKABE_ITO[5], Marker::Circle),
+        L::LOue => (OKABE_ITO[2], Marker::Cross),
         L::LOsue => (OKABE_ITO[3], Marker::Diamond),
         L::LSoue => (OKABE_ITO[1], Marker::Square),
         L::LAdp => (OKABE_ITO[7], Marker::Star),
@@ -273,10 +288,23 @@ mod tests {
             .map(|i| luminance(viridis(f64::from(i) / 20.0)))
             .collect();
         assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
-        let looks: Vec<Look> = Protocol::ALL.iter().map(|&p| protocol_look(p)).collect();
-        for (i, a) in looks.iter().enumerate() {
-            for b in &looks[i + 1..] {
-                assert_ne!(a, b);
+        // The memoized protocols too: one figure shows GRR beside L-GRR.
+        let looks: Vec<(String, Look)> = Protocol::ALL
+            .iter()
+            .map(|&p| (p.name().to_owned(), protocol_look(p)))
+            .chain(
+                LongitudinalProtocol::ALL
+                    .iter()
+                    .map(|&p| (p.name().to_owned(), memoized_look(p))),
+            )
+            .collect();
+        for (i, (a, la)) in looks.iter().enumerate() {
+            for (b, lb) in &looks[i + 1..] {
+                // The same colour and marker, both filled or both hollow, read as one
+                // protocol whatever the line (an adaptive protocol is its classic
+                // counterpart's marker, hollow).
+                let same = la.color == lb.color && la.marker == lb.marker && la.filled == lb.filled;
+                assert!(!same, "{a} and {b} look alike: {la:?}");
             }
         }
     }

@@ -53,40 +53,74 @@ type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// Renders `fig` as an SVG document.
 pub fn render_svg(fig: &Figure) -> Result<String, ExperimentError> {
     let width_pt = fig.width.points();
-    let margin = 3.0;
-    let legend_rows = legend_layout(&fig.legend, width_pt - 2.0 * margin);
+    let legend_rows = legend_layout(&fig.legend, width_pt - 2.0 * MARGIN);
+    let (size, body_top) = canvas(fig);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let mut top = MARGIN;
+        if let Some(bar) = &fig.color_bar {
+            draw_color_bar(&root, bar, width_pt, top)?;
+            top += COLOR_BAR_H;
+        }
+        draw_legend(&root, &legend_rows, MARGIN, top)?;
+        let y_shared = shared_y(fig);
+        let areas = body(&root, fig, body_top);
+        let small_in_exponent = small_in_exponent(fig, &areas, y_shared);
+        for (panel, area) in fig.panels.iter().zip(&areas) {
+            draw_panel(
+                &root,
+                area,
+                panel,
+                y_shared,
+                small_in_exponent,
+                fig.color_bar.as_ref(),
+            )?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    // Print size in points; the canvas keeps its finer units through the viewBox.
+    let height_pt = f64::from(size.1) / UNITS_PER_PT;
+    let head = format!(r#"<svg width="{}" height="{}""#, size.0, size.1);
+    let printed = format!(r#"<svg width="{width_pt}pt" height="{height_pt}pt""#);
+    Ok(subscripts(&svg.replacen(&head, &printed, 1)))
+}
+
+/// The margin around a figure, in points.
+const MARGIN: f64 = 3.0;
+
+/// The height of the colour bar's band, in points.
+const COLOR_BAR_H: f64 = 27.0;
+
+/// The canvas size in units, and where the panels start (points from the top).
+fn canvas(fig: &Figure) -> ((u32, u32), f64) {
+    let width_pt = fig.width.points();
+    let legend_rows = legend_layout(&fig.legend, width_pt - 2.0 * MARGIN);
     let legend_h = if fig.legend.is_empty() {
         0.0
     } else {
         legend_rows.len() as f64 * 10.0 + 3.0
     };
-    let bar_h = if fig.color_bar.is_some() { 27.0 } else { 0.0 };
+    let bar_h = if fig.color_bar.is_some() {
+        COLOR_BAR_H
+    } else {
+        0.0
+    };
+    let rows = fig.panels.len().div_ceil(fig.columns.max(1)).max(1);
+    let height_pt = MARGIN * 2.0 + legend_h + bar_h + rows as f64 * fig.panel_height;
+    (
+        (u(width_pt) as u32, u(height_pt) as u32),
+        MARGIN + bar_h + legend_h,
+    )
+}
+
+/// The panels' areas, row by row, below `top` points.
+fn body<'a>(root: &Root<'a>, fig: &Figure, top: f64) -> Vec<Root<'a>> {
     let cols = fig.columns.max(1);
     let rows = fig.panels.len().div_ceil(cols).max(1);
-    let height_pt = margin * 2.0 + legend_h + bar_h + rows as f64 * fig.panel_height;
-    let size = (u(width_pt) as u32, u(height_pt) as u32);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let mut top = margin;
-        if let Some(bar) = &fig.color_bar {
-            draw_color_bar(&root, bar, width_pt, top)?;
-            top += bar_h;
-        }
-        draw_legend(&root, &legend_rows, margin, top)?;
-        top += legend_h;
-        let body = root.margin(u(top), u(margin), u(margin), u(margin));
-        let y_shared = shared_y(fig);
-        for (panel, area) in fig.panels.iter().zip(body.split_evenly((rows, cols))) {
-            draw_panel(&root, &area, panel, y_shared, fig.color_bar.as_ref())?;
-        }
-        root.present().map_err(plot_err)?;
-    }
-    // Print size in points; the canvas keeps its finer units through the viewBox.
-    let head = format!(r#"<svg width="{}" height="{}""#, size.0, size.1);
-    let printed = format!(r#"<svg width="{width_pt}pt" height="{height_pt}pt""#);
-    Ok(subscripts(&svg.replacen(&head, &printed, 1)))
+    root.margin(u(top), u(MARGIN), u(MARGIN), u(MARGIN))
+        .split_evenly((rows, cols))
 }
 
 /// How far a subscript sits below the baseline. A length rather than the keyword `sub`,
@@ -153,40 +187,113 @@ fn fit(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     }
 }
 
-fn draw_panel(
-    root: &Root<'_>,
+/// The labelled ticks of one axis as drawn, and the extent of the panel's data on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxisTicks {
+    /// The tick values, increasing.
+    pub values: Vec<f64>,
+    /// Their labels.
+    pub labels: Vec<String>,
+    /// The smallest and largest value of the data on this axis (positive ones on a log
+    /// axis).
+    pub extent: (f64, f64),
+}
+
+/// The ticks each panel of `fig` labels, `[x, y]`, exactly as [`render_svg`] draws them
+/// (after thinning to fit): what the legibility test reads.
+pub fn panel_ticks(fig: &Figure) -> Vec<[AxisTicks; 2]> {
+    let (size, top) = canvas(fig);
+    let mut unused = String::new();
+    let root = SVGBackend::with_string(&mut unused, size).into_drawing_area();
+    let areas = body(&root, fig, top);
+    let y_shared = shared_y(fig);
+    let small_in_exponent = small_in_exponent(fig, &areas, y_shared);
+    let extent = |values: &mut dyn Iterator<Item = f64>, log: bool| {
+        values
+            .filter(|v| v.is_finite() && (!log || *v > 0.0))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
+    };
+    areas
+        .iter()
+        .zip(&fig.panels)
+        .map(|(area, p)| {
+            let (x, y, _) = panel_axes(area, p, y_shared, small_in_exponent);
+            let ys = &mut p.series.iter().flat_map(|s| s.points.iter().map(|q| q.y));
+            [(extent(&mut x_values(p), x.log), x), (extent(ys, y.log), y)].map(|(extent, c)| {
+                AxisTicks {
+                    labels: c.ticks.iter().map(|&v| c.label(v)).collect(),
+                    values: c.ticks,
+                    extent,
+                }
+            })
+        })
+        .collect()
+}
+
+/// Whether the figure writes its log axes' labels below 0.1 in exponent form: where some
+/// log axis labels a value below 0.001, which only that form writes briefly.
+fn small_in_exponent(fig: &Figure, areas: &[Root<'_>], y_shared: Option<(f64, f64)>) -> bool {
+    areas.iter().zip(&fig.panels).any(|(area, p)| {
+        let (x, y, _) = panel_axes(area, p, y_shared, false);
+        [x, y]
+            .iter()
+            .any(|c| c.log && c.ticks.iter().any(|&v| v > 0.0 && v < 1e-3))
+    })
+}
+
+/// The abscissae a panel must show: its points with their error bars, and its lines.
+fn x_values(p: &Panel) -> impl Iterator<Item = f64> + '_ {
+    p.series
+        .iter()
+        .flat_map(|s| s.points.iter().flat_map(|q| [q.x - q.xerr, q.x + q.xerr]))
+        .chain(p.vlines.iter().map(|v| v.x))
+}
+
+/// A panel's axes as drawn in `area`: ranges, thinned ticks, and the width of the y
+/// labels' area in points.
+fn panel_axes(
     area: &Root<'_>,
     p: &Panel,
     y_shared: Option<(f64, f64)>,
-    bar: Option<&ColorBar>,
-) -> Result<(), ExperimentError> {
-    let xs = p
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().flat_map(|q| [q.x - q.xerr, q.x + q.xerr]))
-        .chain(p.vlines.iter().map(|v| v.x));
+    small_in_exponent: bool,
+) -> (Coord, Coord, f64) {
     let (x0, x1) =
         p.x.range
-            .unwrap_or_else(|| fit(xs, p.x.scale == Scale::Log));
+            .unwrap_or_else(|| fit(x_values(p), p.x.scale == Scale::Log));
     let (y0, y1) = y_shared
         .or(p.y.range)
         .unwrap_or_else(|| fit(y_values(p), p.y.scale == Scale::Log));
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (f64::from(w) / UNITS_PER_PT, f64::from(h) / UNITS_PER_PT);
-    let x = Coord::new(&p.x, x0, x1);
-    let y = Coord::new(&p.y, y0, y1);
+    let x = Coord::new(&p.x, x0, x1, small_in_exponent);
+    let y = Coord::new(&p.y, y0, y1, small_in_exponent);
     // Label widths: about 0.6 em per character; heights one line.
     let y_area = y
         .ticks
         .iter()
-        .map(|v| text_width(&tick(*v), MIN_FONT_PT))
+        .map(|&v| text_width(&y.label(v), MIN_FONT_PT))
         .fold(0.0, f64::max)
         + MIN_FONT_PT * 1.5
         + 3.0;
     let x_len = w - y_area - 6.0;
     let y_len = h - TITLE_PT * 1.6 - 18.0 - 6.0;
-    let x = x.thinned(x_len, |v| text_width(&tick(v), MIN_FONT_PT), 3.0);
+    let labels = x.clone();
+    let x = x.thinned(x_len, |v| text_width(&labels.label(v), MIN_FONT_PT), 3.0);
     let y = y.thinned(y_len, |_| MIN_FONT_PT, 1.5);
+    (x, y, y_area)
+}
+
+fn draw_panel(
+    root: &Root<'_>,
+    area: &Root<'_>,
+    p: &Panel,
+    y_shared: Option<(f64, f64)>,
+    small_in_exponent: bool,
+    bar: Option<&ColorBar>,
+) -> Result<(), ExperimentError> {
+    let (x, y, y_area) = panel_axes(area, p, y_shared, small_in_exponent);
     draw_in(root, area, p, bar, x, y, y_area)
 }
 
@@ -196,19 +303,23 @@ struct Coord {
     lo: f64,
     hi: f64,
     log: bool,
+    /// A log axis of a figure that writes its labels below 0.1 in exponent form.
+    small_in_exponent: bool,
     ticks: Vec<f64>,
 }
 
 impl Coord {
-    fn new(axis: &Axis, lo: f64, hi: f64) -> Self {
+    fn new(axis: &Axis, lo: f64, hi: f64, small_in_exponent: bool) -> Self {
         let asked: Option<Vec<f64>> = axis.ticks.as_ref().map(|t| {
             let inside = |v: &&f64| (lo.min(hi)..=lo.max(hi)).contains(*v);
             t.iter().filter(inside).copied().collect()
         });
+        let log = axis.scale == Scale::Log;
         Coord {
             lo,
             hi,
-            log: axis.scale == Scale::Log,
+            log,
+            small_in_exponent: log && small_in_exponent,
             ticks: asked
                 .filter(|t| t.len() >= 2)
                 .unwrap_or_else(|| axis_ticks(axis.scale, lo, hi)),
@@ -223,8 +334,14 @@ impl Coord {
             |v| self.fraction(v) * length,
             size,
             gap,
+            length,
         );
         Coord { ticks, ..self }
+    }
+
+    /// The label of the tick at `v`.
+    fn label(&self, v: f64) -> String {
+        ticks::log_tick(v, self.small_in_exponent)
     }
 
     /// Where `v` lies on the axis, from 0 to 1.
@@ -282,8 +399,14 @@ fn draw_in(
     y: Coord,
     y_area: f64,
 ) -> Result<(), ExperimentError> {
-    let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, font(TITLE_PT))
+    // The title in a band of its own above the chart's margin: the top tick label is
+    // centred on the frame's edge and rises half its height above it.
+    let area = area
+        .margin(u(3.0), 0, 0, 0)
+        .titled(&p.title, font(TITLE_PT))
+        .map_err(plot_err)?;
+    let (x_labels, y_labels) = (x.clone(), y.clone());
+    let mut chart = ChartBuilder::on(&area)
         .margin(u(3.0))
         .x_label_area_size(u(18.0))
         .y_label_area_size(u(y_area))
@@ -293,8 +416,8 @@ fn draw_in(
         .configure_mesh()
         .x_desc(p.x.label.as_str())
         .y_desc(p.y.label.as_str())
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .x_label_formatter(&|v| x_labels.label(*v))
+        .y_label_formatter(&|v| y_labels.label(*v))
         .label_style(font(MIN_FONT_PT))
         .axis_desc_style(font(MIN_FONT_PT))
         .bold_line_style(RGBColor(228, 228, 228).stroke_width(u(0.4) as u32))
@@ -354,7 +477,7 @@ fn draw_in(
                     (Some(v), Some(bar)) => bar.color(v),
                     _ => s.look.color,
                 };
-                draw_marker(root, at, marker, color, s.look.filled, 2.1)?;
+                draw_marker(root, at, marker, color, s.look.filled)?;
             }
         }
     }
@@ -432,23 +555,36 @@ fn dashes(path: &[(i32, i32)], pattern: &[f64]) -> Vec<Vec<(i32, i32)>> {
     out
 }
 
-/// A marker of `radius` points centred at `at`.
+/// The radius of a marker, in points: a hollow marker is larger than a filled one and
+/// has no fill, so that where an adaptive protocol coincides with its classic counterpart
+/// (same shape and colour) both are seen, the filled one inside the ring.
+pub fn marker_radius(filled: bool) -> f64 {
+    if filled { 2.1 } else { 3.1 }
+}
+
+/// Whether a marker is drawn with a fill, hiding what lies under it: only a filled one.
+pub fn marker_is_opaque(filled: bool) -> bool {
+    filled
+}
+
+/// A marker centred at `at`, of [`marker_radius`].
 fn draw_marker(
     root: &Root<'_>,
     at: (i32, i32),
     marker: Marker,
     color: Rgb,
     filled: bool,
-    radius: f64,
 ) -> Result<(), ExperimentError> {
     let c = rgb(color);
-    let r = radius * UNITS_PER_PT;
+    let r = marker_radius(filled) * UNITS_PER_PT;
     let outline = c.stroke_width(u(0.6) as u32);
-    let fill = if filled { c.filled() } else { WHITE.filled() };
     let pt = |dx: f64, dy: f64| (at.0 + dx.round() as i32, at.1 + dy.round() as i32);
+    let opaque = marker_is_opaque(filled);
     let polygon = |points: Vec<(i32, i32)>| -> Result<(), ExperimentError> {
-        root.draw(&Polygon::new(points.clone(), fill))
-            .map_err(plot_err)?;
+        if opaque {
+            root.draw(&Polygon::new(points.clone(), c.filled()))
+                .map_err(plot_err)?;
+        }
         let mut closed = points;
         closed.push(closed[0]);
         root.draw(&PathElement::new(closed, outline))
@@ -457,8 +593,10 @@ fn draw_marker(
     };
     match marker {
         Marker::Circle => {
-            root.draw(&Circle::new(at, r.round() as i32, fill))
-                .map_err(plot_err)?;
+            if opaque {
+                root.draw(&Circle::new(at, r.round() as i32, c.filled()))
+                    .map_err(plot_err)?;
+            }
             root.draw(&Circle::new(at, r.round() as i32, outline))
                 .map_err(plot_err)?;
         }
@@ -542,7 +680,7 @@ fn draw_legend(
             let (a, b) = ((u(x), u(y)), (u(x + 14.0), u(y)));
             draw_line(root, &[a, b], *look)?;
             if let Some(m) = look.marker {
-                draw_marker(root, (u(x + 7.0), u(y)), m, look.color, look.filled, 2.1)?;
+                draw_marker(root, (u(x + 7.0), u(y)), m, look.color, look.filled)?;
             }
             root.draw(&Text::new(
                 label.clone(),

@@ -17,10 +17,26 @@ pub fn tick(v: f64) -> String {
             s
         }
     } else {
-        let s = format!("{v:.2e}");
-        let (mantissa, exp) = s.split_once('e').expect("scientific format");
-        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-        format!("{mantissa}e{exp}")
+        scientific(v)
+    }
+}
+
+/// `v` as `2.5e-3`: at most three significant digits, no trailing zeros.
+fn scientific(v: f64) -> String {
+    let s = format!("{v:.2e}");
+    let (mantissa, exp) = s.split_once('e').expect("scientific format");
+    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+    format!("{mantissa}e{exp}")
+}
+
+/// A log axis' label in a figure whose labels below 0.1 are all in exponent form (set
+/// where some label of the figure must be, below 0.001), so that `1e-4` and `0.001`
+/// never share a figure; [`tick`] otherwise.
+pub(super) fn log_tick(v: f64, small_in_exponent: bool) -> String {
+    if small_in_exponent && v > 0.0 && v < 0.1 {
+        scientific(v)
+    } else {
+        tick(v)
     }
 }
 
@@ -33,22 +49,34 @@ pub(super) fn linear(lo: f64, hi: f64, want: usize) -> Vec<f64> {
     }
     let raw = span / want.max(1) as f64;
     let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+    let steps: Vec<f64> = [0.5, 1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
         .map(|m| m * magnitude)
-        .find(|s| span / s <= want as f64 + 0.5)
-        .unwrap_or(10.0 * magnitude);
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    let ticks: Vec<f64> = (first..=last)
-        .map(|i| {
-            let v = i as f64 * step;
-            // Multiples of the step, rounded to the step's precision: no 0.30000000000000004.
-            let digits = (-step.log10().floor()).max(0.0) as i32 + 2;
-            let scale = 10f64.powi(digits);
-            (v * scale).round() / scale
-        })
         .collect();
+    let at = |step: f64| -> Vec<f64> {
+        let first = (lo / step).ceil() as i64;
+        let last = (hi / step).floor() as i64;
+        (first..=last)
+            .map(|i| {
+                let v = i as f64 * step;
+                // Multiples of the step, rounded to its precision: no 0.30000000000000004.
+                let digits = (-step.log10().floor()).max(0.0) as i32 + 2;
+                let scale = 10f64.powi(digits);
+                (v * scale).round() / scale
+            })
+            .collect()
+    };
+    // The coarsest step with at most about `want` ticks, finer where that leaves fewer
+    // than three (an axis from 0.02 to 0.52 has 0.2 and 0.4 at steps of 0.2).
+    let coarsest = steps
+        .iter()
+        .position(|s| span / s <= want as f64 + 0.5)
+        .unwrap_or(steps.len() - 1);
+    let ticks = (0..=coarsest)
+        .rev()
+        .map(|i| at(steps[i]))
+        .find(|t| t.len() >= 3)
+        .unwrap_or_else(|| at(steps[coarsest]));
     if ticks.len() >= 2 {
         ticks
     } else {
@@ -87,12 +115,29 @@ pub(super) fn log(lo: f64, hi: f64) -> Vec<f64> {
             }
         }
     }
-    if ticks.len() >= 2 {
+    if ticks.len() >= 3 {
         ticks
     } else {
-        // Less than one step of the finest multiples: the ends, rounded.
-        vec![round3(lo), round3(hi)]
+        // Too short for multiples of powers of ten (1 to 1.75: only 1): round values, as
+        // on a linear axis.
+        let round = linear(lo, hi, 4);
+        if round.len() >= 3 && round[0] > 0.0 {
+            round
+        } else if ticks.len() >= 2 {
+            ticks
+        } else {
+            vec![round3(lo), round3(hi)]
+        }
     }
+}
+
+/// `v` to one significant digit.
+fn round1(v: f64) -> f64 {
+    if v == 0.0 {
+        return 0.0;
+    }
+    let magnitude = 10f64.powf(v.abs().log10().floor());
+    (v / magnitude).round() * magnitude
 }
 
 /// `v` to three significant digits.
@@ -102,14 +147,18 @@ fn round3(v: f64) -> f64 {
 }
 
 /// `ticks` thinned so that their labels, `size(label)` long along an axis of `length`
-/// (same unit), keep `gap` apart: preferred ticks (powers of ten on log axes, then 1-2-5,
-/// then the rest; every tick of a linear axis alike) are kept first; at least two stay.
+/// (positions from 0 to `length`, same unit), keep `gap` apart: preferred ticks (powers of
+/// ten on log axes, then 1-2-5, then the rest; every tick of a linear axis alike) are
+/// kept first. The labels then span the axis: where none lies in its first or last third,
+/// the candidate nearest that end takes the place of those it would crowd; and where they
+/// fit, at least three stay (at least two always).
 pub(super) fn thin(
     ticks: Vec<f64>,
     log: bool,
     position: impl Fn(f64) -> f64,
     size: impl Fn(f64) -> f64,
     gap: f64,
+    length: f64,
 ) -> Vec<f64> {
     let rank = |v: f64| -> u8 {
         if !log {
@@ -132,14 +181,40 @@ pub(super) fn thin(
         let (even, odd): (Vec<_>, Vec<_>) = ticks.iter().enumerate().partition(|(i, _)| i % 2 == 0);
         order = even.into_iter().chain(odd).map(|(_, &v)| v).collect();
     }
+    let apart =
+        |v: f64, w: f64| (position(v) - position(w)).abs() >= (size(v) + size(w)) / 2.0 + gap;
     let mut kept: Vec<f64> = Vec::new();
-    for v in order {
-        let (at, half) = (position(v), size(v) / 2.0);
-        let clear = kept
-            .iter()
-            .all(|&w| (position(w) - at).abs() >= half + size(w) / 2.0 + gap);
-        if clear {
+    for &v in &order {
+        if kept.iter().all(|&w| apart(v, w)) {
             kept.push(v);
+        }
+    }
+    if let (Some(&low), Some(&high)) = (ticks.first(), ticks.last()) {
+        for (end, in_third) in [
+            (low, (|f: f64| f <= 1.0 / 3.0) as fn(f64) -> bool),
+            (high, |f: f64| f >= 2.0 / 3.0),
+        ] {
+            if !kept.iter().any(|&w| in_third(position(w) / length)) {
+                kept.retain(|&w| apart(w, end));
+                kept.push(end);
+            }
+        }
+    }
+    for &v in &order {
+        if kept.len() >= 3 {
+            break;
+        }
+        if !kept.contains(&v) && kept.iter().all(|&w| apart(v, w)) {
+            kept.push(v);
+        }
+    }
+    if kept.len() == 2 {
+        // No candidate fits between two labels (1e-6 and 1e-5 with no room for 2e-6 or
+        // 5e-6): the round value halfway, in log space on a log axis (3e-6), if it fits.
+        let (a, b) = (kept[0].min(kept[1]), kept[0].max(kept[1]));
+        let mid = round1(if log { (a * b).sqrt() } else { (a + b) / 2.0 });
+        if a < mid && mid < b && kept.iter().all(|&w| apart(mid, w)) {
+            kept.push(mid);
         }
     }
     if kept.len() < 2 {
@@ -168,7 +243,15 @@ mod tests {
     #[test]
     fn crowded_labels_are_thinned_keeping_powers_of_ten() {
         let ticks = log(0.5, 300.0);
-        let kept = thin(ticks, true, |v| v.log10() * 30.0, |_| 12.0, 2.0);
+        let length = 30.0 * (300f64 / 0.5).log10();
+        let kept = thin(
+            ticks,
+            true,
+            |v| (v / 0.5).log10() * 30.0,
+            |_| 12.0,
+            2.0,
+            length,
+        );
         assert!(kept.contains(&1.0) && kept.contains(&10.0) && kept.contains(&100.0));
         assert!(
             !kept.contains(&20.0) || !kept.contains(&10.0) || 30.0 * (20f64.log10() - 1.0) >= 14.0
