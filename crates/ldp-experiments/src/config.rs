@@ -24,8 +24,8 @@ pub struct Experiment {
     /// How adaptive protocols are tuned.
     #[serde(default)]
     pub tuning: Tuning,
-    /// The width the figure is printed at (default: the full text width, 7 in); its text is
-    /// at least 7 pt at that width.
+    /// The width the figure is printed at, from the paper's LaTeX (default: the full text
+    /// width, `text(1.0)`); its text is at least 7 pt at that width.
     #[serde(default = "full_width")]
     pub width: Width,
     /// The computation.
@@ -33,7 +33,7 @@ pub struct Experiment {
 }
 
 fn full_width() -> Width {
-    Width::Full
+    Width::Text(1.0)
 }
 
 /// A range of privacy budgets, `from, from + step, ..., to` (inclusive), tagged with the
@@ -350,6 +350,12 @@ impl Experiment {
     fn validate(&self) -> Result<(), ExperimentError> {
         self.tuning.options()?;
         let bad = |m: &str| Err(ExperimentError::Config(format!("{}: {m}", self.figure)));
+        let share = self.width.fraction();
+        if !(share > 0.0 && share <= 1.0) {
+            return bad(&format!(
+                "width: a share of the column or text width lies in (0, 1], got {share}"
+            ));
+        }
         let ranges: Vec<&EpsRange> = match &self.kind {
             Kind::AsrVsEps { eps, .. }
             | Kind::MseVsEps { eps, .. }

@@ -39,8 +39,8 @@ fn bounds(tag: &str, content: &str) -> Option<[f64; 4]> {
     }
     let number = |name| attribute(tag, name)?.parse::<f64>().ok();
     let (x, y, size) = (number("x")?, number("y")?, number("font-size")?);
-    // DejaVu Sans: about 0.55 em per character on average, ascent 0.76 em, descent 0.24.
-    let width = content.chars().count() as f64 * 0.55 * size;
+    // DejaVu Sans: about 0.6 em per character on average, ascent 0.76 em, descent 0.24.
+    let width = content.chars().count() as f64 * 0.6 * size;
     let left = match attribute(tag, "text-anchor") {
         Some("middle") => x - width / 2.0,
         Some("end") => x - width,
@@ -168,6 +168,18 @@ fn every_figure_is_legible_at_its_printed_width() {
         let figure = &output.figure;
         let name = &c.experiment.figure;
         let svg = render_svg(figure).unwrap();
+        // Printed at the size the config takes from the paper's LaTeX (to a canvas unit).
+        let head = &svg[..svg.find('>').unwrap()];
+        let printed: f64 = attribute(head, "width")
+            .unwrap()
+            .trim_end_matches("pt")
+            .parse()
+            .unwrap();
+        let placed = c.experiment.width.points();
+        assert!(
+            (printed - placed).abs() <= 0.25,
+            "{name}: printed {printed} pt wide, placed at {placed} pt"
+        );
         let texts = texts(&svg);
         let smallest = texts
             .iter()

@@ -9,8 +9,8 @@ use super::{Output, budget, by_family, domain, family_groups, family_label, grou
 use crate::config::{Experiment, Kind, Panels, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
-    Axis, ColorBar, Dash, Figure, GREY, Look, MARKERS, Panel, Point, Scale, Series, ordered_look,
-    protocol_look, protocol_marker,
+    Axis, ColorBar, Dash, Figure, GREY, Look, MARKERS, Panel, Point, Scale, Series, Width,
+    ordered_look, protocol_look, protocol_marker,
 };
 use crate::table::{Cell, Table};
 
@@ -340,54 +340,74 @@ const ASR_AXIS: View = ("asr", "ASR", Scale::Linear);
 const EPG_AXIS: View = ("epg", "EPG", Scale::Linear);
 
 /// Scatter views per family: a point per (protocol, eps), marker by protocol, colour by
-/// eps; a row of panels per family when there are several views.
+/// eps. With several views, a row of panels per family; in a figure one column wide, a
+/// column per family instead (three views side by side would not fit their labels).
 fn scatter_by_family(
     exp: &Experiment,
     t: &Table,
     protocols: &[Protocol],
     views: &[(View, View)],
 ) -> Figure {
-    let mut panels = Vec::new();
-    for group in family_groups(protocols) {
-        for &((x, x_label, x_scale), (y, y_label, y_scale)) in views {
-            panels.push(Panel {
-                title: if views.len() == 1 {
-                    group_title(group[0]).into()
-                } else {
-                    format!("{}: {y_label} vs {x_label}", group_title(group[0]))
-                },
-                x: Axis {
-                    label: x_label.into(),
-                    scale: x_scale,
-                    range: None,
-                    ticks: None,
-                },
-                y: Axis {
-                    label: y_label.into(),
-                    scale: y_scale,
-                    range: None,
-                    ticks: None,
-                },
-                series: group
-                    .iter()
-                    .map(|&p| Series {
-                        label: p.label().into(),
-                        look: protocol_marker(p),
-                        points: t
-                            .rows_where("protocol", p.label())
-                            .map(|r| Point {
-                                shade: Some(t.num(r, "eps")),
-                                ..Point::at(t.num(r, x), t.num(r, y))
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-                vlines: vec![],
-            });
+    let groups = family_groups(protocols);
+    let narrow = exp.width.points() <= Width::COLUMN_PT;
+    let transposed = narrow && views.len() > 1;
+    let mut cells: Vec<(usize, usize)> = Vec::new();
+    for g in 0..groups.len() {
+        for v in 0..views.len() {
+            cells.push((g, v));
         }
+    }
+    if transposed {
+        cells.sort_by_key(|&(g, v)| (v, g));
+    }
+    let mut panels = Vec::new();
+    for (g, v) in cells {
+        let group = &groups[g];
+        let ((x, x_label, x_scale), (y, y_label, y_scale)) = views[v];
+        panels.push(Panel {
+            title: if views.len() == 1 {
+                group_title(group[0]).into()
+            } else {
+                format!(
+                    "{}: {} vs {}",
+                    group_title(group[0]),
+                    y.to_uppercase(),
+                    x.to_uppercase()
+                )
+            },
+            x: Axis {
+                label: x_label.into(),
+                scale: x_scale,
+                range: None,
+                ticks: None,
+            },
+            y: Axis {
+                label: y_label.into(),
+                scale: y_scale,
+                range: None,
+                ticks: None,
+            },
+            series: group
+                .iter()
+                .map(|&p| Series {
+                    label: p.label().into(),
+                    look: protocol_marker(p),
+                    points: t
+                        .rows_where("protocol", p.label())
+                        .map(|r| Point {
+                            shade: Some(t.num(r, "eps")),
+                            ..Point::at(t.num(r, x), t.num(r, y))
+                        })
+                        .collect(),
+                })
+                .collect(),
+            vlines: vec![],
+        });
     }
     let columns = if views.len() == 1 {
         panels.len().clamp(1, 4)
+    } else if transposed {
+        groups.len()
     } else {
         views.len()
     };

@@ -69,12 +69,17 @@ pub(super) fn run(
             ];
             let name = param_name(p);
             Panel {
-                title: format!("{} (k = {k}, ε = {})", p.label(), value(eps)),
-                x: Axis::linear("w_ASR (w_MSE = 1 − w_ASR)").over(0.0, 1.0),
+                // The setting in the legend: at 0.72 of the text width a title
+                // holding it ran into its neighbours.
+                title: format!("{}: tuned {name}", p.label()),
+                x: Axis::linear("w_ASR").over(0.0, 1.0),
                 y: Axis::linear(&format!("tuned {name}")),
                 series: vec![
                     Series {
-                        label: "tuned parameter (adaptive)".into(),
+                        label: format!(
+                            "tuned parameter (adaptive; k = {k}, ε = {}, w_MSE = 1 − w_ASR)",
+                            value(eps)
+                        ),
                         look: Look::line(OKABE_ITO[5]).with_marker(Marker::Circle),
                         points: rows
                             .iter()
@@ -104,7 +109,7 @@ pub(super) fn run(
                     .collect(),
             };
             Panel {
-                title: format!("{} at the tuned point", p.label()),
+                title: format!("{}: ASR and MSE", p.label()),
                 x: Axis::linear("w_ASR").over(0.0, 1.0),
                 y: Axis::log("ASR, MSE"),
                 series: vec![

@@ -21,22 +21,37 @@ pub use svg::{
 };
 pub use ticks::tick;
 
-/// The width a figure is printed at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// The width a figure is printed at, as the paper's LaTeX places it: a share of one
+/// column (`figure`, `\includegraphics[width=0.88\linewidth]`) or of the text width
+/// (`figure*`). The article class is IEEEtran's two-column conference format: columns of
+/// 21 pc (252 pt, 3.5 in), text 43 pc wide (516 pt, 7.17 in).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Width {
-    /// One column of the paper: 3.5 in.
-    Column,
-    /// The full text width: 7 in.
-    Full,
+    /// This share of one column.
+    Column(f64),
+    /// This share of the full text width.
+    Text(f64),
 }
 
 impl Width {
+    /// One column, in points.
+    pub const COLUMN_PT: f64 = 252.0;
+    /// The text width, in points.
+    pub const TEXT_PT: f64 = 516.0;
+
     /// The width in points (1/72 in).
     pub fn points(self) -> f64 {
         match self {
-            Width::Column => 252.0,
-            Width::Full => 504.0,
+            Width::Column(f) => f * Self::COLUMN_PT,
+            Width::Text(f) => f * Self::TEXT_PT,
+        }
+    }
+
+    /// The share of the column or text width.
+    pub fn fraction(self) -> f64 {
+        match self {
+            Width::Column(f) | Width::Text(f) => f,
         }
     }
 }

@@ -80,7 +80,9 @@ pub fn render_svg(fig: &Figure) -> Result<String, ExperimentError> {
         }
         root.present().map_err(plot_err)?;
     }
-    // Print size in points; the canvas keeps its finer units through the viewBox.
+    // Print size in points, whole canvas units of them (so that a font's printed size is
+    // exactly the one chosen); the canvas keeps its finer units through the viewBox.
+    let width_pt = f64::from(size.0) / UNITS_PER_PT;
     let height_pt = f64::from(size.1) / UNITS_PER_PT;
     let head = format!(r#"<svg width="{}" height="{}""#, size.0, size.1);
     let printed = format!(r#"<svg width="{width_pt}pt" height="{height_pt}pt""#);
