@@ -1,9 +1,9 @@
 //! Figures as data, drawn to SVG (plotters) and rendered to PNG and PDF (resvg, svg2pdf)
 //! with an embedded font, so that a fresh machine needs nothing else.
 //!
-//! A figure is laid out for the width at which the paper prints it (one column, 3.5 in, or
-//! the full page, 7 in); the SVG's units are points at that width, so a font size in the
-//! SVG is the printed size. No text is smaller than 7 pt.
+//! A figure is laid out for the width at which the paper prints it ([`Width`]: a share of
+//! one column, 252 pt, or of the text width, 516 pt); the SVG's units are points at that
+//! width, so a font size in the SVG is the printed size. No text is smaller than 7 pt.
 
 mod export;
 mod style;
