@@ -189,6 +189,22 @@ fn every_figure_is_legible_at_its_printed_width() {
             smallest >= MIN_FONT_PT - 1e-9,
             "{name}: text of {smallest:.2} pt"
         );
+        // Every text lies on the canvas (a last tick label ran past the right edge).
+        let view: Vec<f64> = attribute(head, "viewBox")
+            .unwrap()
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        for t in &texts {
+            if let Some(b) = t.bounds {
+                let slack = 0.1 * (b[3] - b[1]);
+                assert!(
+                    b[0] >= -slack && b[2] <= view[2] + slack,
+                    "{name}: `{}` runs off the figure",
+                    t.content
+                );
+            }
+        }
         // No two texts overlap (a panel's title and its top tick label did), allowing a
         // tenth of the text's size for the estimate of its width.
         for (i, a) in texts.iter().enumerate() {
@@ -228,7 +244,9 @@ fn every_figure_is_legible_at_its_printed_width() {
                 let at = format!("{name}, panel `{}`, axis `{}`", panel.title, axis.label);
                 let (values, labels) = (&ticks.values, &ticks.labels);
                 assert!(values.len() >= 3, "{at}: labels {labels:?}");
-                let (lo, hi) = (place(ticks.extent.0), place(ticks.extent.1));
+                // A range shared with other panels is the axis' data: judge it whole.
+                let (lo, hi) = axis.range.unwrap_or(ticks.extent);
+                let (lo, hi) = (place(lo), place(hi));
                 let third = (hi - lo) / 3.0;
                 let (first, last) = (place(values[0]), place(values[values.len() - 1]));
                 assert!(

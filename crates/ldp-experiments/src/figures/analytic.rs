@@ -5,7 +5,9 @@ use ldp_core::Protocol;
 use ldp_optimize::{TuneOptions, protocol_spec};
 use rayon::prelude::*;
 
-use super::{Output, budget, by_family, domain, family_groups, family_label, group_title};
+use super::{
+    Output, budget, by_family, domain, family_groups, family_label, group_title, under_counterparts,
+};
 use crate::config::{Experiment, Kind, Panels, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
@@ -298,32 +300,29 @@ fn tradeoff_per_protocol(
         marker: Some(MARKERS[i % MARKERS.len()]),
         filled: true,
     };
-    let panels: Vec<Panel> = protocols
-        .iter()
-        .map(|&p| Panel {
-            title: p.label().into(),
-            x: Axis::log("MSE (variance per user)"),
-            y: Axis::linear("ASR"),
-            series: ks
-                .iter()
-                .enumerate()
-                .map(|(i, &k)| Series {
-                    label: k_key(k),
-                    look: marker_look(i),
-                    points: rows_of(t, p, k)
-                        .map(|r| Point {
-                            shade: Some(t.num(r, "eps")),
-                            ..Point::at(t.num(r, "mse"), t.num(r, "asr"))
-                        })
-                        .collect(),
-                })
-                .collect(),
-            vlines: vec![],
-        })
-        .collect();
+    let (panels, columns) = under_counterparts(protocols, |p| Panel {
+        title: p.label().into(),
+        x: Axis::log("MSE (variance per user)"),
+        y: Axis::linear("ASR"),
+        series: ks
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| Series {
+                label: k_key(k),
+                look: marker_look(i),
+                points: rows_of(t, p, k)
+                    .map(|r| Point {
+                        shade: Some(t.num(r, "eps")),
+                        ..Point::at(t.num(r, "mse"), t.num(r, "asr"))
+                    })
+                    .collect(),
+            })
+            .collect(),
+        vlines: vec![],
+    });
     Figure {
         width: exp.width,
-        columns: 4,
+        columns,
         panel_height: 95.0,
         legend: Figure::legend_from_series(&panels),
         panels,
@@ -360,6 +359,14 @@ fn scatter_by_family(
     if transposed {
         cells.sort_by_key(|&(g, v)| (v, g));
     }
+    // One column wide, the long MSE label would run past its panel.
+    let label = |l: &str| -> String {
+        if narrow {
+            l.replace(" (variance per user)", " per user")
+        } else {
+            l.into()
+        }
+    };
     let mut panels = Vec::new();
     for (g, v) in cells {
         let group = &groups[g];
@@ -376,13 +383,13 @@ fn scatter_by_family(
                 )
             },
             x: Axis {
-                label: x_label.into(),
+                label: label(x_label),
                 scale: x_scale,
                 range: None,
                 ticks: None,
             },
             y: Axis {
-                label: y_label.into(),
+                label: label(y_label),
                 scale: y_scale,
                 range: None,
                 ticks: None,

@@ -6,7 +6,7 @@ use ldp_attack::{MeasureConfig, Population, ReconstructionAttack, measure};
 use ldp_core::{Family, Protocol};
 use ldp_optimize::{TuneOptions, protocol_spec};
 
-use super::{Output, budget};
+use super::{Output, budget, under_counterparts};
 use crate::config::{Dataset, EpsRange, Experiment, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
@@ -93,54 +93,51 @@ pub(super) fn run(
         marker: Some(Marker::Circle),
         filled: true,
     };
-    let panels: Vec<Panel> = protocols
-        .iter()
-        .map(|&p| {
-            let rows: Vec<_> = table.rows_where("protocol", p.label()).collect();
-            let lh = p.family() == Family::LocalHashing;
-            let line = |column: &str, label: &str, look: Look| Series {
-                label: label.into(),
-                look,
-                points: rows
-                    .iter()
-                    .map(|r| Point::at(table.num(r, "mse_expected"), table.num(r, column)))
-                    .collect(),
-            };
-            // One label per style, so the shared legend has one key per look.
-            let mut series = vec![line(
-                "asr_expected",
-                "analytical (LH: exact, with hash collisions)",
-                analytical,
-            )];
-            if lh {
-                series.push(line(
-                    "asr_paper",
-                    "LH: the paper's approximation",
-                    approximation,
-                ));
-            }
-            series.push(Series {
-                label: "empirical, mean ± 3 SE".into(),
-                look: empirical,
-                points: rows
-                    .iter()
-                    .map(|r| Point {
-                        err: 3.0 * table.num(r, "asr_se"),
-                        xerr: 3.0 * table.num(r, "mse_se"),
-                        shade: Some(table.num(r, "eps")),
-                        ..Point::at(table.num(r, "mse"), table.num(r, "asr"))
-                    })
-                    .collect(),
-            });
-            Panel {
-                title: p.label().into(),
-                x: Axis::log(&format!("MSE (n = {})", pop.len())),
-                y: Axis::linear("ASR"),
-                series,
-                vlines: vec![],
-            }
-        })
-        .collect();
+    let (panels, columns) = under_counterparts(protocols, |p| {
+        let rows: Vec<_> = table.rows_where("protocol", p.label()).collect();
+        let lh = p.family() == Family::LocalHashing;
+        let line = |column: &str, label: &str, look: Look| Series {
+            label: label.into(),
+            look,
+            points: rows
+                .iter()
+                .map(|r| Point::at(table.num(r, "mse_expected"), table.num(r, column)))
+                .collect(),
+        };
+        // One label per style, so the shared legend has one key per look.
+        let mut series = vec![line(
+            "asr_expected",
+            "analytical (LH: exact, with hash collisions)",
+            analytical,
+        )];
+        if lh {
+            series.push(line(
+                "asr_paper",
+                "LH: the paper's approximation",
+                approximation,
+            ));
+        }
+        series.push(Series {
+            label: "empirical, mean ± 3 SE".into(),
+            look: empirical,
+            points: rows
+                .iter()
+                .map(|r| Point {
+                    err: 3.0 * table.num(r, "asr_se"),
+                    xerr: 3.0 * table.num(r, "mse_se"),
+                    shade: Some(table.num(r, "eps")),
+                    ..Point::at(table.num(r, "mse"), table.num(r, "asr"))
+                })
+                .collect(),
+        });
+        Panel {
+            title: p.label().into(),
+            x: Axis::log(&format!("MSE (n = {})", pop.len())),
+            y: Axis::linear("ASR"),
+            series,
+            vlines: vec![],
+        }
+    });
     let (lo, hi) = eps_values(eps)
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (_, e)| {
@@ -162,7 +159,7 @@ pub(super) fn run(
         table,
         figure: Figure {
             width: exp.width,
-            columns: 4,
+            columns,
             panel_height: 100.0,
             legend: Figure::legend_from_series(&panels),
             panels,

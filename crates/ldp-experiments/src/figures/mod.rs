@@ -15,7 +15,7 @@ use ldp_core::{DomainSize, Epsilon, Family, Protocol};
 
 use crate::config::{Experiment, Kind};
 use crate::error::ExperimentError;
-use crate::plot::Figure;
+use crate::plot::{Figure, Panel, fitted_range};
 use crate::table::Table;
 
 /// What running an experiment produces.
@@ -149,6 +149,50 @@ pub(crate) fn family_groups(protocols: &[Protocol]) -> Vec<Vec<Protocol>> {
     }
     groups.retain(|g| !g.is_empty());
     groups
+}
+
+/// One panel per protocol, a column per panel group (the paper's GRR and SS, UE, LH, HE),
+/// classic protocols above adaptive ones: each adaptive protocol sits under its classic
+/// counterpart, and the panels of a column share their y range, so that the lower ASR
+/// the adaptive protocols reach reads at a glance. Returns the panels in row order and
+/// the number of columns. Protocol lists whose groups differ in size keep their order,
+/// four panels a row, each panel its own range.
+pub(crate) fn under_counterparts(
+    protocols: &[Protocol],
+    mut panel: impl FnMut(Protocol) -> Panel,
+) -> (Vec<Panel>, usize) {
+    let groups = family_groups(protocols);
+    let rows = groups.first().map_or(0, Vec::len);
+    if groups.len() < 2 || groups.iter().any(|g| g.len() != rows) {
+        return (protocols.iter().map(|&p| panel(p)).collect(), 4);
+    }
+    let mut columns: Vec<Vec<Panel>> = groups
+        .iter()
+        .map(|g| g.iter().map(|&p| panel(p)).collect())
+        .collect();
+    for column in &mut columns {
+        let scale = column[0].y.scale;
+        let values: Vec<f64> = column
+            .iter()
+            .flat_map(|p| &p.series)
+            .flat_map(|s| &s.points)
+            .flat_map(|q| [q.y - q.err, q.y + q.err])
+            .collect();
+        let range = fitted_range(values.into_iter(), scale);
+        for p in column.iter_mut() {
+            p.y.range = Some(range);
+        }
+    }
+    let width = columns.len();
+    let mut cells: Vec<std::vec::IntoIter<Panel>> =
+        columns.into_iter().map(Vec::into_iter).collect();
+    let mut panels = Vec::new();
+    for _ in 0..rows {
+        for column in &mut cells {
+            panels.extend(column.next());
+        }
+    }
+    (panels, width)
 }
 
 /// The protocols in panel order: by group, classic before adaptive.

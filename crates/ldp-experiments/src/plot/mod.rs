@@ -56,6 +56,12 @@ impl Width {
     }
 }
 
+/// The range an axis of `scale` fitted to `values` takes (padded as every fitted axis
+/// is): for panels that share one range.
+pub fn fitted_range(values: impl Iterator<Item = f64>, scale: Scale) -> (f64, f64) {
+    svg::fit(values, scale == Scale::Log)
+}
+
 /// One point of a series.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {

@@ -160,7 +160,7 @@ fn y_values(p: &Panel) -> impl Iterator<Item = f64> + '_ {
 }
 
 /// Data range of one axis, padded; positive for log axes.
-fn fit(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
+pub(super) fn fit(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite() && (!log || *v > 0.0))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -234,14 +234,22 @@ pub fn panel_ticks(fig: &Figure) -> Vec<[AxisTicks; 2]> {
         .collect()
 }
 
-/// Whether the figure writes its log axes' labels below 0.1 in exponent form: where some
-/// log axis labels a value below 0.001, which only that form writes briefly.
+/// Whether the figure writes small labels in exponent form (log axes below 0.1, linear
+/// axes with a label below 0.01): where some axis must, a log axis labelling a value
+/// below 0.001 or a linear one whose decimals would run past six characters (0.00075),
+/// so that `1e-4` and `0.001` never share a figure.
 fn small_in_exponent(fig: &Figure, areas: &[Root<'_>], y_shared: Option<(f64, f64)>) -> bool {
     areas.iter().zip(&fig.panels).any(|(area, p)| {
         let (x, y, _) = panel_axes(area, p, y_shared, false);
-        [x, y]
-            .iter()
-            .any(|c| c.log && c.ticks.iter().any(|&v| v > 0.0 && v < 1e-3))
+        [x, y].iter().any(|c| {
+            if c.log {
+                c.ticks.iter().any(|&v| v > 0.0 && v < 1e-3)
+            } else {
+                ticks::linear_ticks(&c.ticks, false)
+                    .iter()
+                    .any(|l| l.contains('e'))
+            }
+        })
     })
 }
 
@@ -305,7 +313,7 @@ struct Coord {
     lo: f64,
     hi: f64,
     log: bool,
-    /// A log axis of a figure that writes its labels below 0.1 in exponent form.
+    /// In a figure that writes small labels in exponent form (see [`small_in_exponent`]).
     small_in_exponent: bool,
     ticks: Vec<f64>,
 }
@@ -321,7 +329,7 @@ impl Coord {
             lo,
             hi,
             log,
-            small_in_exponent: log && small_in_exponent,
+            small_in_exponent,
             ticks: asked
                 .filter(|t| t.len() >= 2)
                 .unwrap_or_else(|| axis_ticks(axis.scale, lo, hi)),
@@ -341,9 +349,17 @@ impl Coord {
         Coord { ticks, ..self }
     }
 
-    /// The label of the tick at `v`.
+    /// The label of the tick at `v`: on a linear axis in the style of all its ticks.
     fn label(&self, v: f64) -> String {
-        ticks::log_tick(v, self.small_in_exponent)
+        if self.log {
+            return ticks::log_tick(v, self.small_in_exponent);
+        }
+        let small = |t: &f64| t.abs() > 0.0 && t.abs() < 0.01;
+        let exponent = self.small_in_exponent && self.ticks.iter().any(small);
+        match self.ticks.iter().position(|&t| t == v) {
+            Some(i) => ticks::linear_ticks(&self.ticks, exponent).swap_remove(i),
+            None => tick(v),
+        }
     }
 
     /// Where `v` lies on the axis, from 0 to 1.
@@ -410,6 +426,8 @@ fn draw_in(
     let (x_labels, y_labels) = (x.clone(), y.clone());
     let mut chart = ChartBuilder::on(&area)
         .margin(u(3.0))
+        // Room for half the last x tick label, centred on the frame's right edge.
+        .margin_right(u(8.0))
         .x_label_area_size(u(18.0))
         .y_label_area_size(u(y_area))
         .build_cartesian_2d(x, y)

@@ -7,17 +7,40 @@ pub fn tick(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return if v == 0.0 { "0".into() } else { format!("{v}") };
     }
-    let a = v.abs();
-    if (1e-3..1e4).contains(&a) {
-        let digits = (2 - a.log10().floor() as i32).max(0) as usize;
-        let s = format!("{v:.digits$}");
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
-        } else {
-            s
-        }
+    if (1e-3..1e4).contains(&v.abs()) {
+        decimal(v)
     } else {
         scientific(v)
+    }
+}
+
+/// `v` as `0.0015`: three significant digits, no trailing zeros.
+fn decimal(v: f64) -> String {
+    let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
+/// The labels of a linear axis' `ticks`, in one style: decimals where every label is six
+/// characters at most (`0.0005, 0.001, 0.0015`) and `exponent` is not asked for, exponent
+/// form for all otherwise.
+pub(super) fn linear_ticks(ticks: &[f64], exponent: bool) -> Vec<String> {
+    let decimals: Vec<String> = ticks
+        .iter()
+        .map(|&v| if v == 0.0 { "0".into() } else { decimal(v) })
+        .collect();
+    let short = ticks.iter().all(|v| v.abs() < 1e4) && decimals.iter().all(|l| l.len() <= 6);
+    if short && !exponent {
+        decimals
+    } else {
+        ticks
+            .iter()
+            .map(|&v| if v == 0.0 { "0".into() } else { scientific(v) })
+            .collect()
     }
 }
 
