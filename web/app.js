@@ -6,6 +6,11 @@ import { draw, label } from "./plot.js";
 
 const $ = (id) => document.getElementById(id);
 const ADAPTIVE = ["ass", "aue", "alh", "athe"];
+// The page answers as you type up to this k; the frontiers of ASS and ALH scan every
+// parameter up to k (about a second at 100,000). The CLI takes any k.
+const MAX_K = 100000;
+// The most points of a frontier drawn (evenly chosen, both ends kept).
+const MAX_DRAWN = 400;
 
 function number(id) {
   const text = $(id).value.trim();
@@ -28,6 +33,22 @@ function cliFlags(options) {
   return Object.entries(options).map(([k, v]) => ` --${k.replace("_", "-")} ${v}`).join("");
 }
 
+// At most MAX_DRAWN points of a frontier, evenly chosen, both ends kept.
+function thinned(points) {
+  if (points.length <= MAX_DRAWN) return points;
+  const step = (points.length - 1) / (MAX_DRAWN - 1);
+  return Array.from({ length: MAX_DRAWN }, (_, i) => points[Math.round(i * step)]);
+}
+
+// Runs `f` once the inputs have been still for a moment, not on every keystroke.
+function debounced(f, ms) {
+  let timer;
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(f, ms);
+  };
+}
+
 function cell(v) {
   if (v === null || v === undefined) return "–";
   return typeof v === "number" ? label(v) : String(v);
@@ -42,6 +63,9 @@ function render() {
   $("cli-tune").textContent = `ldp tune --protocol all --k ${s.k} --eps ${s.eps}${cliFlags(s.bounds)}`;
   let rows;
   try {
+    if (s.k > MAX_K) {
+      throw Object.assign(new Error(`k: the page answers up to k = ${MAX_K.toLocaleString("en")}; \`ldp analyze\` and \`ldp tune\` take any k`), { name: "ParamError" });
+    }
     rows = analyze("all", s.k, s.eps, s.weights);
   } catch (e) {
     $("status").textContent = `${e.name}: ${e.message}`;
@@ -92,7 +116,15 @@ function render() {
   }
 
   const points = rows.filter((r) => !r.error && !ADAPTIVE.includes(r.protocol));
-  const frontiers = ADAPTIVE.map((p) => ({ protocol: p, points: frontier(p, s.k, s.eps, "asr,mse") }));
+  const tuned = ADAPTIVE.filter((p) => rows.some((r) => r.protocol === p && !r.error));
+  const frontiers = [];
+  for (const p of tuned) {
+    try {
+      frontiers.push({ protocol: p, points: thinned(frontier(p, s.k, s.eps, "asr,mse")) });
+    } catch (e) {
+      $("status").textContent = `${p.toUpperCase()}'s frontier: ${e.message}`;
+    }
+  }
   draw($("plot"), { points, frontiers, pick }, $("tooltip"));
 
   const select = $("try-protocol");
@@ -131,8 +163,17 @@ async function main() {
   render();
   document.body.dataset.loadMs = (performance.now() - loaded).toFixed(1);
   document.body.dataset.ready = "true";
+  // Tests wait for this count to move: every answer, or error shown, counts.
+  const counted = () => {
+    try {
+      render();
+    } finally {
+      document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
+    }
+  };
+  const later = debounced(counted, 150);
   for (const id of ["k", "eps", "asr-max", "bits-max", "w-asr", "w-epg", "w-bits"]) {
-    $(id).addEventListener("input", render);
+    $(id).addEventListener("input", later);
   }
   $("try-perturb").addEventListener("click", guarded(() => {
     const client = tryClient();

@@ -62,10 +62,14 @@ function place(placed, cx, cy, width, right) {
   return { x: x0, y: cy - 5 };
 }
 
+// A number for people: four significant digits, exponent form (`4.4e-4`) outside
+// [0.001, 100000).
 export function label(v) {
   if (v === 0) return "0";
   const a = Math.abs(v);
-  return a >= 1e-3 && a < 1e5 ? String(Number(v.toPrecision(4))) : v.toExponential(0).replace("e", "e");
+  if (a >= 1e-3 && a < 1e5) return String(Number(v.toPrecision(4)));
+  const [mantissa, exponent] = v.toExponential(3).split("e");
+  return `${mantissa.replace(/\.?0+$/, "")}e${exponent.replace("+", "")}`;
 }
 
 // points: classic instances [{protocol, asr, mse, param}]; frontiers: [{protocol,
@@ -78,13 +82,15 @@ export function draw(svg, { points, frontiers, pick }, tooltip) {
   // The MSE axis spans the classic points and the recommendation (at least a decade);
   // a frontier running on to huge MSE (SS at omega near k) is cut at the frame.
   const finite = (v) => v > 0 && Number.isFinite(v);
+  const min = (vs) => vs.reduce((a, b) => Math.min(a, b), Infinity);
+  const max = (vs) => vs.reduce((a, b) => Math.max(a, b), -Infinity);
   const shown = points.concat(pick ? [pick] : []).map((p) => p.mse).filter(finite);
-  const best = Math.min(...all.map((p) => p.mse).filter(finite));
-  let lo = Math.min(best, ...shown), hi = Math.max(...shown);
+  let lo = Math.min(min(all.map((p) => p.mse).filter(finite)), min(shown));
+  let hi = max(shown);
   hi = Math.max(hi, lo * 10);
   lo = 10 ** (Math.log10(lo) - 0.04);
   hi = 10 ** (Math.log10(hi) + 0.04);
-  const asrHi = Math.min(1, Math.max(...all.map((p) => p.asr)) * 1.08 || 1);
+  const asrHi = Math.min(1, max(all.map((p) => p.asr)) * 1.08 || 1);
   const x = (v) => m.left + ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (W - m.left - m.right);
   const y = (v) => H - m.bottom - (v / asrHi) * (H - m.top - m.bottom);
 

@@ -67,6 +67,14 @@ fn check_wasm_bindgen(root: &Path) -> Result<String> {
     Ok(want)
 }
 
+/// Cargo's target folder for the workspace at `root`: `CARGO_TARGET_DIR` where set.
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
+}
+
 fn gzip_len(bytes: &[u8]) -> Result<usize> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(bytes)?;
@@ -94,7 +102,7 @@ fn build(root: &Path) -> Result<PathBuf> {
     if out.exists() {
         fs::remove_dir_all(&out).with_context(|| out.display().to_string())?;
     }
-    let module = crate_dir.join("target/wasm32-unknown-unknown/release/ldp_wasm.wasm");
+    let module = target_dir(&crate_dir).join("wasm32-unknown-unknown/release/ldp_wasm.wasm");
     run_ok(
         Command::new("wasm-bindgen")
             .args(["--target", "web", "--out-dir"])
@@ -159,7 +167,7 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
         Command::new("node")
             .args(["--test", "--test-reporter=spec"])
             .current_dir(&tests)
-            .env("LDP_BIN", root.join("target/debug/ldp"))
+            .env("LDP_BIN", target_dir(root).join("debug/ldp"))
             .env("LDP_WEB_DIR", &out)
             .env("LDP_SCREENSHOT", out.join("chooser.png")),
         "the page's tests (node --test web/tests)",

@@ -3,7 +3,7 @@
 
 use ldp_core::{DomainSize, Epsilon, Protocol};
 use serde::de::DeserializeOwned;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::{Kind, error};
 
@@ -77,10 +77,25 @@ pub(crate) fn seed(value: &JsValue) -> Result<u64, JsValue> {
 }
 
 /// An options object (`undefined` or `null` for none), read through its JSON text so
-/// that a misspelt key is an error naming it.
+/// that a misspelt key is an error naming it. A key whose value is `null` or `undefined`
+/// is not given; `NaN` and infinities, which JSON would turn into `null`, are refused.
 pub(crate) fn options<T: DeserializeOwned + Default>(value: &JsValue) -> Result<T, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(T::default());
+    }
+    if let Some(object) = value.dyn_ref::<js_sys::Object>() {
+        for entry in js_sys::Object::entries(object).iter() {
+            let pair = js_sys::Array::from(&entry);
+            if let Some(v) = pair.get(1).as_f64()
+                && !v.is_finite()
+            {
+                let key = pair.get(0).as_string().unwrap_or_default();
+                return Err(error(
+                    Kind::Param,
+                    format!("{key}: expected a finite number, got {v}"),
+                ));
+            }
+        }
     }
     let text: String = js_sys::JSON::stringify(value)
         .map_err(|_| error(Kind::Param, "options: not an object JSON can represent"))?

@@ -35,6 +35,9 @@ pub struct Client {
     rng: ChaCha20Rng,
 }
 
+/// The most reports [`Client::attack`] draws at once: a few seconds in a browser tab.
+const MAX_DRAWS: f64 = 1e7;
+
 /// The reconstruction attack measured on one value ([`Client::attack`]).
 #[derive(Debug, Serialize)]
 struct Measured {
@@ -207,10 +210,11 @@ impl Client {
         dispatch!(&self.mechanism, m => guess_json(m, report.trim().as_bytes(), rng))
     }
 
-    /// The attack measured on `item`: `draws` fresh reports, each guessed, beside the
-    /// closed form. Returns `{item, draws, hits, asr, se, expected}`.
-    pub fn attack(&mut self, item: f64, draws: u32) -> Result<JsValue, JsValue> {
+    /// The attack measured on `item`: `draws` fresh reports (1 to 10^7), each guessed,
+    /// beside the closed form. Returns `{item, draws, hits, asr, se, expected}`.
+    pub fn attack(&mut self, item: f64, draws: f64) -> Result<JsValue, JsValue> {
         let x = self.item(item)?;
+        let draws = args::whole("draws", draws, MAX_DRAWS)? as u32;
         if draws == 0 {
             return Err(error(Kind::Param, "draws: at least one report is needed"));
         }

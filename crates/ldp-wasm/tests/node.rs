@@ -104,7 +104,7 @@ fn unseeded_reports_differ_between_clients() {
 #[wasm_bindgen_test]
 fn the_attack_is_measured_beside_its_closed_form() {
     let mut client = Client::new("grr", 10.0, 2.0, None).unwrap();
-    let m = client.attack(4.0, 20_000).unwrap();
+    let m = client.attack(4.0, 20_000.0).unwrap();
     let expected = 2f64.exp() / (2f64.exp() + 9.0);
     assert!((num(&m, "expected") - expected).abs() < 1e-15);
     // 5 SE: a seeded test cannot be had (the CSPRNG), so the bound is loose.
@@ -260,6 +260,33 @@ fn bad_input_is_refused_by_name() {
             choose(100.0, 1.0, JsValue::UNDEFINED).map(drop),
             "ParamError",
             "bound",
+        ),
+        (
+            // JSON would turn NaN into null, "no bound": refused instead.
+            choose(100.0, 1.0, {
+                let o = js_sys::Object::new();
+                js_sys::Reflect::set(&o, &"asr_max".into(), &JsValue::from_f64(f64::NAN)).unwrap();
+                o.into()
+            })
+            .map(drop),
+            "ParamError",
+            "asr_max: expected a finite number",
+        ),
+        (
+            Client::new("grr", 10.0, 1.0, None)
+                .unwrap()
+                .attack(1.0, -1.0)
+                .map(drop),
+            "ParamError",
+            "draws",
+        ),
+        (
+            Client::new("grr", 10.0, 1.0, None)
+                .unwrap()
+                .attack(1.0, 2.5)
+                .map(drop),
+            "ParamError",
+            "draws",
         ),
         (
             frontier("grr", 100.0, 1.0, None, JsValue::UNDEFINED).map(drop),

@@ -155,7 +155,9 @@ pub(super) fn base_cut(f: Vec<f64>, n: u64, channel: Channel, alpha: f64) -> Vec
 /// `x = (sum_K o - p - (m - 1) q) / (p(1-p) + (m - 1) q(1-q))`, and zero elsewhere,
 /// until no estimate is negative. For one item per report (GRR) the rounds are the
 /// multiplicative `f_v = (o_v (m q + p - q) / sum_K o - q) / (p - q)`, and an estimate
-/// without negatives is kept as it is. The result sums to one; where a round has no
+/// without negatives is kept as it is (renormalized where rounding made it stray from
+/// summing to one, at budgets where p - q is at rounding level). The result sums to one;
+/// where a round has no
 /// positive estimate left the result is uniform.
 pub(super) fn mle_apx(f: Vec<f64>, channel: Channel) -> Vec<f64> {
     let Channel {

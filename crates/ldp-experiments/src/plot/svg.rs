@@ -235,9 +235,10 @@ pub fn panel_ticks(fig: &Figure) -> Vec<[AxisTicks; 2]> {
 }
 
 /// Whether the figure writes small labels in exponent form (log axes below 0.1, linear
-/// axes with a label below 0.01): where some axis must, a log axis labelling a value
-/// below 0.001 or a linear one whose decimals would run past six characters (0.00075),
-/// so that `1e-4` and `0.001` never share a figure.
+/// axes with a label below 0.01): where some axis must use that form, a log axis
+/// labelling a value below 0.001 or a linear one whose labels need it (decimals past six
+/// characters, 0.00075, or values from 1e4 up), so that `1e-4` and `0.001` never share a
+/// figure.
 fn small_in_exponent(fig: &Figure, areas: &[Root<'_>], y_shared: Option<(f64, f64)>) -> bool {
     areas.iter().zip(&fig.panels).any(|(area, p)| {
         let (x, y, _) = panel_axes(area, p, y_shared, false);
