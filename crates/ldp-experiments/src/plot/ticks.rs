@@ -213,11 +213,12 @@ pub(super) fn thin(
         }
     }
     if let (Some(&low), Some(&high)) = (ticks.first(), ticks.last()) {
-        for (end, in_third) in [
-            (low, (|f: f64| f <= 1.0 / 3.0) as fn(f64) -> bool),
-            (high, |f: f64| f >= 2.0 / 3.0),
-        ] {
-            if !kept.iter().any(|&w| in_third(position(w) / length)) {
+        // The ends of the axis at fractions 0 and 1: a label within a third of each.
+        for (end, at) in [(low, 0.0), (high, 1.0)] {
+            if !kept
+                .iter()
+                .any(|&w| (position(w) / length - at).abs() <= 1.0 / 3.0)
+            {
                 kept.retain(|&w| apart(w, end));
                 kept.push(end);
             }
