@@ -1,6 +1,7 @@
 //! Populations of genuine users, and the Adult Age data of the paper's empirical study.
 
 use ldp_core::{DomainSize, ItemOutOfRange};
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 /// The genuine users: one item each, over the domain `0..k`.
@@ -59,6 +60,28 @@ impl Population {
     pub fn adult_age() -> Self {
         let counts = parse_counts(ADULT_AGE_CSV).expect("the shipped file is well formed");
         Self::from_counts(&counts).expect("the shipped file is non-empty")
+    }
+
+    /// `n` users drawn i.i.d. from this population's item distribution (with
+    /// replacement, so `n` may exceed [`Population::len`]): a sample of size `n` from the
+    /// population the data stands for.
+    ///
+    /// ```
+    /// use ldp_attack::Population;
+    /// use ldp_core::simulation::{stream_rng, Role};
+    /// let mut rng = stream_rng(1, 0, Role::Other(0), 0);
+    /// let small = Population::adult_age().resample(500, &mut rng)?;
+    /// assert_eq!((small.len(), small.k().get()), (500, 100));
+    /// # Ok::<(), ldp_attack::DataError>(())
+    /// ```
+    pub fn resample<R: Rng + ?Sized>(&self, n: usize, rng: &mut R) -> Result<Self, DataError> {
+        if n == 0 {
+            return Err(DataError::Empty);
+        }
+        let items = (0..n)
+            .map(|_| self.items[rng.random_range(0..self.items.len())])
+            .collect();
+        Ok(Self { k: self.k, items })
     }
 
     /// Domain size.

@@ -323,6 +323,23 @@ pub enum Kind {
         /// Master seed (point i uses seed + i).
         seed: u64,
     },
+    /// Measured ASR-MSE frontiers of classic-adaptive pairs at several numbers of users
+    /// drawn from a data set, beside their closed forms: a row per number of users, a
+    /// column per pair.
+    FrontierVsN {
+        /// Pairs of a classic protocol and its adaptive counterpart, one column each.
+        pairs: Vec<(Protocol, Protocol)>,
+        /// Data set (its domain size is k); each row's users are drawn from it i.i.d.
+        dataset: Dataset,
+        /// Numbers of users, one row each.
+        users: Vec<u64>,
+        /// Privacy budgets.
+        eps: Vec<EpsRange>,
+        /// Independent runs per point.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
     /// Measured ASR and MSE on a data set beside their closed forms.
     Empirical {
         /// Protocols, one panel each.
@@ -362,6 +379,7 @@ impl Experiment {
             | Kind::AsrVsMse { eps, .. }
             | Kind::AsrMseEpg { eps, .. }
             | Kind::Strategies { eps, .. }
+            | Kind::FrontierVsN { eps, .. }
             | Kind::Empirical { eps, .. } => eps.iter().collect(),
             Kind::Weights { w_asr, .. } => vec![w_asr],
             Kind::Objective { .. }
@@ -390,6 +408,24 @@ impl Experiment {
         }
         if let Kind::Empirical { runs: 0, .. } = &self.kind {
             return bad("runs must be at least 1");
+        }
+        if let Kind::FrontierVsN {
+            pairs, users, runs, ..
+        } = &self.kind
+        {
+            if *runs < 2 || pairs.is_empty() || users.is_empty() || users.contains(&0) {
+                return bad("frontier_vs_n needs pairs, numbers of users >= 1 and at least 2 runs");
+            }
+            if let Some((c, a)) = pairs
+                .iter()
+                .find(|(c, a)| c.is_adaptive() || a.classic_counterpart() != *c)
+            {
+                return bad(&format!(
+                    "({}, {}) is not a classic protocol and its adaptive counterpart",
+                    c.label(),
+                    a.label()
+                ));
+            }
         }
         if let Kind::Estimators {
             eps,
@@ -520,7 +556,7 @@ impl Experiment {
                 measured.retain(|&t| t <= 50);
                 *users = 200;
             }
-            Kind::Empirical { eps, runs, .. } => {
+            Kind::Empirical { eps, runs, .. } | Kind::FrontierVsN { eps, runs, .. } => {
                 *eps = thin(eps);
                 *runs = 3;
             }

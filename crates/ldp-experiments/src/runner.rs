@@ -116,7 +116,10 @@ pub fn run(
     .collect();
     let seed = match &exp.kind {
         Kind::Empirical { seed, .. }
+        | Kind::FrontierVsN { seed, .. }
         | Kind::Repeated { seed, .. }
+        | Kind::LargeDomain { seed, .. }
+        | Kind::Estimators { seed, .. }
         | Kind::AuditGrid { seed, .. } => Some(*seed),
         _ => None,
     };

@@ -295,6 +295,7 @@ fn every_figure_is_legible_at_its_printed_width() {
             Kind::AsrVsMse { .. }
                 | Kind::AsrMseEpg { .. }
                 | Kind::Empirical { .. }
+                | Kind::FrontierVsN { .. }
                 | Kind::Costs { .. }
         );
         let bar_label = if matches!(c.experiment.kind, Kind::Costs { .. }) {

@@ -177,13 +177,7 @@ fn population(a: &SimulateArgs, k: ldp_core::DomainSize) -> Result<Population> {
     if let Some(n) = a.users {
         // Resample n users from the data's empirical distribution, reproducibly.
         let mut rng = simulation::stream_rng(a.seed, u64::MAX, simulation::Role::Other(0), 0);
-        let items = pop.items();
-        let mut drawn = Vec::new();
-        drawn
-            .try_reserve_exact(n as usize)
-            .map_err(|_| anyhow::anyhow!("--users {n}: not enough memory for the users"))?;
-        drawn.extend((0..n).map(|_| items[rng.random_range(0..items.len())]));
-        pop = Population::from_items(k, drawn).context("--users")?;
+        pop = pop.resample(n as usize, &mut rng).context("--users")?;
     }
     Ok(pop)
 }

@@ -8,6 +8,7 @@ mod estimators;
 mod large_domain;
 mod longitudinal;
 mod objective;
+mod sample_size;
 mod strategies;
 mod weights;
 
@@ -71,6 +72,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             runs,
             seed,
         } => empirical::run(exp, &options, protocols, *dataset, eps, *runs, *seed),
+        Kind::FrontierVsN { .. } => sample_size::run(exp, &options),
     }
 }
 
