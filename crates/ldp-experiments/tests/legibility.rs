@@ -27,8 +27,26 @@ struct Text {
     size_pt: f64,
     content: String,
     /// Its box (left, top, right, bottom) in canvas units, estimated from the anchor, the
-    /// baseline shift and DejaVu Sans' average advance; `None` for rotated text.
+    /// baseline shift and DejaVu Sans' advances; `None` for rotated text.
     bounds: Option<[f64; 4]>,
+}
+
+/// The width of `text` in ems of DejaVu Sans, the font the figures are set in (read from
+/// the font file, independently of the crate's own measure).
+fn advance_ems(text: &str) -> f64 {
+    static FACE: std::sync::OnceLock<ttf_parser::Face<'static>> = std::sync::OnceLock::new();
+    let face = FACE.get_or_init(|| {
+        ttf_parser::Face::parse(include_bytes!("../fonts/DejaVuSans.ttf"), 0).unwrap()
+    });
+    let em = f64::from(face.units_per_em());
+    text.chars()
+        .map(|c| {
+            let glyph = face
+                .glyph_index(c)
+                .unwrap_or_else(|| panic!("{c:?} is not in the font"));
+            f64::from(face.glyph_hor_advance(glyph).unwrap()) / em
+        })
+        .sum()
 }
 
 /// The box of a text element: plotters anchors text at (x, y) horizontally by
@@ -39,8 +57,9 @@ fn bounds(tag: &str, content: &str) -> Option<[f64; 4]> {
     }
     let number = |name| attribute(tag, name)?.parse::<f64>().ok();
     let (x, y, size) = (number("x")?, number("y")?, number("font-size")?);
-    // DejaVu Sans: about 0.6 em per character on average, ascent 0.76 em, descent 0.24.
-    let width = content.chars().count() as f64 * 0.6 * size;
+    // DejaVu Sans: each character's advance from the font itself; ascent 0.76 em,
+    // descent 0.24.
+    let width = advance_ems(content) * size;
     let left = match attribute(tag, "text-anchor") {
         Some("middle") => x - width / 2.0,
         Some("end") => x - width,

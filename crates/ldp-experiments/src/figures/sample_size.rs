@@ -34,8 +34,19 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     };
     let budgets = eps_values(eps);
     let mut table = Table::new(&[
-        "protocol", "users", "eps", "param", "runs", "asr", "asr_se", "asr_expected", "asr_z",
-        "mse", "mse_se", "mse_expected", "mse_z",
+        "protocol",
+        "users",
+        "eps",
+        "param",
+        "runs",
+        "asr",
+        "asr_se",
+        "asr_expected",
+        "asr_z",
+        "mse",
+        "mse_se",
+        "mse_expected",
+        "mse_z",
     ]);
     for (row, &n) in users.iter().enumerate() {
         // One sample of n users per row, shared by every protocol and budget, so that the
@@ -225,7 +236,10 @@ fn findings(table: &Table, users: &[u64]) -> Vec<String> {
                 .iter()
                 .filter(|r| table.num(r, "users") == n as f64)
                 .collect();
-            rows.iter().map(|r| table.num(r, "mse") * n as f64).sum::<f64>() / rows.len() as f64
+            rows.iter()
+                .map(|r| table.num(r, "mse") * n as f64)
+                .sum::<f64>()
+                / rows.len() as f64
         };
         out.push(format!(
             "mean n x MSE: {:.4} at n = {few}, {:.4} at n = {many} (the MSE scales as 1/n)",

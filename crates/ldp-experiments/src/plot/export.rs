@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use crate::error::ExperimentError;
 
 /// The font every figure is set in.
-const FONT: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
+pub(super) const FONT: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
 
 fn options() -> &'static resvg::usvg::Options<'static> {
     static OPTIONS: OnceLock<resvg::usvg::Options<'static>> = OnceLock::new();

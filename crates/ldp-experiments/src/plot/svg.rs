@@ -6,6 +6,8 @@
 //! and the document's `width` and `height` are in points, so the SVG prints at the
 //! figure's width with the font sizes chosen here.
 
+use std::sync::OnceLock;
+
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::prelude::*;
@@ -24,6 +26,15 @@ pub const MIN_FONT_PT: f64 = 7.0;
 
 /// Panel titles.
 const TITLE_PT: f64 = 8.0;
+/// Space above a panel's title, in points.
+const TITLE_GAP: f64 = 3.0;
+/// Space between a panel's title band (or its cell) and its chart, in points.
+const CHART_MARGIN: f64 = 3.0;
+/// Space right of a chart: room for half the last x tick label, centred on the frame's
+/// right edge.
+const RIGHT_MARGIN: f64 = 8.0;
+/// Height of the x tick labels and the x axis label, in points.
+const X_LABEL_AREA: f64 = 18.0;
 
 fn u(pt: f64) -> i32 {
     (pt * UNITS_PER_PT).round() as i32
@@ -43,9 +54,20 @@ fn plot_err<E: std::fmt::Debug>(e: E) -> ExperimentError {
     ExperimentError::Plot(format!("{e:?}"))
 }
 
-/// Estimated printed width of `text` at `pt` points (DejaVu Sans averages 0.6 em).
+/// Printed width of `text` at `pt` points: the sum of its characters' advances in the
+/// font it is set in (DejaVu Sans; kerning, which narrows it, ignored).
 fn text_width(text: &str, pt: f64) -> f64 {
-    text.chars().count() as f64 * pt * 0.6
+    static FACE: OnceLock<ttf_parser::Face<'static>> = OnceLock::new();
+    let face = FACE.get_or_init(|| {
+        ttf_parser::Face::parse(super::export::FONT, 0).expect("the bundled font parses")
+    });
+    let em = f64::from(face.units_per_em());
+    let advance = |c: char| {
+        face.glyph_index(c)
+            .and_then(|g| face.glyph_hor_advance(g))
+            .map_or(0.6, |a| f64::from(a) / em)
+    };
+    text.chars().map(advance).sum::<f64>() * pt
 }
 
 type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -288,8 +310,9 @@ fn panel_axes(
         .fold(0.0, f64::max)
         + MIN_FONT_PT * 1.5
         + 3.0;
-    let x_len = w - y_area - 6.0;
-    let y_len = h - TITLE_PT * 1.6 - 18.0 - 6.0;
+    // The frame's length as `draw_in` lays it out (the title band about 1.6 lines).
+    let x_len = w - y_area - CHART_MARGIN - RIGHT_MARGIN;
+    let y_len = h - TITLE_GAP - TITLE_PT * 1.6 - 2.0 * CHART_MARGIN - X_LABEL_AREA;
     let labels = x.clone();
     let x = x.thinned(x_len, |v| text_width(&labels.label(v), MIN_FONT_PT), 3.0);
     let y = y.thinned(y_len, |_| MIN_FONT_PT, 1.5);
@@ -421,15 +444,14 @@ fn draw_in(
     // The title in a band of its own above the chart's margin: the top tick label is
     // centred on the frame's edge and rises half its height above it.
     let area = area
-        .margin(u(3.0), 0, 0, 0)
+        .margin(u(TITLE_GAP), 0, 0, 0)
         .titled(&p.title, font(TITLE_PT))
         .map_err(plot_err)?;
     let (x_labels, y_labels) = (x.clone(), y.clone());
     let mut chart = ChartBuilder::on(&area)
-        .margin(u(3.0))
-        // Room for half the last x tick label, centred on the frame's right edge.
-        .margin_right(u(8.0))
-        .x_label_area_size(u(18.0))
+        .margin(u(CHART_MARGIN))
+        .margin_right(u(RIGHT_MARGIN))
+        .x_label_area_size(u(X_LABEL_AREA))
         .y_label_area_size(u(y_area))
         .build_cartesian_2d(x, y)
         .map_err(plot_err)?;
