@@ -5,6 +5,7 @@
 //! Most families' reports support a set of items ([`Support`]); for them the helpers at
 //! the end of this module are the whole implementation.
 
+use std::cell::RefCell;
 use std::fmt::Debug;
 
 use rand::{Rng, RngExt};
@@ -110,7 +111,18 @@ pub(crate) fn support_guess<M: Support, R: Rng + ?Sized>(
     report: &M::Report,
     rng: &mut R,
 ) -> u32 {
-    uniform_pick(&m.support(report), m.domain_size().get(), rng)
+    thread_local! {
+        // The report's supported items, in memory reused from guess to guess: attack and
+        // audit loops guess once per report, and a fresh, growing Vec each time made
+        // threads queue on the allocator (glibc's realloc takes its arena's lock), so
+        // that a two-thread audit ran slower than one thread.
+        static SUPPORT: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    }
+    SUPPORT.with_borrow_mut(|items| {
+        items.clear();
+        m.for_each_supported(report, |i| items.push(i));
+        uniform_pick(items, m.domain_size().get(), rng)
+    })
 }
 
 /// Adds the report and guesses from its support, computed once.

@@ -10,7 +10,6 @@ use ldp_attack::{
     Prior, ReconstructionAttack, measure,
 };
 use ldp_core::simulation;
-use rand::RngExt;
 
 use super::ProtocolArgs;
 use super::aggregate::server_clip;

@@ -11,13 +11,16 @@ pub(crate) use bernoulli_set::BernoulliSet;
 use rand::{Rng, RngExt};
 
 /// Draws `m` distinct items uniformly from `0..n` by Floyd's algorithm, O(m) expected
-/// time, and returns them sorted. `m <= n` is required.
+/// time, and returns them sorted. `m <= n` is required. The list has room for one more
+/// item, which [`lift_around`] inserts without reallocating (glibc's realloc takes a lock
+/// that threads perturbing side by side queue on).
 pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<u32> {
     debug_assert!(m <= n);
+    let room = m as usize + 1;
     // Membership structure: a short vector for tiny m, a bitmap when m is a sizeable
     // fraction of n (the bitmap's n/64 words then cost no more than m), a hash set otherwise.
     if m <= 16 {
-        let mut chosen: Vec<u32> = Vec::with_capacity(m as usize);
+        let mut chosen: Vec<u32> = Vec::with_capacity(room);
         for j in (n - m)..n {
             let t = rng.random_range(0..=j);
             chosen.push(if chosen.contains(&t) { j } else { t });
@@ -35,7 +38,7 @@ pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<
             };
             bits[(pick / 64) as usize] |= 1 << (pick % 64);
         }
-        let mut chosen = Vec::with_capacity(m as usize);
+        let mut chosen = Vec::with_capacity(room);
         for (w, &word) in bits.iter().enumerate() {
             let mut word = word;
             while word != 0 {
@@ -52,7 +55,8 @@ pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<
                 set.insert(j);
             }
         }
-        let mut chosen: Vec<u32> = set.into_iter().collect();
+        let mut chosen: Vec<u32> = Vec::with_capacity(room);
+        chosen.extend(set);
         chosen.sort_unstable();
         chosen
     }
