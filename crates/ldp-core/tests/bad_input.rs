@@ -30,7 +30,9 @@ fn parameters_are_validated() {
         }
     );
     assert!(SubsetSelection::new(k(10), eps(1.0), 10).is_err());
-    for p in [0.49, 1.0, f64::NAN] {
+    // Any p in (0, 1) is eps-LDP (below 1/2: one report of L-OUE); 0 and 1 are not.
+    assert!(UnaryEncoding::new(k(10), eps(1.0), 0.3).is_ok());
+    for p in [0.0, -0.1, 1.0, f64::NAN] {
         assert!(matches!(
             UnaryEncoding::new(k(10), eps(1.0), p),
             Err(ParamError::Parameter { name: "p", .. })

@@ -109,6 +109,13 @@ fn unary_and_threshold_match_their_distributions() {
             &outputs,
             15,
         );
+        // Below 1/2: the law of one report of L-OUE and L-SOUE.
+        fit_full_output(
+            &UnaryEncoding::new(k(5), eps(e), 0.3).unwrap(),
+            x,
+            &outputs,
+            18,
+        );
         fit_full_output(
             &ThresholdHistogram::optimized(k(5), eps(e)).unwrap(),
             x,

@@ -268,6 +268,91 @@ fn the_chained_estimator_is_unbiased() {
     }
 }
 
+#[test]
+fn one_report_follows_its_report_spec_exactly() {
+    // The law of one report, summed over every memo, against the one-shot protocol of
+    // `report_spec` written from its (p*, q*): GRR at eps_1 for L-GRR, UE at eps_1 and the
+    // chained p for the unary chains (below 1/2 for L-OUE and L-SOUE).
+    let k = 4;
+    for protocol in CHAINS {
+        for (perm, one) in [(1.0, 0.4), (3.0, 1.0), (6.0, 2.5)] {
+            let l = build(protocol, k, perm, one);
+            let spec = l.report_spec().unwrap();
+            assert_eq!(spec.eps().get(), one);
+            let (p, q) = spec.pure_probabilities().unwrap();
+            let one_shot = Round { p, q };
+            let law = report_law(&l);
+            for (x, row) in law.iter().enumerate() {
+                for (o, y) in outputs(&l).iter().enumerate() {
+                    let theirs = if l.reports_items() {
+                        if y[0] == x as u32 { p } else { q }
+                    } else {
+                        round_prob(one_shot, k, false, &[x as u32], y)
+                    };
+                    assert!(
+                        (row[o] - theirs).abs() <= 1e-12 * theirs,
+                        "{protocol:?} ({perm}, {one}) x = {x}, {y:?}: {} vs {theirs}",
+                        row[o]
+                    );
+                }
+            }
+            if matches!(protocol, L::LOue | L::LSoue) {
+                assert!(p < 0.5, "{protocol:?}: p* = {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn one_collection_estimates_the_same_as_its_one_shot_protocol() {
+    use ldp_core::{Aggregator, Estimator, Grr, Mechanism, UnaryEncoding};
+    let (k, n) = (12u32, 20_000u32);
+    for protocol in CHAINS {
+        let l = build(protocol, k, 3.0, 1.0);
+        let spec = l.report_spec().unwrap();
+        let mut rng = stream_rng(5, 0, Role::Genuine, protocol as u64);
+        let mut chained = l.aggregator();
+        let reports: Vec<LongitudinalReport> = (0..n)
+            .map(|u| {
+                let memo = l.memoize(u % k, &mut rng).unwrap();
+                l.report(&memo, &mut rng).unwrap()
+            })
+            .collect();
+        for r in &reports {
+            chained.add(r).unwrap();
+        }
+        let theirs = match spec.family() {
+            ldp_core::FamilyParams::Grr => {
+                let grr = Grr::new(spec.k(), spec.eps()).unwrap();
+                let mut agg = grr.aggregator();
+                for r in &reports {
+                    let LongitudinalReport::Grr(g) = r else {
+                        panic!()
+                    };
+                    agg.add(g).unwrap();
+                }
+                agg.estimate(Estimator::Unbiased).unwrap()
+            }
+            ldp_core::FamilyParams::UnaryEncoding { p } => {
+                let ue = UnaryEncoding::new(spec.k(), spec.eps(), p).unwrap();
+                let mut agg = ue.aggregator();
+                for r in &reports {
+                    let LongitudinalReport::Ones(o) = r else {
+                        panic!()
+                    };
+                    agg.add(o).unwrap();
+                }
+                agg.estimate(Estimator::Unbiased).unwrap()
+            }
+            other => panic!("{other:?}"),
+        };
+        let ours = chained.estimate(Estimator::Unbiased).unwrap();
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert!((a - b).abs() < 1e-12, "{protocol:?}: {a} vs {b}");
+        }
+    }
+}
+
 /// What a device persists, and what a server stores, round-trip and are checked on the way in.
 #[cfg(feature = "serde")]
 mod persisted {

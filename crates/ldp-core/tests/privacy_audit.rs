@@ -96,7 +96,7 @@ fn unary_encoding_is_eps_ldp_for_every_p() {
             .collect();
         audit(&UnaryEncoding::symmetric(k, eps).unwrap(), &outputs, 1.0);
         audit(&UnaryEncoding::optimized(k, eps).unwrap(), &outputs, 1.0);
-        for p in [0.5, 0.6, 0.818, 0.99] {
+        for p in [0.05, 0.3, 0.5, 0.6, 0.818, 0.99] {
             audit(&UnaryEncoding::new(k, eps, p).unwrap(), &outputs, 1.0);
         }
     }

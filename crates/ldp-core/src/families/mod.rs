@@ -353,7 +353,8 @@ registry! {
         /// Adaptive subset selection (omega tuned for ASR and MSE).
         Ass("ass", "ASS") => adaptive(Ss, subset::paper_space),
     ],
-    /// Unary encoding with true-bit probability p in `[0.5, 1)`.
+    /// Unary encoding with true-bit probability p in `(0, 1)` (the paper's protocols:
+    /// `[0.5, 1)`).
     UnaryEncoding {
         /// Probability of keeping the true bit.
         p: f64,

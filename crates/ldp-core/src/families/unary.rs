@@ -16,7 +16,7 @@ pub fn probabilities(eps: Epsilon, p: f64) -> (f64, f64) {
 }
 
 /// SUE's `p = e^(eps/2) / (e^(eps/2) + 1)`. Above eps of about 73 it rounds to 1 in f64,
-/// outside UE's range `[0.5, 1)`; the largest double below 1 is used instead.
+/// outside UE's range `(0, 1)`; the largest double below 1 is used instead.
 pub fn symmetric_p(eps: Epsilon) -> f64 {
     (1.0 / (1.0 + (-eps.get() / 2.0).exp())).min(1.0 - f64::EPSILON / 2.0)
 }
@@ -54,7 +54,10 @@ pub struct UnaryEncoding {
 }
 
 impl UnaryEncoding {
-    /// UE with true-bit probability `p` in `[0.5, 1)`; `q` follows from `eps`.
+    /// UE with true-bit probability `p` in `(0, 1)`; `q` follows from `eps`. The paper's
+    /// protocols keep `p` in `[0.5, 1)` (below 1/2 the variance only grows); a lower `p`
+    /// is the law of one report of the memoized chains L-OUE and L-SOUE
+    /// ([`crate::longitudinal::Longitudinal::report_spec`]).
     pub fn new(k: DomainSize, eps: Epsilon, p: f64) -> Result<Self, ParamError> {
         check_unary_p(p)?;
         let (p, q) = probabilities(eps, p);
@@ -111,15 +114,16 @@ impl FamilyMechanism for UnaryEncoding {
     }
 }
 
-/// The true-bit probability must lie in `[0.5, 1)`.
+/// The true-bit probability must lie in `(0, 1)`: any such `p`, with its `q < p`, is
+/// eps-LDP.
 pub(crate) fn check_unary_p(p: f64) -> Result<(), ParamError> {
-    if (0.5..1.0).contains(&p) {
+    if p > 0.0 && p < 1.0 {
         Ok(())
     } else {
         Err(ParamError::Parameter {
             name: "p",
             description: "unary-encoding probability p",
-            requirement: "lie in [0.5, 1)".into(),
+            requirement: "lie in (0, 1)".into(),
             value: p,
         })
     }

@@ -53,12 +53,15 @@ pub use aggregate::LongitudinalCounts;
 pub use client::{LongitudinalClient, Memo, MemoTable};
 pub use rounds::Round;
 
+use crate::Protocol;
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::families::FamilyParams;
 use crate::families::grr::Grr;
 use crate::families::unary::{self, UnaryEncoding};
 use crate::mechanism::{Mechanism, check_runnable};
 use crate::report::{GrrReport, OnesReport, check_sorted_distinct};
 use crate::sampling::{BernoulliSet, uniform_other};
+use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
 /// A memoization-based longitudinal protocol. Serialized in snake case (`l_grr`, valid in
@@ -323,6 +326,41 @@ impl Longitudinal {
     /// server estimates with.
     pub fn chained(&self) -> Round {
         self.first.then(self.second)
+    }
+
+    /// The one-shot protocol one report follows: GRR at `eps_1` (L-GRR), or UE at
+    /// `eps_1` with the chained true-bit probability `p_s` (the unary chains; for L-OUE
+    /// and L-SOUE `p_s < 1/2`). Each round treats the items alike, so one report's law
+    /// given the true item is that protocol's, and [`Longitudinal::chained`] is its
+    /// `(p*, q*)`: one collection's reports aggregate, store and convert as its reports
+    /// (a [`GrrReport`] or [`OnesReport`] each), with the same estimates. The reports one
+    /// user sends at several collections share a memo, so they are not independent.
+    ///
+    /// ```
+    /// use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
+    /// use ldp_core::{DomainSize, Epsilon, PureProtocol};
+    /// let (k, perm, one) = (DomainSize::new(10)?, Epsilon::new(2.0)?, Epsilon::new(1.0)?);
+    /// let l_oue = Longitudinal::new(LongitudinalProtocol::LOue, k, perm, one)?;
+    /// let spec = l_oue.report_spec()?;
+    /// assert_eq!(spec.eps(), one);
+    /// let (p, q) = spec.pure_probabilities().unwrap();
+    /// assert!(p < 0.5 && (p - l_oue.chained().p).abs() < 1e-12);
+    /// assert!((q - l_oue.chained().q).abs() < 1e-12);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn report_spec(&self) -> Result<Spec, ParamError> {
+        let LongitudinalParams { k, eps_1, .. } = self.params;
+        if self.reports_items() {
+            Ok(Spec::classic(Protocol::Grr, k, eps_1).expect("GRR is classic"))
+        } else {
+            Spec::new(
+                k,
+                eps_1,
+                FamilyParams::UnaryEncoding {
+                    p: self.chained().p,
+                },
+            )
+        }
     }
 
     /// Whether reports are GRR reports (L-GRR) rather than one-bits.
