@@ -7,16 +7,18 @@ use ldp_core::longitudinal::{
     Longitudinal as Inner, LongitudinalProtocol, LongitudinalReport, Memo,
 };
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
-use ldp_core::{GrrReport, OnesReport};
+use ldp_core::{GrrReport, OnesReport, dispatch};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rand::SeedableRng;
 use rayon::prelude::*;
 
+use crate::columns::{Columnar, Columns};
 use crate::errors::{aggregate, param, report};
 use crate::mechanism::Mechanism;
 use crate::options::domain;
+use crate::reports::Reports;
 
 /// A memoized protocol (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, or L-ADP's choice): each
 /// user perturbs its value once at `eps_perm` (the memo) and sends a fresh perturbation
@@ -65,6 +67,70 @@ fn collect_user<R: rand::Rng>(
     (0..collections)
         .map(|_| l.report(&memo, rng).expect("the protocol's own memo"))
         .collect()
+}
+
+impl Longitudinal {
+    /// Every user's memo then `collections` reports, `reports[u][c]`: batch b of 4096
+    /// users from the seeded stream b, or with no seed from ChaCha20 keyed by the
+    /// operating system.
+    fn draw(
+        &self,
+        py: Python<'_>,
+        items: &[u32],
+        collections: u32,
+        seed: Option<u64>,
+    ) -> PyResult<Vec<Vec<LongitudinalReport>>> {
+        let key = match seed {
+            Some(_) => [0u8; 32],
+            None => {
+                use rand::TryRng;
+                let mut key = [0u8; 32];
+                rand::rngs::SysRng
+                    .try_fill_bytes(&mut key)
+                    .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?;
+                key
+            }
+        };
+        let l = &self.inner;
+        Ok(py.detach(|| {
+            items
+                .par_chunks(USERS_PER_STREAM)
+                .enumerate()
+                .flat_map_iter(|(b, chunk)| {
+                    let out: Vec<Vec<LongitudinalReport>> = match seed {
+                        Some(seed) => {
+                            let mut rng = stream_rng(seed, 0, Role::Genuine, b as u64);
+                            chunk
+                                .iter()
+                                .map(|&x| collect_user(l, x, collections, &mut rng))
+                                .collect()
+                        }
+                        None => {
+                            let mut rng = rand_chacha::ChaCha20Rng::from_seed(key);
+                            rng.set_stream(b as u64);
+                            chunk
+                                .iter()
+                                .map(|&x| collect_user(l, x, collections, &mut rng))
+                                .collect()
+                        }
+                    };
+                    out
+                })
+                .collect()
+        }))
+    }
+
+    /// The one-shot protocol one report follows, as an `ldp.Mechanism`.
+    fn one_shot(&self) -> PyResult<Mechanism> {
+        let spec = self.inner.report_spec().map_err(param)?;
+        let protocol = if self.inner.reports_items() {
+            ldp_core::Protocol::Grr
+        } else {
+            // The UE protocol that takes any p.
+            ldp_core::Protocol::Aue
+        };
+        Mechanism::build(protocol, spec, None)
+    }
 }
 
 #[pymethods]
@@ -179,45 +245,8 @@ impl Longitudinal {
             (items.len() as u64).saturating_mul(u64::from(collections)),
             each,
         )?;
-        let key = match seed {
-            Some(_) => [0u8; 32],
-            None => {
-                use rand::TryRng;
-                let mut key = [0u8; 32];
-                rand::rngs::SysRng
-                    .try_fill_bytes(&mut key)
-                    .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?;
-                key
-            }
-        };
+        let reports = self.draw(py, &items, collections, seed)?;
         let l = &self.inner;
-        // reports[u][c]: user u's report at collection c.
-        let reports: Vec<Vec<LongitudinalReport>> = py.detach(|| {
-            items
-                .par_chunks(USERS_PER_STREAM)
-                .enumerate()
-                .flat_map_iter(|(b, chunk)| {
-                    let out: Vec<Vec<LongitudinalReport>> = match seed {
-                        Some(seed) => {
-                            let mut rng = stream_rng(seed, 0, Role::Genuine, b as u64);
-                            chunk
-                                .iter()
-                                .map(|&x| collect_user(l, x, collections, &mut rng))
-                                .collect()
-                        }
-                        None => {
-                            let mut rng = rand_chacha::ChaCha20Rng::from_seed(key);
-                            rng.set_stream(b as u64);
-                            chunk
-                                .iter()
-                                .map(|&x| collect_user(l, x, collections, &mut rng))
-                                .collect()
-                        }
-                    };
-                    out
-                })
-                .collect()
-        });
         let list = PyList::empty(py);
         let n = items.len();
         for c in 0..collections as usize {
@@ -247,6 +276,71 @@ impl Longitudinal {
             }
         }
         Ok(list)
+    }
+
+    /// The one-shot protocol one report follows, as an `ldp.Mechanism`: GRR at `eps_1`
+    /// (L-GRR), or UE at `eps_1` with the chained true-bit probability (the unary chains;
+    /// protocol "aue", the UE protocol that takes any p, below 1/2 for L-OUE and L-SOUE).
+    /// One collection's reports are its reports: `collect_reports` returns them as such.
+    ///
+    /// >>> import ldp
+    /// >>> l = ldp.longitudinal("l-oue", k=10, eps_perm=2.0, eps_1=1.0)
+    /// >>> m = l.report_mechanism
+    /// >>> m.protocol, m.eps, round(m.param, 4)
+    /// ('aue', 1.0, 0.2905)
+    #[getter]
+    fn report_mechanism(&self) -> PyResult<Mechanism> {
+        self.one_shot()
+    }
+
+    /// The reports of `collect` (the same draws for the same seed), as one `ldp.Reports`
+    /// per collection, of `report_mechanism`: they aggregate (`report_mechanism.aggregator()`,
+    /// whose unbiased estimate equals `estimate`'s), merge, pickle, and go to Arrow and
+    /// Parquet as any reports do. One user's reports at several collections share its
+    /// memo: pooled, they still estimate without bias, but are not independent.
+    ///
+    /// >>> import ldp, numpy as np
+    /// >>> l = ldp.longitudinal("l-osue", k=5, eps_perm=3.0, eps_1=1.0)
+    /// >>> days = l.collect_reports(np.arange(10) % 5, collections=3, seed=1)
+    /// >>> len(days), len(days[0]), days[0].mechanism == l.report_mechanism
+    /// (3, 10, True)
+    #[pyo3(signature = (items, collections=1, seed=None))]
+    fn collect_reports(
+        &self,
+        py: Python<'_>,
+        items: &Bound<'_, PyAny>,
+        collections: u32,
+        #[pyo3(from_py_with = crate::args::optional_seed)] seed: Option<u64>,
+    ) -> PyResult<Vec<Reports>> {
+        let k = self.inner.domain_size().get();
+        let items = crate::items::items(items, k, "items")?;
+        check_collections(&[collections])?;
+        // Each (user, collection) holds a report and its columns: an item, or up to k
+        // indices.
+        let each = if self.inner.reports_items() {
+            48
+        } else {
+            48 + 8 * u64::from(k)
+        };
+        crate::errors::fits(
+            "collect_reports: users x collections",
+            (items.len() as u64).saturating_mul(u64::from(collections)),
+            each,
+        )?;
+        let mechanism = self.one_shot()?;
+        let reports = self.draw(py, &items, collections, seed)?;
+        Ok((0..collections as usize)
+            .map(|c| {
+                let mut data = dispatch!(&mechanism.any, m => m.with_capacity(reports.len()));
+                for user in &reports {
+                    match &user[c] {
+                        LongitudinalReport::Grr(g) => g.push(&mut data),
+                        LongitudinalReport::Ones(o) => o.push(&mut data),
+                    }
+                }
+                Reports::new(mechanism.clone(), data)
+            })
+            .collect())
     }
 
     /// The frequency estimate of one collection's reports (an int array of items for

@@ -180,3 +180,76 @@ def test_a_list_of_collections_is_pooled_and_uint8_is_kept_for_memory():
         l.estimate([np.zeros((3, 4)), np.zeros((3, 4))])
     with pytest.raises(ldp.ParamError, match="dtype"):
         l.collect([1], dtype="int8")
+
+
+def dense(reports, k):
+    """A set-shaped Reports object as a users x k 0/1 array."""
+    bits = np.zeros((len(reports), k))
+    rows = np.repeat(np.arange(len(reports)), np.diff(reports.offsets))
+    bits[rows, reports.indices] = 1.0
+    return bits
+
+
+@pytest.mark.parametrize("name", CHAINS + ["l-adp"])
+def test_collected_reports_are_reports_of_the_one_shot_protocol(name, tmp_path):
+    # Issue 30: the longitudinal reports had their own data model (dense arrays): no
+    # aggregator, merge, Arrow or pickling. One collection's reports follow the one-shot
+    # protocol `report_mechanism`, and `collect_reports` returns them as its Reports.
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pickle
+
+    k = 8
+    l = ldp.longitudinal(name, k=k, eps_perm=3.0, eps_1=1.0)
+    m = l.report_mechanism
+    assert m.eps == 1.0 and m.k == k
+    items = np.arange(6_000) % k
+    days = l.collect(items, collections=3, seed=7)
+    reports = l.collect_reports(items, collections=3, seed=7)
+    assert len(reports) == 3
+    for day, r in zip(days, reports):
+        assert r.mechanism == m and len(r) == len(items)
+        # The same draws as `collect`.
+        np.testing.assert_array_equal(r.y if m.protocol == "grr" else dense(r, k), day)
+        agg = m.aggregator()
+        agg.add(r)
+        np.testing.assert_allclose(agg.estimate(), l.estimate(day), rtol=0, atol=1e-12)
+    if name in ("l-oue", "l-soue"):
+        assert m.param < 0.5  # outside the paper's UE range, still eps_1-LDP
+    # Parquet and back, halves merged, pickled.
+    folder = tmp_path / "day0"
+    folder.mkdir()
+    pq.write_table(reports[0][:3_000].to_arrow(), folder / "a.parquet")
+    pq.write_table(reports[0][3_000:].to_arrow(), folder / "b.parquet")
+    back = ldp.Reports.read_parquet(folder)
+    assert back == reports[0] and back.mechanism == m
+    halves = [m.aggregator(), m.aggregator()]
+    halves[0].add(ldp.Reports.read_parquet(folder / "a.parquet"))
+    halves[1].add(pickle.loads(pickle.dumps(reports[0][3_000:])))
+    halves[0].merge(pickle.loads(pickle.dumps(halves[1])))
+    whole = m.aggregator()
+    whole.add(reports[0])
+    assert halves[0].counts.tolist() == whole.counts.tolist()
+
+
+def test_one_collections_reports_go_to_multi_freq_ldpy_past_255():
+    # Their aggregators add the dense bits up in their dtype: from Reports, float64 as
+    # their clients give, with an item held by more than 255 users.
+    l = ldp.longitudinal("l-oue", k=6, eps_perm=2.0, eps_1=0.8)
+    mod = optional("multi_freq_ldpy.long_freq_est.L_OUE")
+    r = l.collect_reports(np.zeros(3_000, dtype=int), seed=3)[0]
+    bits = dense(r, 6)
+    assert bits[:, 0].sum() > 255
+    theirs = mod.L_OUE_Aggregator_MI(bits, 2.0, 0.8)
+    ours = l.report_mechanism.aggregator()
+    ours.add(r)
+    np.testing.assert_allclose(ours.estimate("clip"), theirs, rtol=0, atol=1e-12)
+
+
+def test_collect_reports_refuses_bad_input():
+    l = ldp.longitudinal("l-grr", k=5, eps_perm=3.0, eps_1=1.0)
+    with pytest.raises(ldp.ItemError, match="items"):
+        l.collect_reports([0, 5])
+    with pytest.raises(ldp.ParamError, match="collections"):
+        l.collect_reports([0], collections=0)
+    with pytest.raises(ldp.ParamError, match="seed"):
+        l.collect_reports([0], seed=-1)
