@@ -7,7 +7,7 @@ use ldp_optimize::{TuneOptions, candidates, tune};
 use super::{Output, budget, classic_param, domain, param_name, value};
 use crate::config::Experiment;
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, Look, OKABE_ITO, Panel, Point, Series, VLine};
+use crate::plot::{Axis, Dash, Figure, Look, OKABE_ITO, Panel, Point, RED, Series, VLine};
 use crate::table::Table;
 
 pub(super) fn run(
@@ -48,9 +48,10 @@ pub(super) fn run(
         let mut points = Vec::new();
         for c in candidates(p, kk, ee, options)? {
             let j = options.weights.weighted_sum(&c.objectives);
-            // AUE's grid runs to p = 0.999999, where the objective reaches 1e4: the figure
-            // shows p <= 0.99, as the paper's does (data.csv holds the whole grid).
-            if p != Protocol::Aue || c.param() <= 0.99 + 1e-12 {
+            // AUE's grid ends at p = 0.999999, where the objective reaches 1e4: the figure
+            // leaves that last point out and ends at p = 0.995, as the paper's does
+            // (data.csv holds the whole grid).
+            if p != Protocol::Aue || c.param() < 0.999 {
                 points.push(Point::at(c.param(), j));
             }
             table.push(vec![
@@ -85,7 +86,8 @@ pub(super) fn run(
                 VLine {
                     x: classic_param,
                     label: format!("{}: {name} = {}", classic.label(), value(classic_param)),
-                    look: Look::line(OKABE_ITO[6]).with_dash(Dash::DashDot),
+                    // Red dash-dotted, as the paper's caption says.
+                    look: Look::line(RED).with_dash(Dash::DashDot),
                 },
             ],
         });
@@ -100,7 +102,7 @@ pub(super) fn run(
     ));
     legend.push((
         "preset parameter (classic)".into(),
-        Look::line(OKABE_ITO[6]).with_dash(Dash::DashDot),
+        Look::line(RED).with_dash(Dash::DashDot),
     ));
     // The values are in each panel's title line below the legend keys.
     for panel in &mut panels {

@@ -97,14 +97,19 @@ pub(super) fn run(
             });
         }
     }
-    let fallbacks = table
+    // Only the eps-constraint strategy can fall back: count among its rows.
+    let constrained: Vec<_> = table
         .rows
+        .iter()
+        .filter(|r| table.text(r, "strategy").starts_with("eps-constraint"))
+        .collect();
+    let fallbacks = constrained
         .iter()
         .filter(|r| table.text(r, "fell_back") == "yes")
         .count();
     let mut findings = vec![format!(
-        "eps-constraint fell back to the utopia point in {fallbacks} of {} cases",
-        table.rows.len()
+        "eps-constraint fell back to the utopia point in {fallbacks} of its {} cases",
+        constrained.len()
     )];
     findings.extend(agreement(&table, strategies));
     Ok(Output {
@@ -122,15 +127,20 @@ pub(super) fn run(
     })
 }
 
-/// Strategy `i`'s look: its own colour, marker and (for the weighted reference) a heavier
-/// solid line; the others dashed so that coinciding choices stay visible.
+/// Strategy `i`'s look: its own colour, marker and (for the weighted reference) a solid
+/// line and filled markers; the others dashed with hollow markers, so that strategies
+/// choosing the same parameters (elbow and the normalized hypervolume for AUE) show each
+/// its own outline.
 fn strategy_look(i: usize) -> Look {
     let marker = MARKERS[i % MARKERS.len()];
     let look = Look::line(OKABE_ITO[(i + 1) % OKABE_ITO.len()]).with_marker(marker);
     if i == 0 {
         look
     } else {
-        look.with_dash(Dash::Dashed)
+        Look {
+            filled: false,
+            ..look.with_dash(Dash::Dashed)
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use ldp_optimize::{TuneOptions, Weights, tune};
 use super::{Output, budget, classic_param, domain, param_name, value};
 use crate::config::{EpsRange, Experiment};
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, Look, Marker, OKABE_ITO, Panel, Point, Series, VLine};
+use crate::plot::{Axis, Dash, Figure, Look, Marker, OKABE_ITO, Panel, Point, RED, Series, VLine};
 use crate::table::Table;
 
 pub(super) fn run(
@@ -88,7 +88,8 @@ pub(super) fn run(
                     },
                     Series {
                         label: "preset parameter (classic)".into(),
-                        look: Look::line(OKABE_ITO[6]).with_dash(Dash::DashDot),
+                        // Red dashed, as the paper's caption says.
+                        look: Look::line(RED).with_dash(Dash::Dashed),
                         points: ends.iter().map(|&w| Point::at(w, classic)).collect(),
                     },
                 ],
