@@ -115,7 +115,9 @@ pub(crate) fn support_guess<M: Support, R: Rng + ?Sized>(
         // The report's supported items, in memory reused from guess to guess: attack and
         // audit loops guess once per report, and a fresh, growing Vec each time made
         // threads queue on the allocator (glibc's realloc takes its arena's lock), so
-        // that a two-thread audit ran slower than one thread.
+        // that a two-thread audit ran slower than one thread. Borrowed only while a
+        // report's support is listed, which must not itself guess (nor block on rayon,
+        // which could run another guess on this thread).
         static SUPPORT: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
     }
     SUPPORT.with_borrow_mut(|items| {

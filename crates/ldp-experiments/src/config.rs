@@ -418,7 +418,7 @@ impl Experiment {
             }
             if let Some((c, a)) = pairs
                 .iter()
-                .find(|(c, a)| c.is_adaptive() || a.classic_counterpart() != *c)
+                .find(|(c, a)| c.is_adaptive() || !a.is_adaptive() || a.classic_counterpart() != *c)
             {
                 return bad(&format!(
                     "({}, {}) is not a classic protocol and its adaptive counterpart",

@@ -143,6 +143,22 @@ fn malformed_configs_are_rejected() {
     assert!(Experiment::from_ron(bad_range).is_err());
     let bad_weight = r#"(figure: "x", title: "t", tuning: (w_asr: 1.5), kind: Objective(protocols: [aue], domain_size: 100, eps: 4.0))"#;
     assert!(Experiment::from_ron(bad_weight).is_err());
+    let frontier = |pairs: &str, users: &str| {
+        format!(
+            r#"(figure: "x", title: "t", kind: FrontierVsN(pairs: {pairs}, dataset: AdultAge, users: {users}, eps: [(regime: "r", from: 2.0, to: 4.0, step: 1.0)], runs: 2, seed: 1))"#
+        )
+    };
+    assert!(Experiment::from_ron(&frontier("[(oue, aue)]", "[500]")).is_ok());
+    for (pairs, users, says) in [
+        ("[(oue, oue)]", "[500]", "(OUE, OUE) is not"),
+        ("[(aue, oue)]", "[500]", "(AUE, OUE) is not"),
+        ("[(sue, aue)]", "[500]", "(SUE, AUE) is not"),
+        ("[(oue, aue)]", "[0]", "numbers of users >= 1"),
+        ("[]", "[500]", "needs pairs"),
+    ] {
+        let e = Experiment::from_ron(&frontier(pairs, users)).unwrap_err();
+        assert!(e.to_string().contains(says), "{pairs} {users}: {e}");
+    }
 }
 
 #[test]

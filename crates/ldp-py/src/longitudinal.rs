@@ -120,16 +120,13 @@ impl Longitudinal {
         }))
     }
 
-    /// The one-shot protocol one report follows, as an `ldp.Mechanism`.
+    /// The one-shot protocol one report follows, as an `ldp.Mechanism`, named as
+    /// `Mechanism.from_spec` names a spec: a classic protocol when it is one (GRR; SUE or
+    /// OUE when the chained p is theirs), else AUE, the UE protocol that takes any p.
     fn one_shot(&self) -> PyResult<Mechanism> {
         let spec = self.inner.report_spec().map_err(param)?;
-        let protocol = if self.inner.reports_items() {
-            ldp_core::Protocol::Grr
-        } else {
-            // The UE protocol that takes any p.
-            ldp_core::Protocol::Aue
-        };
-        Mechanism::build(protocol, spec, None)
+        let json = serde_json::to_string(&spec).expect("a spec serializes");
+        Mechanism::parse_spec(&json, None)
     }
 }
 
@@ -280,7 +277,8 @@ impl Longitudinal {
 
     /// The one-shot protocol one report follows, as an `ldp.Mechanism`: GRR at `eps_1`
     /// (L-GRR), or UE at `eps_1` with the chained true-bit probability (the unary chains;
-    /// protocol "aue", the UE protocol that takes any p, below 1/2 for L-OUE and L-SOUE).
+    /// protocol "aue", the UE protocol that takes any p, unless the chained p is SUE's or
+    /// OUE's; below 1/2 for L-OUE and L-SOUE).
     /// One collection's reports are its reports: `collect_reports` returns them as such.
     ///
     /// >>> import ldp
