@@ -97,9 +97,23 @@ impl Cluster {
 
     /// Waits until every named log holds `needle`, or a child exits, or 120 s pass.
     fn await_logs(&mut self, names: &[&str], needle: &str) {
+        self.await_until(needle, |cluster| {
+            names.iter().all(|n| cluster.log(n).contains(needle))
+        });
+    }
+
+    /// Waits until `port` on localhost accepts connections (a child's server is up), or
+    /// a child exits, or 120 s pass.
+    fn await_port(&mut self, port: u16) {
+        self.await_until(&format!("a server on port {port}"), |_| {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+    }
+
+    fn await_until(&mut self, needle: &str, mut done: impl FnMut(&Self) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            if names.iter().all(|n| self.log(n).contains(needle)) {
+            if done(self) {
                 return;
             }
             let exited = self
@@ -169,6 +183,9 @@ async fn a_cluster_of_a_scheduler_and_two_executors_equals_the_in_process_aggreg
         env!("CARGO_BIN_EXE_ldp-scheduler"),
         &["--port".into(), scheduler_port.to_string()],
     );
+    // An executor that starts before the scheduler listens gives up at once ("Could not
+    // connect to scheduler"): start them once it does.
+    cluster.await_port(scheduler_port);
     let mut work_dirs = Vec::new();
     for i in 0..2 {
         let work_dir = root.join(format!("executor-{i}"));
