@@ -124,9 +124,7 @@ impl Longitudinal {
     /// `Mechanism.from_spec` names a spec: a classic protocol when it is one (GRR; SUE or
     /// OUE when the chained p is theirs), else AUE, the UE protocol that takes any p.
     fn one_shot(&self) -> PyResult<Mechanism> {
-        let spec = self.inner.report_spec().map_err(param)?;
-        let json = serde_json::to_string(&spec).expect("a spec serializes");
-        Mechanism::parse_spec(&json, None)
+        Mechanism::named(self.inner.report_spec().map_err(param)?, None)
     }
 }
 

@@ -42,6 +42,13 @@ impl Mechanism {
     pub(crate) fn parse_spec(spec: &str, protocol: Option<&str>) -> PyResult<Self> {
         let parsed: Spec =
             serde_json::from_str(spec).map_err(|e| param(format!("not a spec: {e}")))?;
+        Self::named(parsed, protocol)
+    }
+
+    /// A mechanism of `parsed`, under `protocol` or, without one, the protocol whose spec
+    /// it is: a classic protocol's preset, else the family's adaptive protocol (or one
+    /// that takes any value of its parameter).
+    pub(crate) fn named(parsed: Spec, protocol: Option<&str>) -> PyResult<Self> {
         let p = match protocol {
             Some(name) => crate::options::protocol(name)?,
             None => Protocol::CLASSIC

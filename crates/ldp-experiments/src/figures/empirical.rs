@@ -6,7 +6,7 @@ use ldp_attack::{MeasureConfig, Population, ReconstructionAttack, measure};
 use ldp_core::{Family, Protocol};
 use ldp_optimize::{TuneOptions, protocol_spec};
 
-use super::{Output, budget, under_counterparts};
+use super::{Output, budget, measured_point, under_counterparts};
 use crate::config::{Dataset, EpsRange, Experiment, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
@@ -120,15 +120,7 @@ pub(super) fn run(
         series.push(Series {
             label: "empirical, mean ± 3 SE".into(),
             look: empirical,
-            points: rows
-                .iter()
-                .map(|r| Point {
-                    err: 3.0 * table.num(r, "asr_se"),
-                    xerr: 3.0 * table.num(r, "mse_se"),
-                    shade: Some(table.num(r, "eps")),
-                    ..Point::at(table.num(r, "mse"), table.num(r, "asr"))
-                })
-                .collect(),
+            points: rows.iter().map(|r| measured_point(&table, r)).collect(),
         });
         Panel {
             title: p.label().into(),

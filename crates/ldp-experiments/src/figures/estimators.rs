@@ -12,7 +12,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 
-use super::{Output, budget, by_family, value};
+use super::{Output, budget, by_family, thousands, value};
 use crate::config::{Dataset, Experiment, Kind};
 use crate::error::ExperimentError;
 use crate::plot::{Axis, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, Rgb, Series};
@@ -116,7 +116,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                 .filter(|s| !s.points.is_empty())
                 .collect();
             panels.push(Panel {
-                title: format!("{}, n = {}", p.label(), thousands(pop.len())),
+                title: format!("{}, n = {}", p.label(), thousands(pop.len() as u64)),
                 x: Axis::linear("privacy budget ε"),
                 y: Axis::log("MSE"),
                 series,
@@ -237,19 +237,6 @@ fn look(est: Estimator) -> Look {
     }
 }
 
-/// `48,842`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// For each population, how often each estimator has the lowest MSE over the
 /// (protocol, eps) points, and its median MSE relative to the unbiased estimate.
 fn findings(table: &Table, populations: &[Population], estimators: &[Estimator]) -> Vec<String> {
@@ -303,7 +290,7 @@ fn findings(table: &Table, populations: &[Population], estimators: &[Estimator])
             .collect();
         out.push(format!(
             "n = {} ({} points): {}",
-            thousands(pop.len()),
+            thousands(pop.len() as u64),
             points.len(),
             summary.join("; ")
         ));

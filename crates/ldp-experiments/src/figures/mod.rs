@@ -16,8 +16,8 @@ use ldp_core::{DomainSize, Epsilon, Family, Protocol};
 
 use crate::config::{Experiment, Kind};
 use crate::error::ExperimentError;
-use crate::plot::{Figure, Panel, fitted_range};
-use crate::table::Table;
+use crate::plot::{Figure, Panel, Point, fitted_range};
+use crate::table::{Cell, Table};
 
 /// What running an experiment produces.
 #[derive(Debug, Clone)]
@@ -82,6 +82,30 @@ pub(crate) fn domain(k: u32) -> Result<DomainSize, ExperimentError> {
 
 pub(crate) fn budget(e: f64) -> Result<Epsilon, ExperimentError> {
     Ok(Epsilon::new(e)?)
+}
+
+/// A number of users as people write it: "48,842".
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A measured (MSE, ASR) point of a table with the columns `mse`, `asr`, their `_se` and
+/// `eps`: bars of 3 standard errors both ways, coloured by the budget.
+pub(crate) fn measured_point(table: &Table, r: &[Cell]) -> Point {
+    Point {
+        err: 3.0 * table.num(r, "asr_se"),
+        xerr: 3.0 * table.num(r, "mse_se"),
+        shade: Some(table.num(r, "eps")),
+        ..Point::at(table.num(r, "mse"), table.num(r, "asr"))
+    }
 }
 
 /// The paper's panel groups, in its order: short title, label, and the families each

@@ -8,7 +8,7 @@ use ldp_core::Protocol;
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_optimize::{TuneOptions, protocol_spec};
 
-use super::{Output, budget};
+use super::{Output, budget, measured_point, thousands};
 use crate::config::{Dataset, Experiment, Kind, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
@@ -173,15 +173,7 @@ fn panel(table: &Table, n: u64, protocols: [Protocol; 2]) -> Panel {
         series.push(Series {
             label: format!("{} measured ± 3 SE", p.label()),
             look: protocol_marker(p),
-            points: rows
-                .iter()
-                .map(|r| Point {
-                    err: 3.0 * table.num(r, "asr_se"),
-                    xerr: 3.0 * table.num(r, "mse_se"),
-                    shade: Some(table.num(r, "eps")),
-                    ..Point::at(table.num(r, "mse"), table.num(r, "asr"))
-                })
-                .collect(),
+            points: rows.iter().map(|r| measured_point(table, r)).collect(),
         });
     }
     Panel {
@@ -196,19 +188,6 @@ fn panel(table: &Table, n: u64, protocols: [Protocol; 2]) -> Panel {
         series,
         vlines: vec![],
     }
-}
-
-/// "50,000".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// How the measurements sit on the closed forms, and how the MSE scales with n.
