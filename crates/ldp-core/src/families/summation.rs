@@ -1,6 +1,7 @@
 //! Summation with histogram encoding (SHE), paper Section "she_protocol", and its
 //! server-side state.
 
+use multiversion::multiversion;
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Exp1};
 
@@ -26,6 +27,38 @@ pub const REPORT_BOUND: f64 = 1e150;
 /// stay below `45 b + 1`, inside [`REPORT_BOUND`], exactly when eps is at least about
 /// 1e-148.
 pub const MIN_EPS: f64 = 1e-140;
+
+/// Coordinate `i` of the one-hot vector of `item` plus `b S E`, visited in order: the
+/// sign bits of 64 coordinates come from one draw, before their exponentials. Compiled
+/// for AVX-512 and AVX2 besides the baseline and chosen at run time (`multiversion`),
+/// as the k draws per report are most of SHE's cost; no floating-point operation is
+/// fused or reordered in any version, so all draw the same values.
+#[multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx2+fma+bmi1+bmi2",
+    "x86_64+avx2+fma+bmi1+bmi2",
+))]
+fn noisy_one_hot<R: Rng + ?Sized, F: FnMut(usize, f64)>(
+    k: usize,
+    item: usize,
+    b: f64,
+    rng: &mut R,
+    mut visit: F,
+) {
+    let mut signs = 0u64;
+    for i in 0..k {
+        if i % 64 == 0 {
+            signs = rng.next_u64();
+        }
+        let magnitude = b * exponential(rng);
+        let noise = if signs & 1 == 1 {
+            -magnitude
+        } else {
+            magnitude
+        };
+        signs >>= 1;
+        visit(i, if i == item { noise + 1.0 } else { noise });
+    }
+}
 
 /// A standard exponential from rand_distr's ziggurat. Its tail draws `R - ln U` with U
 /// in [0, 1), so the largest finite output is about 44.4; U = 0 (probability 2^-53 on
@@ -135,31 +168,10 @@ impl SummationHistogram {
         &self,
         item: u32,
         rng: &mut R,
-        mut visit: impl FnMut(usize, f64),
+        visit: impl FnMut(usize, f64),
     ) -> Result<(), ItemOutOfRange> {
         self.k.check_item(item)?;
-        let b = self.scale();
-        let mut signs = 0u64;
-        for i in 0..self.k.as_usize() {
-            if i % 64 == 0 {
-                signs = rng.next_u64();
-            }
-            let magnitude = b * exponential(rng);
-            let noise = if signs & 1 == 1 {
-                -magnitude
-            } else {
-                magnitude
-            };
-            signs >>= 1;
-            visit(
-                i,
-                if i == item as usize {
-                    noise + 1.0
-                } else {
-                    noise
-                },
-            );
-        }
+        noisy_one_hot(self.k.as_usize(), item as usize, self.scale(), rng, visit);
         Ok(())
     }
 

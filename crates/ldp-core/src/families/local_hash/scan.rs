@@ -10,6 +10,12 @@
 //!   lane arithmetic.
 //! - A block of [`BLOCK`] items runs as one branch-free loop over fixed-size arrays, which
 //!   the compiler turns into SIMD on any target; matches come out as a bit mask.
+//! - The scan is compiled three times, for the baseline x86-64 (SSE2: four lanes, and no
+//!   32-bit lane multiply), for AVX2 and for AVX-512, and the best one this CPU runs is
+//!   chosen on the first call (`multiversion`). Integer arithmetic: every version finds
+//!   the same items.
+
+use multiversion::multiversion;
 
 use super::xxh32::{
     Decimal, PRIME1, PRIME3, PRIME4, PRIME5, avalanche, initial, round1, round4, word,
@@ -23,10 +29,17 @@ const SMALL_BLOCK: usize = 20;
 /// Calls `visit(v)`, in increasing order, for every item `v < k` with
 /// `XXH32(decimal(v), seed) % g == y`; none when `y >= g`.
 #[inline]
-pub(super) fn for_each_match(k: u32, g: u32, seed: u32, y: u32, mut visit: impl FnMut(u32)) {
-    if y >= g {
-        return;
+pub(crate) fn for_each_match(k: u32, g: u32, seed: u32, y: u32, visit: impl FnMut(u32)) {
+    if y < g {
+        scan(k, g, seed, y, visit);
     }
+}
+
+#[multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx2+fma+bmi1+bmi2",
+    "x86_64+avx2+fma+bmi1+bmi2",
+))]
+fn scan<F: FnMut(u32)>(k: u32, g: u32, seed: u32, y: u32, mut visit: F) {
     let divisor = Divisor::new(g);
     let target = Target { y, divisor };
     // Items of equal decimal length: 0..10, 10..100, ..., up to k.
