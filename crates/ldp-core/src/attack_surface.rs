@@ -105,8 +105,40 @@ pub(crate) fn uniform_pick<R: Rng + ?Sized>(items: &[u32], k: u32, rng: &mut R) 
     }
 }
 
-/// The paper's attack on a family whose reports support items.
+/// Below this mean support a guess by rejection costs more tests than the scan it saves
+/// (a test is one hash, several times a scanned item's cost).
+const REJECTION_MIN_SUPPORT: f64 = 16.0;
+
+/// The paper's attack on a family whose reports support items: uniform over the support
+/// (over `0..k` when it is empty).
+///
+/// Families that list their support by scanning `0..k` ([`Support::scanned_support_mean`]
+/// at least [`REJECTION_MIN_SUPPORT`]) are guessed by rejection first: items drawn
+/// uniformly from `0..k` until one is supported, at most `k / 4` of them (about `k / 16`
+/// are needed on average), then the scan. A draw that succeeds is uniform over the
+/// support, and so is the scan's pick after failures, whatever failed: the guess has the
+/// same law either way, only the draws from `rng` differ.
 pub(crate) fn support_guess<M: Support, R: Rng + ?Sized>(
+    m: &M,
+    report: &M::Report,
+    rng: &mut R,
+) -> u32 {
+    let k = m.domain_size().get();
+    if m.scanned_support_mean()
+        .is_some_and(|s| s >= REJECTION_MIN_SUPPORT)
+    {
+        for _ in 0..k / 4 {
+            let v = rng.random_range(0..k);
+            if m.supports(report, v) {
+                return v;
+            }
+        }
+    }
+    listed_support_guess(m, report, rng)
+}
+
+/// Uniform over the listed support (over `0..k` when it is empty).
+fn listed_support_guess<M: Support, R: Rng + ?Sized>(
     m: &M,
     report: &M::Report,
     rng: &mut R,
@@ -449,6 +481,56 @@ mod tests {
             let counted = mode_by_counting(&values, &mut counts);
             assert!(counts.iter().all(|&c| c == 0));
             assert_eq!(counted, mode_by_sorting(&mut values));
+        }
+    }
+
+    /// Pearson's statistic of `counts` against equal shares.
+    fn chi_square_uniform(counts: &[u64]) -> f64 {
+        let expected = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
+        counts
+            .iter()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum()
+    }
+
+    /// LH at k = 40, g = 2 supports 20.5 items on average, so its guess tries rejection
+    /// (at most 10 draws) before the scan: for a report supporting 6 items, both paths
+    /// run (0.8^10 = 11% of guesses fall back), and one with no support ends in the scan's
+    /// uniform pick over 0..k.
+    #[test]
+    fn rejection_guesses_are_uniform_over_the_support() {
+        use crate::report::LhReport;
+        use crate::simulation::{Role, stream_rng};
+        use crate::{DomainSize, Epsilon, LocalHashing};
+        let lh =
+            LocalHashing::new(DomainSize::new(40).unwrap(), Epsilon::new(1.0).unwrap(), 2).unwrap();
+        assert!(lh.scanned_support_mean().unwrap() >= REJECTION_MIN_SUPPORT);
+        let narrow = (0..)
+            .map(|seed| LhReport { seed, y: 0 })
+            .find(|r| lh.support(r).len() == 6)
+            .unwrap();
+        let empty = LhReport { seed: 0, y: 2 };
+        assert!(lh.support(&empty).is_empty());
+        let mut rng = stream_rng(5, 0, Role::Attacker, 0);
+        for (report, cells, critical) in [
+            // chi-square quantiles at 1 - 1e-6 for 5 and 39 degrees of freedom (scipy).
+            (&narrow, lh.support(&narrow), 35.89),
+            (&empty, (0..40).collect::<Vec<u32>>(), 96.13),
+        ] {
+            let mut counts = vec![0u64; cells.len()];
+            for _ in 0..60_000 {
+                let g = lh.guess(report, &mut rng);
+                let cell = cells
+                    .binary_search(&g)
+                    .expect("a guess outside the support");
+                counts[cell] += 1;
+            }
+            let stat = chi_square_uniform(&counts);
+            assert!(
+                stat < critical,
+                "chi-square {stat} over {} cells",
+                cells.len()
+            );
         }
     }
 

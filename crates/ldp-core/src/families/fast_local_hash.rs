@@ -20,7 +20,7 @@ use rand_distr::{Bernoulli, Distribution};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::local_hash::{
-    TargetHasher, check_hash_range, collision_bias, hash_item, optimal_range, probabilities,
+    TargetHasher, check_hash_range, collision_bias, hash_item, optimal_range, probabilities, scan,
 };
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
@@ -174,17 +174,19 @@ impl Mechanism for FastLocalHashing {
 
 impl Support for FastLocalHashing {
     /// Hashes every item under the report's seed: O(k).
-    fn for_each_supported(&self, report: &LhReport, mut visit: impl FnMut(u32)) {
-        for item in 0..self.k.get() {
-            if hash_item(item, report.seed, self.g) == report.y {
-                visit(item);
-            }
-        }
+    /// LH's scan: the same hash of the same items.
+    fn for_each_supported(&self, report: &LhReport, visit: impl FnMut(u32)) {
+        scan::for_each_match(self.k.get(), self.g, report.seed, report.y, visit);
     }
 
     #[inline]
     fn supports(&self, report: &LhReport, item: u32) -> bool {
         hash_item(item, report.seed, self.g) == report.y
+    }
+
+    /// `p + (k - 1) / g`, as for LH.
+    fn scanned_support_mean(&self) -> Option<f64> {
+        Some(self.p + (self.k.as_f64() - 1.0) / f64::from(self.g))
     }
 }
 

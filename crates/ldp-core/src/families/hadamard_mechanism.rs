@@ -148,6 +148,11 @@ impl Support for HadamardMechanism {
     fn supports(&self, report: &LhReport, item: u32) -> bool {
         Self::sign(item, report.seed) == report.y
     }
+
+    /// About half the items: a column's signs split the items evenly.
+    fn scanned_support_mean(&self) -> Option<f64> {
+        Some(self.k.as_f64() / 2.0)
+    }
 }
 
 impl CountedOutputs for HadamardMechanism {

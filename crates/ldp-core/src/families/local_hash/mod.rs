@@ -17,7 +17,7 @@ use crate::space::ParameterSpace;
 use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
-mod scan;
+pub(crate) mod scan;
 mod xxh32;
 
 pub use xxh32::xxh32_decimal;
@@ -320,6 +320,11 @@ impl Support for LocalHashing {
 
     fn supports(&self, report: &LhReport, item: u32) -> bool {
         hash_item(item, report.seed, self.g) == report.y
+    }
+
+    /// `p + (k - 1) / g`: the true item when kept, every other with probability 1/g.
+    fn scanned_support_mean(&self) -> Option<f64> {
+        Some(self.p + (self.k.as_f64() - 1.0) * self.q)
     }
 }
 
