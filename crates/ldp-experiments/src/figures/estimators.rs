@@ -5,8 +5,8 @@
 
 use ldp_attack::{Estimate, Population};
 use ldp_core::estimate::FitOptions;
-use ldp_core::simulation::{Role, perturb_all};
-use ldp_core::{Aggregator, Estimator, Mechanism, dispatch};
+use ldp_core::simulation::{Role, simulate};
+use ldp_core::{Aggregator, Estimator, dispatch};
 use ldp_optimize::{TuneOptions, protocol_spec};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -183,12 +183,9 @@ fn measure(
     let mut errors = vec![Vec::with_capacity(runs as usize); estimators.len()];
     dispatch!(spec.build().map_err(|e| ExperimentError::Config(e.to_string()))?, m => {
         for run in 0..runs {
-            let reports = perturb_all(&m, pop.items(), seed, run, Role::Genuine)
+            // Streamed: the reports are added as they are drawn, never stored.
+            let server = simulate(&m, pop.items(), seed, run, Role::Genuine)
                 .map_err(|e| ExperimentError::Config(e.to_string()))?;
-            let mut server = m.aggregator();
-            for r in &reports {
-                server.add(r).map_err(|e| ExperimentError::Config(e.to_string()))?;
-            }
             for (errs, &est) in errors.iter_mut().zip(estimators) {
                 let mse = match server.fit(est, &FitOptions::default()) {
                     Ok(fit) => {
