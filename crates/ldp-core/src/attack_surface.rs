@@ -106,7 +106,9 @@ pub(crate) fn uniform_pick<R: Rng + ?Sized>(items: &[u32], k: u32, rng: &mut R) 
 }
 
 /// Below this mean support a guess by rejection costs more tests than the scan it saves
-/// (a test is one hash, several times a scanned item's cost).
+/// (a test is one hash, several times a scanned item's cost). A report supporting far
+/// fewer items than the mean (a forged one, say) costs at most k/4 tests more than the
+/// scan.
 const REJECTION_MIN_SUPPORT: f64 = 16.0;
 
 /// The paper's attack on a family whose reports support items: uniform over the support
@@ -341,8 +343,9 @@ fn mode_by_sorting(values: &mut [u32]) -> (u32, u32) {
 /// Implements the support-based methods of [`AttackSurface`] (`guess`,
 /// `observe_and_guess`, `add_evidence`) for a family whose reports support items and
 /// whose aggregator is [`SupportCounts`], or with `(output_counts)` one whose aggregator
-/// counts outputs ([`crate::output_counts::OutputCounts`]: the support is found once for
-/// the guess, the server only counts the report's cells).
+/// counts outputs ([`crate::output_counts::OutputCounts`]: the server only counts the
+/// report's cells, and the guess finds the support on its own, by rejection where
+/// [`Support::scanned_support_mean`] allows).
 macro_rules! support_attack_surface {
     (output_counts) => {
         $crate::attack_surface::support_attack_surface!(@guess_and_evidence);
@@ -493,10 +496,10 @@ mod tests {
             .sum()
     }
 
-    /// LH at k = 40, g = 2 supports 20.5 items on average, so its guess tries rejection
-    /// (at most 10 draws) before the scan: for a report supporting 6 items, both paths
-    /// run (0.8^10 = 11% of guesses fall back), and one with no support ends in the scan's
-    /// uniform pick over 0..k.
+    /// LH at k = 40, g = 2, eps = 1 supports 0.73 + 39/2 = 20.2 items on average, so its
+    /// guess tries rejection (at most 10 draws) before the scan: for a report supporting
+    /// 6 items, both paths run ((34/40)^10 = 20% of guesses fall back), and one with no
+    /// support ends in the scan's uniform pick over 0..k.
     #[test]
     fn rejection_guesses_are_uniform_over_the_support() {
         use crate::report::LhReport;

@@ -176,7 +176,8 @@ pub fn perturb_all<M: Mechanism>(
 }
 
 /// Perturbs and aggregates every user's item without storing the reports. Same streams as
-/// [`perturb_all`], so `simulate` equals aggregating `perturb_all`'s reports.
+/// [`perturb_all`], so `simulate` equals aggregating `perturb_all`'s reports (SHE's sums up
+/// to rounding: they add per batch, then in batch order).
 ///
 /// ```
 /// use ldp_core::{Aggregator, DomainSize, Epsilon, UnaryEncoding};

@@ -2,6 +2,8 @@
 //! order-independent; serde round-trips mechanisms and aggregates.
 #![cfg(feature = "serde")]
 
+use ldp_core::families::fast_local_hash::FastLocalHashing;
+use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::simulation::{Role, simulate, stream_rng};
 use ldp_core::{
     Aggregator, DomainSize, Epsilon, Grr, LocalHashing, Mechanism, SubsetSelection,
@@ -15,7 +17,15 @@ fn check_report<M: Support>(m: &M, item: u32, seed: u64) {
     m.validate(&r).unwrap();
     let support = m.support(&r);
     assert!(support.windows(2).all(|w| w[0] < w[1]));
-    assert!(support.iter().all(|&i| m.supports(&r, i)));
+    // Listing and testing agree both ways: the attack's guess by rejection tests items,
+    // its fallback lists them.
+    for i in 0..m.domain_size().get() {
+        assert_eq!(
+            m.supports(&r, i),
+            support.binary_search(&i).is_ok(),
+            "item {i}"
+        );
+    }
     assert!(m.log_likelihood(&r, item).is_finite());
     let json = serde_json::to_string(&r).unwrap();
     assert_eq!(serde_json::from_str::<M::Report>(&json).unwrap(), r);
@@ -40,6 +50,9 @@ proptest! {
         prop_assert_eq!(ss.perturb(item, &mut rng).unwrap().subset.len(), omega as usize);
         check_report(&UnaryEncoding::new(k, eps, p).unwrap(), item, seed);
         check_report(&LocalHashing::new(k, eps, g).unwrap(), item, seed);
+        let flh_g = g.min(64);
+        check_report(&FastLocalHashing::new(k, eps, flh_g, 4 * flh_g).unwrap(), item, seed);
+        check_report(&HadamardMechanism::new(k, eps).unwrap(), item, seed);
         check_report(&ThresholdHistogram::new(k, eps, theta).unwrap(), item, seed);
         let she = SummationHistogram::new(k, eps).unwrap();
         let r = she.perturb(item, &mut rng).unwrap();
