@@ -487,56 +487,6 @@ mod tests {
         }
     }
 
-    /// Pearson's statistic of `counts` against equal shares.
-    fn chi_square_uniform(counts: &[u64]) -> f64 {
-        let expected = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
-        counts
-            .iter()
-            .map(|&c| (c as f64 - expected).powi(2) / expected)
-            .sum()
-    }
-
-    /// LH at k = 40, g = 2, eps = 1 supports 0.73 + 39/2 = 20.2 items on average, so its
-    /// guess tries rejection (at most 10 draws) before the scan: for a report supporting
-    /// 6 items, both paths run ((34/40)^10 = 20% of guesses fall back), and one with no
-    /// support ends in the scan's uniform pick over 0..k.
-    #[test]
-    fn rejection_guesses_are_uniform_over_the_support() {
-        use crate::report::LhReport;
-        use crate::simulation::{Role, stream_rng};
-        use crate::{DomainSize, Epsilon, LocalHashing};
-        let lh =
-            LocalHashing::new(DomainSize::new(40).unwrap(), Epsilon::new(1.0).unwrap(), 2).unwrap();
-        assert!(lh.scanned_support_mean().unwrap() >= REJECTION_MIN_SUPPORT);
-        let narrow = (0..)
-            .map(|seed| LhReport { seed, y: 0 })
-            .find(|r| lh.support(r).len() == 6)
-            .unwrap();
-        let empty = LhReport { seed: 0, y: 2 };
-        assert!(lh.support(&empty).is_empty());
-        let mut rng = stream_rng(5, 0, Role::Attacker, 0);
-        for (report, cells, critical) in [
-            // chi-square quantiles at 1 - 1e-6 for 5 and 39 degrees of freedom (scipy).
-            (&narrow, lh.support(&narrow), 35.89),
-            (&empty, (0..40).collect::<Vec<u32>>(), 96.13),
-        ] {
-            let mut counts = vec![0u64; cells.len()];
-            for _ in 0..60_000 {
-                let g = lh.guess(report, &mut rng);
-                let cell = cells
-                    .binary_search(&g)
-                    .expect("a guess outside the support");
-                counts[cell] += 1;
-            }
-            let stat = chi_square_uniform(&counts);
-            assert!(
-                stat < critical,
-                "chi-square {stat} over {} cells",
-                cells.len()
-            );
-        }
-    }
-
     #[test]
     fn one_target_needs_no_search() {
         let (seed, y, supported) = lh_search(7, &[3]);

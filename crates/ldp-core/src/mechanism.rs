@@ -106,9 +106,10 @@ pub trait Support: Mechanism {
 
     /// For families whose support is listed by testing every item of `0..k` but tested
     /// for one item in O(1) (here LH, FLH and the Hadamard mechanism; CMS and HCMS could
-    /// join): the mean number of items a genuine report supports. The attack then guesses by rejection, drawing items until one is
-    /// supported (about `k / support` tests), when that beats the scan. `None` (the
-    /// default): the support is listed directly and the attack always lists it.
+    /// join): the mean number of items a genuine report supports. The attack then guesses
+    /// by rejection, drawing items until one is supported (about `k / support` tests),
+    /// when that beats the scan. `None` (the default): the support is listed directly and
+    /// the attack always lists it.
     fn scanned_support_mean(&self) -> Option<f64> {
         None
     }

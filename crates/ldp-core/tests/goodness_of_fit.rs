@@ -375,3 +375,34 @@ fn summation_histogram_noise_is_laplace() {
         assert!(p > ALPHA, "coordinate {i}: p = {p}");
     }
 }
+
+/// The attack's guess from one LH report is uniform over the supported items (over 0..k
+/// when none is). LH at k = 40, g = 2, eps = 1 supports 0.73 + 39/2 = 20.2 items on
+/// average, at least the 16 from which the guess draws by rejection (at most k/4 = 10
+/// draws) before the scan: for a report supporting 6 items both paths run ((34/40)^10 =
+/// 20% of guesses fall back), and one supporting none ends in the scan's pick over 0..k.
+#[test]
+fn the_guess_by_rejection_is_uniform_over_the_support() {
+    use ldp_core::{AttackSurface, LhReport, Support};
+    let lh = LocalHashing::new(k(40), eps(1.0), 2).unwrap();
+    assert!(lh.scanned_support_mean().unwrap() >= 16.0);
+    let narrow = (0..)
+        .map(|seed| LhReport { seed, y: 0 })
+        .find(|r| lh.support(r).len() == 6)
+        .unwrap();
+    let empty = LhReport { seed: 0, y: 2 };
+    assert!(lh.support(&empty).is_empty());
+    let mut rng = stream_rng(5, 0, Role::Attacker, 0);
+    for (report, cells) in [(&narrow, lh.support(&narrow)), (&empty, (0..40).collect())] {
+        let mut counts = vec![0u64; cells.len()];
+        for _ in 0..60_000 {
+            let guess = lh.guess(report, &mut rng);
+            let cell = cells
+                .binary_search(&guess)
+                .expect("a guess outside the support");
+            counts[cell] += 1;
+        }
+        let p = chi_square_p(&counts, &vec![1.0 / cells.len() as f64; cells.len()]);
+        assert!(p > ALPHA, "{} cells: p = {p}", cells.len());
+    }
+}

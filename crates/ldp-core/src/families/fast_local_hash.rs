@@ -173,8 +173,8 @@ impl Mechanism for FastLocalHashing {
 }
 
 impl Support for FastLocalHashing {
-    /// Hashes every item under the report's seed: O(k).
-    /// LH's scan: the same hash of the same items.
+    /// Hashes every item under the report's seed, O(k), by LH's scan (the same hash of
+    /// the same items).
     fn for_each_supported(&self, report: &LhReport, visit: impl FnMut(u32)) {
         scan::for_each_match(self.k.get(), self.g, report.seed, report.y, visit);
     }
