@@ -66,9 +66,11 @@ fn presets_produce_pinned_reports() {
     let mut rng = stream_rng(20_251_125, 0, Role::Genuine, 0);
     assert_eq!(
         serde_json::to_string(&she.perturb(1, &mut rng).unwrap()).unwrap(),
-        // One exponential and a sign bit per coordinate (changed in 0.2; was two
-        // exponentials, see the README's changelog).
-        r#"{"y":[1.4190080364901272,-1.9441294269873604,-3.090967119868398]}"#
+        // One 64-bit word per coordinate, its bit 8 the sign (changed again in the
+        // unreleased entry of CHANGELOG.md; a separate word held 64 signs before; in 0.2
+        // each coordinate took two exponentials). The magnitudes are rand_distr's
+        // ziggurat on the same words: 1.419... and 1.944... were the old first two.
+        r#"{"y":[0.8480500606086195,2.419008036490127,-2.9441294269873604]}"#
     );
 }
 

@@ -3,7 +3,6 @@
 
 use multiversion::multiversion;
 use rand::{Rng, RngExt};
-use rand_distr::{Distribution, Exp1};
 
 use crate::aggregate::{Aggregator, StateValues, check_same, checked_count};
 use crate::attack_surface::{AttackSurface, MaxGain};
@@ -11,6 +10,7 @@ use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, check_runnable, eq_by_spec};
 use crate::report::{ReportLimits, SheReport};
+use crate::sampling::{LAPLACE_CHUNK, fill_laplace};
 use crate::server::Clip;
 use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
@@ -28,49 +28,60 @@ pub const REPORT_BOUND: f64 = 1e150;
 /// 1e-148.
 pub const MIN_EPS: f64 = 1e-140;
 
-/// Coordinate `i` of the one-hot vector of `item` plus `b S E`, visited in order: the
-/// sign bits of 64 coordinates come from one draw, before their exponentials. Compiled
-/// for AVX-512 and AVX2 besides the baseline and chosen at run time (`multiversion`),
-/// as the k draws per report are most of SHE's cost; no floating-point operation is
-/// fused or reordered in any version, so all draw the same values.
-#[multiversion(targets(
-    "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx2+fma+bmi1+bmi2",
-    "x86_64+avx2+fma+bmi1+bmi2",
-))]
-fn noisy_one_hot<R: Rng + ?Sized, F: FnMut(usize, f64)>(
+/// The one-hot vector of `item` plus `b S E` on every coordinate, [`LAPLACE_CHUNK`]
+/// coordinates at a time: `each(start, values)` sees `y[start..start + values.len()]`.
+/// Chunks of the sampler's own size draw the same values as one [`fill_laplace`] over
+/// the whole vector.
+#[inline]
+fn noisy_one_hot<R: Rng + ?Sized>(
     k: usize,
     item: usize,
     b: f64,
     rng: &mut R,
-    mut visit: F,
+    mut each: impl FnMut(usize, &[f64]),
 ) {
-    let mut signs = 0u64;
-    for i in 0..k {
-        if i % 64 == 0 {
-            signs = rng.next_u64();
+    let mut buf = [0.0; LAPLACE_CHUNK];
+    for start in (0..k).step_by(LAPLACE_CHUNK) {
+        let chunk = &mut buf[..(k - start).min(LAPLACE_CHUNK)];
+        fill_laplace(b, rng, chunk);
+        if let Some(v) = item.checked_sub(start).and_then(|j| chunk.get_mut(j)) {
+            *v += 1.0;
         }
-        let magnitude = b * exponential(rng);
-        let noise = if signs & 1 == 1 {
-            -magnitude
-        } else {
-            magnitude
-        };
-        signs >>= 1;
-        visit(i, if i == item { noise + 1.0 } else { noise });
+        each(start, chunk);
     }
 }
 
-/// A standard exponential from rand_distr's ziggurat. Its tail draws `R - ln U` with U
-/// in [0, 1), so the largest finite output is about 44.4; U = 0 (probability 2^-53 on
-/// a tail draw, itself rarer than 1/256) would give infinity and is drawn again.
-#[inline]
-fn exponential<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    loop {
-        let e: f64 = Exp1.sample(rng);
-        if e.is_finite() {
-            return e;
+/// The index of the largest value, the first on ties, in independent lanes (a loop
+/// the compiler vectorizes) reduced at the end; `None` for an empty slice.
+#[multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx2+fma+bmi1+bmi2",
+    "x86_64+avx2+fma+bmi1+bmi2",
+))]
+fn first_argmax(y: &[f64]) -> Option<(usize, f64)> {
+    const LANES: usize = 8;
+    let mut best = [f64::NEG_INFINITY; LANES];
+    let mut at = [usize::MAX; LANES];
+    let blocks = y.chunks_exact(LANES);
+    let tail = blocks.remainder();
+    for (b, block) in blocks.enumerate() {
+        for j in 0..LANES {
+            if block[j] > best[j] {
+                best[j] = block[j];
+                at[j] = b * LANES + j;
+            }
         }
     }
+    let mut top: Option<(usize, f64)> = None;
+    let tail_start = y.len() - tail.len();
+    let lanes = best.into_iter().zip(at).filter(|&(_, i)| i != usize::MAX);
+    let tail = tail.iter().enumerate().map(|(j, &v)| (v, tail_start + j));
+    for (v, i) in lanes.chain(tail) {
+        top = match top {
+            Some((bi, bv)) if bv > v || (bv == v && bi < i) => Some((bi, bv)),
+            _ => Some((i, v)),
+        };
+    }
+    top
 }
 
 /// k values, each finite and at most [`REPORT_BOUND`] in magnitude.
@@ -118,9 +129,10 @@ fn within(v: f64, bound: f64) -> bool {
 /// Privacy: two one-hot vectors are at L1 distance 2, so the Laplace density ratio is at
 /// most `exp(2 * eps / 2) = e^eps`.
 ///
-/// The noise is drawn in floating point: `b S E`, with E from rand_distr's ziggurat
-/// exponential and the fair sign S one bit of a 64-bit draw that serves 64 coordinates
-/// (exact: the Laplace law is a symmetric exponential). Floating-point Laplace samplers are
+/// The noise is drawn in floating point: `b S E`, with E from rand_distr's 256-layer
+/// ziggurat exponential run on one 64-bit word per coordinate (drawn 64 words at a
+/// time) and the fair sign S a bit of that word the ziggurat leaves unused (exact: the
+/// Laplace law is a symmetric exponential). Floating-point Laplace samplers are
 /// known to leak through the low-order bits of their output (Mironov 2012); this
 /// implementation is **not hardened** against such attacks.
 /// THE, which sends only the thresholded index set, is sampled without floating-point
@@ -171,7 +183,18 @@ impl SummationHistogram {
         visit: impl FnMut(usize, f64),
     ) -> Result<(), ItemOutOfRange> {
         self.k.check_item(item)?;
-        noisy_one_hot(self.k.as_usize(), item as usize, self.scale(), rng, visit);
+        let mut visit = visit;
+        noisy_one_hot(
+            self.k.as_usize(),
+            item as usize,
+            self.scale(),
+            rng,
+            |start, y| {
+                for (j, &v) in y.iter().enumerate() {
+                    visit(start + j, v);
+                }
+            },
+        );
         Ok(())
     }
 
@@ -239,26 +262,23 @@ impl AttackSurface for SummationHistogram {
         _: &mut Vec<u32>,
     ) -> u32 {
         // The largest coordinate, the first on ties, as `guess` picks it.
-        let mut best = (f64::NEG_INFINITY, 0usize);
+        let mut best: Option<(usize, f64)> = None;
         server
-            .add_perturbed(item, rng, |i, v| {
-                if v > best.0 {
-                    best = (v, i);
+            .add_perturbed_chunks(item, rng, |start, y| {
+                if let Some((i, v)) = first_argmax(y) {
+                    if best.is_none_or(|(_, top)| v > top) {
+                        best = Some((start + i, v));
+                    }
                 }
             })
             .expect("population items are in the domain, and fewer than 2^64");
-        best.1 as u32
+        best.map_or(0, |(i, _)| i as u32)
     }
 
-    /// The index of the largest coordinate (the first on ties, which have probability 0).
+    /// The index of the largest coordinate (the first on ties, which have probability 0;
+    /// a NaN is never the largest; 0 when every coordinate is NaN).
     fn guess<R: Rng + ?Sized>(&self, report: &SheReport, _: &mut R) -> u32 {
-        let mut best = 0;
-        for (i, &v) in report.y.iter().enumerate() {
-            if v > report.y[best] {
-                best = i;
-            }
-        }
-        best as u32
+        first_argmax(&report.y).map_or(0, |(i, _)| i as u32)
     }
 
     /// Coordinate `v1` at least 1 and `v2` at most 0: the event whose likelihood ratio,
@@ -321,8 +341,10 @@ impl Mechanism for SummationHistogram {
         item: u32,
         rng: &mut R,
     ) -> Result<SheReport, ItemOutOfRange> {
-        let mut y = Vec::with_capacity(self.k.as_usize());
-        self.perturb_each(item, rng, |_, v| y.push(v))?;
+        self.k.check_item(item)?;
+        let mut y = vec![0.0; self.k.as_usize()];
+        fill_laplace(self.scale(), rng, &mut y);
+        y[item as usize] += 1.0;
         Ok(SheReport { y })
     }
 
@@ -568,13 +590,32 @@ impl SheSums {
         rng: &mut R,
         mut visit: impl FnMut(usize, f64),
     ) -> Result<(), crate::Error> {
+        self.add_perturbed_chunks(item, rng, |start, y| {
+            for (j, &v) in y.iter().enumerate() {
+                visit(start + j, v);
+            }
+        })
+    }
+
+    /// [`SheSums::add_perturbed`] a chunk at a time: `each(start, values)` sees the raw
+    /// coordinates `start..start + values.len()` once they are summed.
+    pub(crate) fn add_perturbed_chunks<R: Rng + ?Sized>(
+        &mut self,
+        item: u32,
+        rng: &mut R,
+        mut each: impl FnMut(usize, &[f64]),
+    ) -> Result<(), crate::Error> {
         let n = checked_count(self.n, 1)?;
+        self.mechanism.k.check_item(item)?;
         let sums = &mut self.sums;
         let clip = self.clip.map_or(f64::INFINITY, ClipBound::get);
-        self.mechanism.perturb_each(item, rng, |i, v| {
-            sums[i] += v.clamp(-clip, clip);
-            visit(i, v);
-        })?;
+        let m = &self.mechanism;
+        noisy_one_hot(m.k.as_usize(), item as usize, m.scale(), rng, |start, y| {
+            for (s, &v) in sums[start..].iter_mut().zip(y) {
+                *s += v.clamp(-clip, clip);
+            }
+            each(start, y);
+        });
         self.n = n;
         Ok(())
     }

@@ -1,6 +1,8 @@
 //! Exact samplers shared by the mechanisms.
 
 mod bernoulli_set;
+mod laplace;
+mod ziggurat_tables;
 
 /// The chi-square helpers of the integration tests, for the samplers' unit tests.
 #[cfg(test)]
@@ -8,6 +10,7 @@ mod bernoulli_set;
 mod test_stats;
 
 pub(crate) use bernoulli_set::BernoulliSet;
+pub(crate) use laplace::{CHUNK as LAPLACE_CHUNK, fill_laplace};
 use rand::{Rng, RngExt};
 
 /// Draws `m` distinct items uniformly from `0..n` by Floyd's algorithm, O(m) expected
