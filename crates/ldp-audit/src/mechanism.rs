@@ -55,17 +55,22 @@ where
             let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
             let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
             let mut counters = plan.counters();
+            // One report's memory, refilled by every trial of the batch.
+            let mut report: Option<M::Report> = None;
             for _ in 0..n {
-                let report = m
-                    .perturb(x, &mut rng)
-                    .expect("audit inputs are in the domain");
-                let g = guess.then(|| m.guess(&report, &mut attacker));
-                plan.count(
-                    &mut counters,
-                    i,
-                    |_, v1, v2| m.separates(&report, v1, v2),
-                    g,
-                );
+                let report = match &mut report {
+                    Some(r) => {
+                        m.perturb_into(x, &mut rng, r)
+                            .expect("audit inputs are in the domain");
+                        r
+                    }
+                    None => report.insert(
+                        m.perturb(x, &mut rng)
+                            .expect("audit inputs are in the domain"),
+                    ),
+                };
+                let g = guess.then(|| m.guess(report, &mut attacker));
+                plan.count(&mut counters, i, |_, v1, v2| m.separates(report, v1, v2), g);
             }
             progress(n as u64);
             counters

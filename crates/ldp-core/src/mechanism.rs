@@ -77,6 +77,34 @@ pub trait Mechanism: Clone + Debug + PartialEq + Send + Sync + Wire {
         rng: &mut R,
     ) -> Result<Self::Report, ItemOutOfRange>;
 
+    /// [`Mechanism::perturb`] into `report`, reusing its memory: the same draws from
+    /// `rng` and the same report, for loops that perturb many users one at a time.
+    /// Families whose reports hold a vector override it; the default assigns a fresh
+    /// report. On error `report` is left as it was.
+    ///
+    /// ```
+    /// use ldp_core::{DomainSize, Epsilon, Mechanism, UnaryEncoding};
+    /// use ldp_core::simulation::{stream_rng, Role};
+    /// let oue = UnaryEncoding::optimized(DomainSize::new(50)?, Epsilon::new(1.0)?)?;
+    /// let (mut a, mut b) = (stream_rng(1, 0, Role::Genuine, 0), stream_rng(1, 0, Role::Genuine, 0));
+    /// let mut report = oue.perturb(0, &mut a)?;
+    /// assert_eq!(report, oue.perturb(0, &mut b)?);
+    /// oue.perturb_into(7, &mut a, &mut report)?;
+    /// assert_eq!(report, oue.perturb(7, &mut b)?);
+    /// assert!(oue.perturb_into(50, &mut a, &mut report).is_err());
+    /// # Ok::<(), ldp_core::Error>(())
+    /// ```
+    #[inline]
+    fn perturb_into<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+        report: &mut Self::Report,
+    ) -> Result<(), ItemOutOfRange> {
+        *report = self.perturb(item, rng)?;
+        Ok(())
+    }
+
     /// Checks that a report (typically received from outside) lies in the output space.
     fn validate(&self, report: &Self::Report) -> Result<(), ReportError>;
 

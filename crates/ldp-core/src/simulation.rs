@@ -204,10 +204,18 @@ pub fn simulate<M: Mechanism>(
         |b, users| {
             let mut rng = streams.batch(b);
             let mut partial = mechanism.aggregator();
+            // One report's memory, refilled for every user of the batch.
+            let mut report: Option<M::Report> = None;
             for &x in &items[users] {
-                let report = mechanism.perturb(x, &mut rng)?;
+                let report = match &mut report {
+                    Some(r) => {
+                        mechanism.perturb_into(x, &mut rng, r)?;
+                        r
+                    }
+                    None => report.insert(mechanism.perturb(x, &mut rng)?),
+                };
                 partial
-                    .add(&report)
+                    .add(report)
                     .expect("a mechanism's own reports are valid");
             }
             Ok(partial)

@@ -10,6 +10,7 @@ use ldp_core::{
     SummationHistogram, Support, ThresholdHistogram, UnaryEncoding,
 };
 use proptest::prelude::*;
+use rand::RngExt;
 
 fn check_report<M: Support>(m: &M, item: u32, seed: u64) {
     let mut rng = stream_rng(seed, 0, Role::Genuine, 0);
@@ -31,8 +32,41 @@ fn check_report<M: Support>(m: &M, item: u32, seed: u64) {
     assert_eq!(serde_json::from_str::<M::Report>(&json).unwrap(), r);
 }
 
+/// Perturbing into a report that already holds another one draws and gives what a fresh
+/// `perturb` does, and leaves the stream in the same place.
+fn check_perturb_into<M: Mechanism>(m: &M, item: u32, seed: u64) {
+    let mut a = stream_rng(seed, 2, Role::Genuine, 0);
+    let mut b = a.clone();
+    let other = (item + 1) % m.domain_size().get();
+    let mut reused = m.perturb(other, &mut a).unwrap();
+    assert_eq!(reused, m.perturb(other, &mut b).unwrap());
+    m.perturb_into(item, &mut a, &mut reused).unwrap();
+    assert_eq!(reused, m.perturb(item, &mut b).unwrap());
+    assert_eq!(a.random::<u64>(), b.random::<u64>());
+    let before = reused.clone();
+    assert!(
+        m.perturb_into(m.domain_size().get(), &mut a, &mut reused)
+            .is_err()
+    );
+    assert_eq!(reused, before);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn perturbing_into_a_used_report_is_perturbing(
+        kv in 2u32..200, e in 0.05f64..12.0, item_frac in 0.0f64..1.0, p in 0.5f64..0.999,
+        theta in 0.5f64..=1.0, seed in any::<u64>(),
+    ) {
+        let (k, eps) = (DomainSize::new(kv).unwrap(), Epsilon::new(e).unwrap());
+        let item = ((f64::from(kv) * item_frac) as u32).min(kv - 1);
+        check_perturb_into(&UnaryEncoding::new(k, eps, p).unwrap(), item, seed);
+        check_perturb_into(&ThresholdHistogram::new(k, eps, theta).unwrap(), item, seed);
+        check_perturb_into(&SummationHistogram::new(k, eps).unwrap(), item, seed);
+        check_perturb_into(&SubsetSelection::optimized(k, eps).unwrap(), item, seed);
+        check_perturb_into(&Grr::new(k, eps).unwrap(), item, seed);
+    }
 
     #[test]
     fn reports_lie_in_the_output_space(

@@ -56,11 +56,27 @@ impl IndependentBits {
         item: u32,
         rng: &mut R,
     ) -> Result<OnesReport, ItemOutOfRange> {
-        self.k.check_item(item)?;
-        let with_x = self.keep.sample(rng);
         // Room for the mean number of one-bits plus a few standard deviations.
         let mean = self.others.mean_count(self.k.get() - 1);
-        let mut ones = Vec::with_capacity((mean + 4.0 * mean.sqrt()) as usize + 2);
+        let mut report = OnesReport {
+            ones: Vec::with_capacity((mean + 4.0 * mean.sqrt()) as usize + 2),
+        };
+        self.perturb_into(item, rng, &mut report)?;
+        Ok(report)
+    }
+
+    /// [`IndependentBits::perturb`] into `report`'s memory.
+    #[inline]
+    pub(crate) fn perturb_into<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+        report: &mut OnesReport,
+    ) -> Result<(), ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let with_x = self.keep.sample(rng);
+        let ones = &mut report.ones;
+        ones.clear();
         // Bits on disjoint ranges are independent: drawing the others below the item, then
         // those above it, keeps the list sorted without a branch per bit.
         self.others.for_each(item, rng, |i| ones.push(i));
@@ -70,7 +86,7 @@ impl IndependentBits {
         let above = item + 1;
         self.others
             .for_each(self.k.get() - above, rng, |i| ones.push(above + i));
-        Ok(OnesReport { ones })
+        Ok(())
     }
 
     pub(crate) fn validate(&self, report: &OnesReport) -> Result<(), ReportError> {
@@ -114,6 +130,16 @@ macro_rules! independent_bits_mechanism {
                 rng: &mut R,
             ) -> Result<Self::Report, $crate::error::ItemOutOfRange> {
                 self.bits.perturb(item, rng)
+            }
+
+            #[inline]
+            fn perturb_into<R: rand::Rng + ?Sized>(
+                &self,
+                item: u32,
+                rng: &mut R,
+                report: &mut Self::Report,
+            ) -> Result<(), $crate::error::ItemOutOfRange> {
+                self.bits.perturb_into(item, rng, report)
             }
 
             fn validate(&self, report: &Self::Report) -> Result<(), $crate::error::ReportError> {

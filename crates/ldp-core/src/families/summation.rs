@@ -341,11 +341,23 @@ impl Mechanism for SummationHistogram {
         item: u32,
         rng: &mut R,
     ) -> Result<SheReport, ItemOutOfRange> {
+        let mut report = SheReport { y: Vec::new() };
+        self.perturb_into(item, rng, &mut report)?;
+        Ok(report)
+    }
+
+    fn perturb_into<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+        report: &mut SheReport,
+    ) -> Result<(), ItemOutOfRange> {
         self.k.check_item(item)?;
-        let mut y = vec![0.0; self.k.as_usize()];
-        fill_laplace(self.scale(), rng, &mut y);
+        let y = &mut report.y;
+        y.resize(self.k.as_usize(), 0.0);
+        fill_laplace(self.scale(), rng, y);
         y[item as usize] += 1.0;
-        Ok(SheReport { y })
+        Ok(())
     }
 
     fn validate(&self, report: &SheReport) -> Result<(), ReportError> {
