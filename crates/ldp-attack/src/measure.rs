@@ -325,12 +325,18 @@ fn one_run<M: FamilyMechanism + AttackSurface>(
             let (mut rng, mut attacker_rng) = (genuine.batch(b), attacker.batch(b));
             let mut partial = m.server(clip);
             let (mut scratch, mut likelihoods) = (Vec::new(), Vec::new());
+            let mut report = None;
             let mut hits = 0u64;
             for &x in &items[users] {
                 let guess = match &config.attack {
-                    ReconstructionAttack::Paper => {
-                        m.genuine_user(x, &mut partial, &mut rng, &mut attacker_rng, &mut scratch)
-                    }
+                    ReconstructionAttack::Paper => m.genuine_user(
+                        x,
+                        &mut partial,
+                        &mut rng,
+                        &mut attacker_rng,
+                        &mut report,
+                        &mut scratch,
+                    ),
                     ReconstructionAttack::Map(prior) => {
                         let report = m
                             .perturb(x, &mut rng)

@@ -42,9 +42,10 @@ pub trait AttackSurface: Mechanism {
         rng: &mut R,
     ) -> u32;
 
-    /// One genuine user end to end: perturbs `item`, adds the report to `server` and
-    /// returns the attack's guess. SHE streams the report instead of materializing it
-    /// (same draws, same sums, same guess).
+    /// One genuine user end to end: perturbs `item` into `report` (a slot the caller
+    /// keeps from user to user, so that the report's memory is reused;
+    /// [`Mechanism::perturb_into`]), adds it to `server` and returns the attack's guess.
+    /// `scratch` is reusable memory.
     #[inline]
     fn genuine_user<R1: Rng + ?Sized, R2: Rng + ?Sized>(
         &self,
@@ -52,12 +53,21 @@ pub trait AttackSurface: Mechanism {
         server: &mut Self::Aggregator,
         rng: &mut R1,
         attacker: &mut R2,
+        report: &mut Option<Self::Report>,
         scratch: &mut Vec<u32>,
     ) -> u32 {
-        let report = self
-            .perturb(item, rng)
-            .expect("population items are in the domain");
-        self.observe_and_guess(server, &report, scratch, attacker)
+        let report = match report {
+            Some(r) => {
+                self.perturb_into(item, rng, r)
+                    .expect("population items are in the domain");
+                r
+            }
+            None => report.insert(
+                self.perturb(item, rng)
+                    .expect("population items are in the domain"),
+            ),
+        };
+        self.observe_and_guess(server, report, scratch, attacker)
     }
 
     /// The most powerful single-report test the report's shape allows between the inputs

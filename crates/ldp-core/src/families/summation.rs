@@ -253,28 +253,6 @@ fn largest_kept(clip: Clip, eps: Epsilon) -> f64 {
 }
 
 impl AttackSurface for SummationHistogram {
-    fn genuine_user<R1: Rng + ?Sized, R2: Rng + ?Sized>(
-        &self,
-        item: u32,
-        server: &mut SheSums,
-        rng: &mut R1,
-        _: &mut R2,
-        _: &mut Vec<u32>,
-    ) -> u32 {
-        // The largest coordinate, the first on ties, as `guess` picks it.
-        let mut best: Option<(usize, f64)> = None;
-        server
-            .add_perturbed_chunks(item, rng, |start, y| {
-                if let Some((i, v)) = first_argmax(y) {
-                    if best.is_none_or(|(_, top)| v > top) {
-                        best = Some((start + i, v));
-                    }
-                }
-            })
-            .expect("population items are in the domain, and fewer than 2^64");
-        best.map_or(0, |(i, _)| i as u32)
-    }
-
     /// The index of the largest coordinate (the first on ties, which have probability 0;
     /// a NaN is never the largest; 0 when every coordinate is NaN).
     fn guess<R: Rng + ?Sized>(&self, report: &SheReport, _: &mut R) -> u32 {
@@ -602,31 +580,16 @@ impl SheSums {
         rng: &mut R,
         mut visit: impl FnMut(usize, f64),
     ) -> Result<(), crate::Error> {
-        self.add_perturbed_chunks(item, rng, |start, y| {
-            for (j, &v) in y.iter().enumerate() {
-                visit(start + j, v);
-            }
-        })
-    }
-
-    /// [`SheSums::add_perturbed`] a chunk at a time: `each(start, values)` sees the raw
-    /// coordinates `start..start + values.len()` once they are summed.
-    pub(crate) fn add_perturbed_chunks<R: Rng + ?Sized>(
-        &mut self,
-        item: u32,
-        rng: &mut R,
-        mut each: impl FnMut(usize, &[f64]),
-    ) -> Result<(), crate::Error> {
         let n = checked_count(self.n, 1)?;
         self.mechanism.k.check_item(item)?;
         let sums = &mut self.sums;
         let clip = self.clip.map_or(f64::INFINITY, ClipBound::get);
         let m = &self.mechanism;
         noisy_one_hot(m.k.as_usize(), item as usize, m.scale(), rng, |start, y| {
-            for (s, &v) in sums[start..].iter_mut().zip(y) {
+            for (j, (s, &v)) in sums[start..].iter_mut().zip(y).enumerate() {
                 *s += v.clamp(-clip, clip);
+                visit(start + j, v);
             }
-            each(start, y);
         });
         self.n = n;
         Ok(())
