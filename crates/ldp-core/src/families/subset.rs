@@ -145,13 +145,23 @@ impl Mechanism for SubsetSelection {
         item: u32,
         rng: &mut R,
     ) -> Result<SubsetReport, ItemOutOfRange> {
+        let mut report = SubsetReport { subset: Vec::new() };
+        self.perturb_into(item, rng, &mut report)?;
+        Ok(report)
+    }
+
+    fn perturb_into<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+        report: &mut SubsetReport,
+    ) -> Result<(), ItemOutOfRange> {
         self.k.check_item(item)?;
         let with_x = self.include_true.sample(rng);
         let m = if with_x { self.omega - 1 } else { self.omega };
-        let others = floyd_sorted(self.k.get() - 1, m, rng);
-        Ok(SubsetReport {
-            subset: lift_around(others, item, with_x),
-        })
+        floyd_sorted(self.k.get() - 1, m, rng, &mut report.subset);
+        lift_around(&mut report.subset, item, with_x);
+        Ok(())
     }
 
     fn validate(&self, report: &SubsetReport) -> Result<(), ReportError> {

@@ -14,22 +14,22 @@ pub(crate) use laplace::{CHUNK as LAPLACE_CHUNK, fill_laplace};
 use rand::{Rng, RngExt};
 
 /// Draws `m` distinct items uniformly from `0..n` by Floyd's algorithm, O(m) expected
-/// time, and returns them sorted. `m <= n` is required. The list has room for one more
-/// item, which [`lift_around`] inserts without reallocating (glibc's realloc takes a lock
-/// that threads perturbing side by side queue on).
-pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<u32> {
+/// time, into `chosen` (cleared first), sorted. `m <= n` is required. The list gets room
+/// for one more item, which [`lift_around`] inserts without reallocating (glibc's realloc
+/// takes a lock that threads perturbing side by side queue on); a list reused from report
+/// to report allocates nothing once it is large enough.
+pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R, chosen: &mut Vec<u32>) {
     debug_assert!(m <= n);
-    let room = m as usize + 1;
+    chosen.clear();
+    chosen.reserve(m as usize + 1);
     // Membership structure: a short vector for tiny m, a bitmap when m is a sizeable
     // fraction of n (the bitmap's n/64 words then cost no more than m), a hash set otherwise.
     if m <= 16 {
-        let mut chosen: Vec<u32> = Vec::with_capacity(room);
         for j in (n - m)..n {
             let t = rng.random_range(0..=j);
             chosen.push(if chosen.contains(&t) { j } else { t });
         }
         chosen.sort_unstable();
-        chosen
     } else if u64::from(m) * 64 >= u64::from(n) {
         let mut bits = vec![0u64; (n as usize).div_ceil(64)];
         for j in (n - m)..n {
@@ -41,7 +41,6 @@ pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<
             };
             bits[(pick / 64) as usize] |= 1 << (pick % 64);
         }
-        let mut chosen = Vec::with_capacity(room);
         for (w, &word) in bits.iter().enumerate() {
             let mut word = word;
             while word != 0 {
@@ -49,7 +48,6 @@ pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<
                 word &= word - 1;
             }
         }
-        chosen
     } else {
         let mut set = std::collections::HashSet::with_capacity(m as usize);
         for j in (n - m)..n {
@@ -58,10 +56,8 @@ pub(crate) fn floyd_sorted<R: Rng + ?Sized>(n: u32, m: u32, rng: &mut R) -> Vec<
                 set.insert(j);
             }
         }
-        let mut chosen: Vec<u32> = Vec::with_capacity(room);
         chosen.extend(set);
         chosen.sort_unstable();
-        chosen
     }
 }
 
@@ -74,7 +70,7 @@ pub(crate) fn uniform_other<R: Rng + ?Sized>(n: u32, skip: u32, rng: &mut R) -> 
 
 /// Shifts a sorted list of indices drawn from `0..k-1` (the domain without `x`) back into
 /// `0..k`, inserting `x` itself when `with_x`. Keeps the list sorted.
-pub(crate) fn lift_around(mut others: Vec<u32>, x: u32, with_x: bool) -> Vec<u32> {
+pub(crate) fn lift_around(others: &mut Vec<u32>, x: u32, with_x: bool) {
     let split = others.partition_point(|&v| v < x);
     for v in &mut others[split..] {
         *v += 1;
@@ -82,7 +78,6 @@ pub(crate) fn lift_around(mut others: Vec<u32>, x: u32, with_x: bool) -> Vec<u32
     if with_x {
         others.insert(split, x);
     }
-    others
 }
 
 /// Value stability of Floyd's sampler on each of its three membership structures.
@@ -96,7 +91,8 @@ mod golden {
     /// The first and last few draws (at most 4 of each), the size, and the next draw.
     fn pin(n: u32, m: u32) -> (Vec<u32>, Vec<u32>, usize, u64) {
         let mut rng = stream_rng(2026, 11, Role::Other(8), 0);
-        let chosen = floyd_sorted(n, m, &mut rng);
+        let mut chosen = vec![7; 50]; // stale contents are cleared
+        floyd_sorted(n, m, &mut rng, &mut chosen);
         assert!(chosen.windows(2).all(|w| w[0] < w[1]) && chosen.len() == m as usize);
         let head = chosen.iter().take(4).copied().collect();
         let tail = chosen.iter().rev().take(4).rev().copied().collect();
