@@ -293,16 +293,13 @@ impl<M: PureProtocol> SupportCounts<M> {
     pub fn add_with(
         &mut self,
         report: &M::Report,
-        mut visit: impl FnMut(u32),
+        visit: impl FnMut(u32),
     ) -> Result<(), AggregateError> {
         self.mechanism.validate(report)?;
         let n = checked_count(self.n, 1)?;
         let counts = &mut self.counts;
         // Counts never exceed n, so they cannot overflow once n does not.
-        self.mechanism.for_each_supported(report, |i| {
-            counts[i as usize] += 1;
-            visit(i);
-        });
+        self.mechanism.add_support(report, counts, visit);
         self.n = n;
         Ok(())
     }

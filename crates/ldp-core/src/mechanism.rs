@@ -132,6 +132,19 @@ pub trait Support: Mechanism {
     /// Whether `report` supports `item`.
     fn supports(&self, report: &Self::Report, item: u32) -> bool;
 
+    /// Adds 1 to `counts[i]` (k entries) for every supported item `i` and calls
+    /// `visit(i)` on each, in increasing order: what an aggregator does with a report.
+    /// The default walks [`Support::for_each_supported`]; LH adds each block of its scan
+    /// at once (for BLH half the domain matches, and a scattered increment per match
+    /// cost more than the hashing).
+    #[inline]
+    fn add_support(&self, report: &Self::Report, counts: &mut [u64], mut visit: impl FnMut(u32)) {
+        self.for_each_supported(report, |i| {
+            counts[i as usize] += 1;
+            visit(i);
+        });
+    }
+
     /// For families whose support is listed by testing every item of `0..k` but tested
     /// for one item in O(1) (here LH, FLH and the Hadamard mechanism; CMS and HCMS could
     /// join): the mean number of items a genuine report supports. The attack then guesses

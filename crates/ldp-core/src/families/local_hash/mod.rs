@@ -322,6 +322,11 @@ impl Support for LocalHashing {
         hash_item(item, report.seed, self.g) == report.y
     }
 
+    #[inline]
+    fn add_support(&self, report: &LhReport, counts: &mut [u64], visit: impl FnMut(u32)) {
+        scan::add_matches(self.k.get(), self.g, report.seed, report.y, counts, visit);
+    }
+
     /// `p + (k - 1) / g`: the true item when kept, every other with probability 1/g.
     fn scanned_support_mean(&self) -> Option<f64> {
         Some(self.p + (self.k.as_f64() - 1.0) * self.q)

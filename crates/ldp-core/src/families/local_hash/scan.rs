@@ -29,17 +29,53 @@ const SMALL_BLOCK: usize = 20;
 /// Calls `visit(v)`, in increasing order, for every item `v < k` with
 /// `XXH32(decimal(v), seed) % g == y`; none when `y >= g`.
 #[inline]
-pub(crate) fn for_each_match(k: u32, g: u32, seed: u32, y: u32, visit: impl FnMut(u32)) {
+pub(crate) fn for_each_match(k: u32, g: u32, seed: u32, y: u32, mut visit: impl FnMut(u32)) {
     if y < g {
-        scan(k, g, seed, y, visit);
+        scan(k, g, seed, y, |base, _, mask| {
+            visit_bits(base, mask, &mut visit)
+        });
     }
 }
 
+/// Adds 1 to `counts[v]` for every match `v` (as [`for_each_match`] finds them), a block
+/// of hits at a time (a vector addition rather than a scattered increment per match),
+/// and calls `visit(v)` on each, in increasing order. `counts` has k entries.
+#[inline]
+pub(crate) fn add_matches(
+    k: u32,
+    g: u32,
+    seed: u32,
+    y: u32,
+    counts: &mut [u64],
+    mut visit: impl FnMut(u32),
+) {
+    if y < g {
+        scan(k, g, seed, y, |base, hits, mask| {
+            for (c, &h) in counts[base as usize..].iter_mut().zip(hits) {
+                *c += u64::from(h);
+            }
+            visit_bits(base, mask, &mut visit);
+        });
+    }
+}
+
+/// `visit(base + i)` for every set bit i of `mask`, increasingly.
+#[inline(always)]
+fn visit_bits(base: u32, mut mask: u128, visit: &mut impl FnMut(u32)) {
+    while mask != 0 {
+        visit(base + mask.trailing_zeros());
+        mask &= mask - 1;
+    }
+}
+
+/// The scan itself: `block(base, hits, mask)` for consecutive blocks of the domain, in
+/// increasing order, where `hits[i]` is 1 when item `base + i` matches and 0 otherwise
+/// (cut at k) and `mask` holds the same as bits.
 #[multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx2+fma+bmi1+bmi2",
     "x86_64+avx2+fma+bmi1+bmi2",
 ))]
-fn scan<F: FnMut(u32)>(k: u32, g: u32, seed: u32, y: u32, mut visit: F) {
+fn scan<F: FnMut(u32, &[u8], u128)>(k: u32, g: u32, seed: u32, y: u32, mut block: F) {
     let divisor = Divisor::new(g);
     let target = Target { y, divisor };
     // Items of equal decimal length: 0..10, 10..100, ..., up to k.
@@ -48,9 +84,9 @@ fn scan<F: FnMut(u32)>(k: u32, g: u32, seed: u32, y: u32, mut visit: F) {
         let hi = u64::from(k).min(ten_pow);
         // The last digit opens a 4-byte word when the length is a multiple of 4.
         if len % 4 == 0 {
-            scan_length::<true>(lo as u32, hi, len, seed, target, &mut visit);
+            scan_length::<true>(lo as u32, hi, len, seed, target, &mut block);
         } else {
-            scan_length::<false>(lo as u32, hi, len, seed, target, &mut visit);
+            scan_length::<false>(lo as u32, hi, len, seed, target, &mut block);
         }
         (lo, len, ten_pow) = (hi, len + 1, ten_pow * 10);
     }
@@ -101,7 +137,7 @@ fn scan_length<const WORD: bool>(
     len: usize,
     seed: u32,
     target: Target,
-    visit: &mut impl FnMut(u32),
+    block: &mut impl FnMut(u32, &[u8], u128),
 ) {
     let mut group = Decimal::power_of_ten(len - 1);
     let mut base = u64::from(lo);
@@ -109,9 +145,9 @@ fn scan_length<const WORD: bool>(
         // Short tails (the ten one-digit items, the end of the domain) in small blocks,
         // so that k = 100 does not hash 240 lanes.
         base = if hi - base > SMALL_BLOCK as u64 {
-            scan_block::<WORD, BLOCK>(base, hi, len, &mut group, seed, target, visit)
+            scan_block::<WORD, BLOCK>(base, hi, len, &mut group, seed, target, block)
         } else {
-            scan_block::<WORD, SMALL_BLOCK>(base, hi, len, &mut group, seed, target, visit)
+            scan_block::<WORD, SMALL_BLOCK>(base, hi, len, &mut group, seed, target, block)
         };
     }
 }
@@ -127,7 +163,7 @@ fn scan_block<const WORD: bool, const N: usize>(
     group: &mut Decimal,
     seed: u32,
     target: Target,
-    visit: &mut impl FnMut(u32),
+    block: &mut impl FnMut(u32, &[u8], u128),
 ) -> u64 {
     let last: &[u32; N] = (if WORD { &LAST_IN_WORD } else { &LAST_BYTE })[..N]
         .try_into()
@@ -137,15 +173,12 @@ fn scan_block<const WORD: bool, const N: usize>(
         chunk.fill(state_before_last::<WORD>(group, seed));
         group.increment_prefix(len - 1);
     }
-    let mut mask = block_matches::<WORD, N>(&before, last, target);
+    let (hits, mut mask) = block_matches::<WORD, N>(&before, last, target);
     let valid = (hi - base).min(N as u64) as u32;
     if valid < N as u32 {
         mask &= (1u128 << valid) - 1;
     }
-    while mask != 0 {
-        visit(base as u32 + mask.trailing_zeros());
-        mask &= mask - 1;
-    }
+    block(base as u32, &hits[..valid as usize], mask);
     base + N as u64
 }
 
@@ -172,14 +205,15 @@ fn state_before_last<const WORD: bool>(d: &Decimal, seed: u32) -> u32 {
     h
 }
 
-/// The matches of one block as a bit mask: one branch-free loop over fixed-size arrays
-/// (vectorized), then each 8 match bytes gathered into 8 mask bits.
+/// The matches of one block as bytes (1 for a match) and as a bit mask: one branch-free
+/// loop over fixed-size arrays (vectorized), then each 8 match bytes gathered into 8 mask
+/// bits.
 #[inline(always)]
 fn block_matches<const WORD: bool, const N: usize>(
     before: &[u32; N],
     last: &[u32; N],
     target: Target,
-) -> u128 {
+) -> ([u8; N], u128) {
     let mut hit = [0u8; N];
     for i in 0..N {
         let h = before[i].wrapping_add(last[i]);
@@ -196,7 +230,7 @@ fn block_matches<const WORD: bool, const N: usize>(
         word[..bytes.len()].copy_from_slice(bytes);
         mask |= u128::from(gather_bits(u64::from_le_bytes(word))) << (8 * j);
     }
-    mask
+    (hit, mask)
 }
 
 /// Byte i of `bytes` (each 0 or 1) as bit i of the result: the multiplication moves byte i
@@ -313,6 +347,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn adding_matches_counts_and_lists_what_the_scan_finds() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        for k in [1, 10, 20, 81, 100, 101, 1001] {
+            for g in [2, 7, 1_000_003] {
+                let (seed, y) = (rng.random::<u32>(), rng.random_range(0..g));
+                let mut counts = vec![1u64; k as usize];
+                let mut listed = Vec::new();
+                add_matches(k, g, seed, y, &mut counts, |v| listed.push(v));
+                let want = naive(k, g, seed, y);
+                assert_eq!(listed, want, "k {k}, g {g}");
+                for (v, &c) in counts.iter().enumerate() {
+                    assert_eq!(c, 1 + u64::from(want.contains(&(v as u32))), "k {k}, v {v}");
+                }
+            }
+        }
+        // A value out of range matches nothing.
+        let mut counts = vec![0u64; 50];
+        add_matches(50, 2, 9, 2, &mut counts, |_| panic!("no match"));
+        assert!(counts.iter().all(|&c| c == 0));
     }
 
     #[test]
