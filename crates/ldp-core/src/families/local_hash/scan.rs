@@ -37,9 +37,10 @@ pub(crate) fn for_each_match(k: u32, g: u32, seed: u32, y: u32, mut visit: impl 
     }
 }
 
-/// Adds 1 to `counts[v]` for every match `v` (as [`for_each_match`] finds them), a block
-/// of hits at a time (a vector addition rather than a scattered increment per match),
-/// and calls `visit(v)` on each, in increasing order. `counts` has k entries.
+/// Adds 1 to `counts[v]` for every match `v` (as [`for_each_match`] finds them) and
+/// calls `visit(v)` on each, in increasing order. `counts` has k entries. A block with
+/// at least one match in [`DENSE`] items is added as a whole (one vector addition of its
+/// hits: BLH's blocks are half matches), a sparser one match by match (OLH's at large g).
 #[inline]
 pub(crate) fn add_matches(
     k: u32,
@@ -51,13 +52,24 @@ pub(crate) fn add_matches(
 ) {
     if y < g {
         scan(k, g, seed, y, |base, hits, mask| {
-            for (c, &h) in counts[base as usize..].iter_mut().zip(hits) {
-                *c += u64::from(h);
+            if mask.count_ones() as usize * DENSE >= hits.len() {
+                for (c, &h) in counts[base as usize..].iter_mut().zip(hits) {
+                    *c += u64::from(h);
+                }
+                visit_bits(base, mask, &mut visit);
+            } else {
+                visit_bits(base, mask, &mut |v| {
+                    counts[v as usize] += 1;
+                    visit(v);
+                });
             }
-            visit_bits(base, mask, &mut visit);
         });
     }
 }
+
+/// A block is added as a whole when at least one in this many of its items match: the
+/// vector addition then costs about what the scattered increments would.
+const DENSE: usize = 16;
 
 /// `visit(base + i)` for every set bit i of `mask`, increasingly.
 #[inline(always)]
