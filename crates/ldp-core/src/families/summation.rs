@@ -51,13 +51,14 @@ fn noisy_one_hot<R: Rng + ?Sized>(
     }
 }
 
-/// The index of the largest value, the first on ties, in independent lanes (a loop
-/// the compiler vectorizes) reduced at the end; `None` for an empty slice.
+/// The index of the largest value, the first on ties; NaN is never the largest, and
+/// `None` when no value exceeds -inf. Independent lanes (a loop the compiler vectorizes),
+/// then a branch-free reduction: the largest value, and the least index holding it.
 #[multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx2+fma+bmi1+bmi2",
     "x86_64+avx2+fma+bmi1+bmi2",
 ))]
-fn first_argmax(y: &[f64]) -> Option<(usize, f64)> {
+fn first_argmax(y: &[f64]) -> Option<usize> {
     const LANES: usize = 8;
     let mut best = [f64::NEG_INFINITY; LANES];
     let mut at = [usize::MAX; LANES];
@@ -71,17 +72,21 @@ fn first_argmax(y: &[f64]) -> Option<(usize, f64)> {
             }
         }
     }
-    let mut top: Option<(usize, f64)> = None;
     let tail_start = y.len() - tail.len();
-    let lanes = best.into_iter().zip(at).filter(|&(_, i)| i != usize::MAX);
-    let tail = tail.iter().enumerate().map(|(j, &v)| (v, tail_start + j));
-    for (v, i) in lanes.chain(tail) {
-        top = match top {
-            Some((bi, bv)) if bv > v || (bv == v && bi < i) => Some((bi, bv)),
-            _ => Some((i, v)),
-        };
+    // f64::max skips NaN.
+    let top = best
+        .iter()
+        .chain(tail)
+        .fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+    if top == f64::NEG_INFINITY {
+        return None;
     }
-    top
+    let lanes = best.iter().zip(at);
+    let tail = tail.iter().zip(tail_start..);
+    let first = lanes
+        .chain(tail)
+        .fold(usize::MAX, |f, (&v, i)| if v == top { f.min(i) } else { f });
+    Some(first)
 }
 
 /// k values, each finite and at most [`REPORT_BOUND`] in magnitude.
@@ -256,7 +261,7 @@ impl AttackSurface for SummationHistogram {
     /// The index of the largest coordinate (the first on ties, which have probability 0;
     /// a NaN is never the largest; 0 when every coordinate is NaN).
     fn guess<R: Rng + ?Sized>(&self, report: &SheReport, _: &mut R) -> u32 {
-        first_argmax(&report.y).map_or(0, |(i, _)| i as u32)
+        first_argmax(&report.y).map_or(0, |i| i as u32)
     }
 
     /// Coordinate `v1` at least 1 and `v2` at most 0: the event whose likelihood ratio,
@@ -642,5 +647,42 @@ impl Aggregator for SheSums {
         }
         let n = self.n as f64;
         Ok(self.sums.iter().map(|s| s / n).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::first_argmax;
+
+    /// The first index of the largest non-NaN value above -inf.
+    fn naive(y: &[f64]) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, &v) in y.iter().enumerate() {
+            if v > f64::NEG_INFINITY && best.is_none_or(|b| v > y[b]) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn the_lanes_find_the_first_largest_value() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let specials = [f64::NAN, f64::NEG_INFINITY, f64::INFINITY, -0.0, 0.0];
+        for len in 0..40 {
+            for _ in 0..200 {
+                // Few distinct values, so that ties are common, and some specials.
+                let y: Vec<f64> = (0..len)
+                    .map(|_| match rng.random_range(0..10) {
+                        0 => specials[rng.random_range(0..specials.len())],
+                        _ => f64::from(rng.random_range(-3..3)),
+                    })
+                    .collect();
+                assert_eq!(first_argmax(&y), naive(&y), "{y:?}");
+            }
+        }
     }
 }
