@@ -79,8 +79,7 @@ pub trait Mechanism: Clone + Debug + PartialEq + Send + Sync + Wire {
 
     /// [`Mechanism::perturb`] into `report`, reusing its memory: the same draws from
     /// `rng` and the same report, for loops that perturb many users one at a time.
-    /// Families whose reports hold a vector override it; the default assigns a fresh
-    /// report. On error `report` is left as it was.
+    /// UE, THE, SS and SHE override it; the default assigns a fresh report. On error `report` is left as it was.
     ///
     /// ```
     /// use ldp_core::{DomainSize, Epsilon, Mechanism, UnaryEncoding};

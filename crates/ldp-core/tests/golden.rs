@@ -69,7 +69,8 @@ fn presets_produce_pinned_reports() {
         // One 64-bit word per coordinate, its bit 8 the sign (changed again in the
         // unreleased entry of CHANGELOG.md; a separate word held 64 signs before; in 0.2
         // each coordinate took two exponentials). The magnitudes are rand_distr's
-        // ziggurat on the same words: 1.419... and 1.944... were the old first two.
+        // ziggurat on the same words, one coordinate on: the old report's noise 1.419...
+        // and -2.944... (coordinates 0 and 1) is now that of coordinates 1 and 2.
         r#"{"y":[0.8480500606086195,2.419008036490127,-2.9441294269873604]}"#
     );
 }

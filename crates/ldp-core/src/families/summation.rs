@@ -178,8 +178,8 @@ impl SummationHistogram {
 
     /// Perturbs `item` without materializing the report: `visit(i, y_i)` sees each
     /// coordinate in order, drawn exactly as [`Mechanism::perturb`] draws it (same stream,
-    /// same values). Simulations that only sum and inspect the report use it to skip the
-    /// k-vector.
+    /// same values), 64 coordinates at a time on the stack: for callers that only sum or
+    /// inspect the report and need no k-vector.
     #[inline]
     pub fn perturb_each<R: Rng + ?Sized>(
         &self,
@@ -259,7 +259,7 @@ fn largest_kept(clip: Clip, eps: Epsilon) -> f64 {
 
 impl AttackSurface for SummationHistogram {
     /// The index of the largest coordinate (the first on ties, which have probability 0;
-    /// a NaN is never the largest; 0 when every coordinate is NaN).
+    /// a NaN is never the largest; 0 when no coordinate is above -inf, or k = 0).
     fn guess<R: Rng + ?Sized>(&self, report: &SheReport, _: &mut R) -> u32 {
         first_argmax(&report.y).map_or(0, |i| i as u32)
     }
@@ -574,9 +574,9 @@ impl SheSums {
         Ok(())
     }
 
-    /// Perturbs `item` with the mechanism's client randomness ([`SummationHistogram::perturb_each`])
-    /// and adds the report without materializing it; `visit(i, y_i)` sees each raw
-    /// coordinate. Equal to perturbing, then [`Aggregator::add`]: a mechanism's own
+    /// Perturbs `item` with the mechanism's client randomness (the draws of
+    /// [`SummationHistogram::perturb_each`]) and adds the report without materializing
+    /// it; `visit(i, y_i)` sees each raw coordinate. Equal to perturbing, then [`Aggregator::add`]: a mechanism's own
     /// reports are always valid, so only the count is checked.
     #[inline]
     pub fn add_perturbed<R: Rng + ?Sized>(
