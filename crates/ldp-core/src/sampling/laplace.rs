@@ -13,13 +13,17 @@
 //! 52 bits); `x = u X[i]` is returned when it lies inside the layer's rectangle
 //! (probability about 0.99); otherwise, after the chunk, the same word goes through the
 //! ziggurat's slow path (the tail for the base layer, the wedge test for the others),
-//! and a rejected candidate is replaced by a fresh draw from rand_distr's `Exp1`. The
-//! sign is bit 8 of the word, independent of the 60 bits the magnitude's first try
-//! uses and of every later word.
+//! and a rejected candidate starts the ziggurat over from a fresh word, as rand_distr
+//! does. The sign is bit 8 of the word, independent of the 60 bits the magnitude's first
+//! try uses and of every later word.
+//!
+//! The slow path's `ln` and `exp` come from the `libm` crate rather than the platform's
+//! maths library (glibc natively, a port of musl in WebAssembly), whose last bits
+//! differ: with them the browser client and `ldp perturb` sent different SHE reports for
+//! the same seed (one coordinate in 320,000, a tail draw).
 
 use multiversion::multiversion;
 use rand::{Rng, RngExt};
-use rand_distr::{Distribution, Exp1};
 
 use super::ziggurat_tables::{ZIG_EXP_F, ZIG_EXP_R, ZIG_EXP_X};
 
@@ -29,8 +33,7 @@ pub(crate) const CHUNK: usize = 64;
 /// Fills `out` with independent draws of `b S E`: E standard exponential, S a fair sign.
 ///
 /// E is below 44.44 (the tail's `R - ln U` with U at least 2^-53 is at most
-/// `R + 53 ln 2 = 44.43`, as is `Exp1`'s own largest finite output), so
-/// `|out[i]| < 44.44 b`. Compiled for AVX-512 and AVX2
+/// `R + 53 ln 2 = 44.43`), so `|out[i]| < 44.44 b`. Compiled for AVX-512 and AVX2
 /// besides the baseline and chosen at run time (`multiversion`); no floating-point
 /// operation is fused or reordered in any version, so all draw the same values.
 #[multiversion(targets(
@@ -70,30 +73,32 @@ fn signed(w: u64, magnitude: f64) -> f64 {
     f64::from_bits(magnitude.to_bits() ^ ((w >> 8) & 1) << 63)
 }
 
-/// The ziggurat's answer for a word whose candidate left its layer's rectangle.
+/// The ziggurat's answer for a word whose candidate left its layer's rectangle: the tail
+/// for the base layer, the wedge test for the others, and on rejection the whole
+/// ziggurat again from a fresh word.
 #[cold]
 #[inline(never)]
-fn slow_path<R: Rng + ?Sized>(w: u64, rng: &mut R) -> f64 {
-    let i = (w & 0xff) as usize;
-    if i == 0 {
-        // The tail beyond R. U = 0 (probability 2^-53) would give infinity: drawn again.
-        loop {
-            let u: f64 = rng.random();
-            if u > 0.0 {
-                return ZIG_EXP_R - u.ln();
+fn slow_path<R: Rng + ?Sized>(mut w: u64, rng: &mut R) -> f64 {
+    loop {
+        let i = (w & 0xff) as usize;
+        let x = uniform(w) * ZIG_EXP_X[i];
+        if x < ZIG_EXP_X[i + 1] {
+            return x;
+        }
+        if i == 0 {
+            // The tail beyond R. U = 0 (probability 2^-53) would give infinity: drawn again.
+            loop {
+                let u: f64 = rng.random();
+                if u > 0.0 {
+                    return ZIG_EXP_R - libm::log(u);
+                }
             }
         }
-    }
-    let x = uniform(w) * ZIG_EXP_X[i];
-    if ZIG_EXP_F[i + 1] + (ZIG_EXP_F[i] - ZIG_EXP_F[i + 1]) * rng.random::<f64>() < (-x).exp() {
-        return x;
-    }
-    // Rejected: the ziggurat starts over, from a fresh word.
-    loop {
-        let e: f64 = Exp1.sample(rng);
-        if e.is_finite() {
-            return e;
+        let f = ZIG_EXP_F[i + 1] + (ZIG_EXP_F[i] - ZIG_EXP_F[i + 1]) * rng.random::<f64>();
+        if f < libm::exp(-x) {
+            return x;
         }
+        w = rng.next_u64();
     }
 }
 
