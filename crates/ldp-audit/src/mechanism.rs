@@ -58,17 +58,9 @@ where
             // One report's memory, refilled by every trial of the batch.
             let mut report: Option<M::Report> = None;
             for _ in 0..n {
-                let report = match &mut report {
-                    Some(r) => {
-                        m.perturb_into(x, &mut rng, r)
-                            .expect("audit inputs are in the domain");
-                        r
-                    }
-                    None => report.insert(
-                        m.perturb(x, &mut rng)
-                            .expect("audit inputs are in the domain"),
-                    ),
-                };
+                let report = m
+                    .perturb_reusing(x, &mut rng, &mut report)
+                    .expect("audit inputs are in the domain");
                 let g = guess.then(|| m.guess(report, &mut attacker));
                 plan.count(&mut counters, i, |_, v1, v2| m.separates(report, v1, v2), g);
             }

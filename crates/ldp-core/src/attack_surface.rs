@@ -44,7 +44,7 @@ pub trait AttackSurface: Mechanism {
 
     /// One genuine user end to end: perturbs `item` into `report` (a slot the caller
     /// keeps from user to user, so that the report's memory is reused;
-    /// [`Mechanism::perturb_into`]), adds it to `server` and returns the attack's guess.
+    /// [`Mechanism::perturb_reusing`]), adds it to `server` and returns the attack's guess.
     /// `scratch` is reusable memory.
     #[inline]
     fn genuine_user<R1: Rng + ?Sized, R2: Rng + ?Sized>(
@@ -56,17 +56,9 @@ pub trait AttackSurface: Mechanism {
         report: &mut Option<Self::Report>,
         scratch: &mut Vec<u32>,
     ) -> u32 {
-        let report = match report {
-            Some(r) => {
-                self.perturb_into(item, rng, r)
-                    .expect("population items are in the domain");
-                r
-            }
-            None => report.insert(
-                self.perturb(item, rng)
-                    .expect("population items are in the domain"),
-            ),
-        };
+        let report = self
+            .perturb_reusing(item, rng, report)
+            .expect("population items are in the domain");
         self.observe_and_guess(server, report, scratch, attacker)
     }
 

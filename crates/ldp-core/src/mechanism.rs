@@ -104,6 +104,26 @@ pub trait Mechanism: Clone + Debug + PartialEq + Send + Sync + Wire {
         Ok(())
     }
 
+    /// Perturbs `item` into `slot`: the first call fills the empty slot with
+    /// [`Mechanism::perturb`], later ones refill its report with
+    /// [`Mechanism::perturb_into`]. A loop over users keeps one slot and so one report's
+    /// memory; the draws are `perturb`'s.
+    #[inline]
+    fn perturb_reusing<'a, R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+        slot: &'a mut Option<Self::Report>,
+    ) -> Result<&'a mut Self::Report, ItemOutOfRange> {
+        match slot {
+            Some(report) => {
+                self.perturb_into(item, rng, report)?;
+                Ok(report)
+            }
+            None => Ok(slot.insert(self.perturb(item, rng)?)),
+        }
+    }
+
     /// Checks that a report (typically received from outside) lies in the output space.
     fn validate(&self, report: &Self::Report) -> Result<(), ReportError>;
 

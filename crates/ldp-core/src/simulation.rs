@@ -207,13 +207,7 @@ pub fn simulate<M: Mechanism>(
             // One report's memory, refilled for every user of the batch.
             let mut report: Option<M::Report> = None;
             for &x in &items[users] {
-                let report = match &mut report {
-                    Some(r) => {
-                        mechanism.perturb_into(x, &mut rng, r)?;
-                        r
-                    }
-                    None => report.insert(mechanism.perturb(x, &mut rng)?),
-                };
+                let report = mechanism.perturb_reusing(x, &mut rng, &mut report)?;
                 partial
                     .add(report)
                     .expect("a mechanism's own reports are valid");
