@@ -6,7 +6,7 @@ mod ziggurat_tables;
 
 /// The chi-square helpers of the integration tests, for the samplers' unit tests.
 #[cfg(test)]
-#[path = "../../tests/common/mod.rs"]
+#[path = "../../tests/integration/common.rs"]
 mod test_stats;
 
 pub(crate) use bernoulli_set::BernoulliSet;

@@ -2,7 +2,7 @@
 //! enumerating memos and reports at small k; goodness of fit of the chained samplers;
 //! unbiased estimation; persisted device state.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

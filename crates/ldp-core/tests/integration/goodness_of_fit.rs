@@ -1,7 +1,7 @@
 //! Goodness of fit of every fast sampler against its exact output distribution
 //! (Pearson chi-square, fixed seeds, significance level `common::ALPHA`).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 
