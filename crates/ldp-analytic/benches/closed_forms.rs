@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use ldp_analytic::{Options, evaluate, summation};
+use ldp_analytic::{Options, evaluate, sketch, summation};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
 fn all_classic(c: &mut Criterion) {
@@ -44,5 +44,100 @@ fn she_asr(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, all_classic, she_asr);
+/// The paper's grid (configs/paper/asr_analysis.ron): 12 domain sizes, and the budgets
+/// 0.1, 0.2, ..., 2.0 then 2.0, 2.5, ..., 10 (37, 2.0 twice as the figure has it).
+fn paper_grid() -> (Vec<u32>, Vec<Epsilon>) {
+    let ks = vec![
+        25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10_000,
+    ];
+    let high = (1..=20).map(|i| f64::from(i) / 10.0);
+    let low = (0..=16).map(|i| 2.0 + f64::from(i) / 2.0);
+    let eps = high.chain(low).map(|e| Epsilon::new(e).unwrap()).collect();
+    (ks, eps)
+}
+
+/// Every classic protocol's closed forms over `ks` x `eps`.
+fn evaluate_grid(protocols: &[Protocol], ks: &[u32], eps: &[Epsilon]) {
+    for &p in protocols {
+        for &k in ks {
+            let k = DomainSize::new(k).unwrap();
+            for &e in eps {
+                let spec = Spec::classic(p, k, e).unwrap();
+                black_box(evaluate(&spec, &Options::default()).unwrap());
+            }
+        }
+    }
+}
+
+/// The paper's grid for the sketches (the per-row counts of the public hashes computed
+/// once per (k, m) and reused over the budgets) and for every classic protocol. `cold`:
+/// the domain sizes shifted by 1 to 8 in turn, 96 (k, m) in a cycle, more than the
+/// sketches' memo keeps (64, oldest out first), so that none is in it yet, as in a fresh
+/// `ldp analyze`; `warm`: the same grid again.
+fn paper_grid_sketches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("paper_grid");
+    group.measurement_time(Duration::from_secs(3));
+    let (ks, eps) = paper_grid();
+    let sketches = [Protocol::Cms, Protocol::Hcms];
+    let mut shift = 0;
+    group.bench_function("cms+hcms/cold", |b| {
+        b.iter_custom(|iters| {
+            let start = std::time::Instant::now();
+            for _ in 0..iters {
+                shift = shift % 8 + 1;
+                let shifted: Vec<u32> = ks.iter().map(|k| k + shift).collect();
+                evaluate_grid(&sketches, &shifted, &eps);
+            }
+            start.elapsed()
+        })
+    });
+    group.bench_function("cms+hcms/warm", |b| {
+        b.iter(|| evaluate_grid(&sketches, &ks, &eps))
+    });
+    group.bench_function("all_classic/warm", |b| {
+        b.iter(|| evaluate_grid(&Protocol::CLASSIC, &ks, &eps))
+    });
+    group.finish();
+}
+
+/// CMS's exact ASR at the page's largest k for the widths the practitioner's choice
+/// compares (h = 256 rows each): cold (k + 1 to 16 in turn, 80 (k, m) in a cycle, none
+/// in the memo yet) and warm.
+fn cms_asr_page(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cms_asr_k=100000");
+    group.measurement_time(Duration::from_secs(3));
+    group.sample_size(20);
+    let eps = Epsilon::new(1.0).unwrap();
+    let mut shift = 0;
+    group.bench_function("m=16..4096/cold", |b| {
+        b.iter_custom(|iters| {
+            let start = std::time::Instant::now();
+            for _ in 0..iters {
+                shift = shift % 16 + 1;
+                let k = DomainSize::new(100_000 + shift).unwrap();
+                for m in [16, 64, 256, 1024, 4096] {
+                    black_box(sketch::cms_asr(k, eps, 256, m));
+                }
+            }
+            start.elapsed()
+        })
+    });
+    let k = DomainSize::new(100_000).unwrap();
+    group.bench_function("m=16..4096/warm", |b| {
+        b.iter(|| {
+            for m in [16, 64, 256, 1024, 4096] {
+                black_box(sketch::cms_asr(k, eps, 256, m));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    all_classic,
+    she_asr,
+    paper_grid_sketches,
+    cms_asr_page
+);
 criterion_main!(benches);

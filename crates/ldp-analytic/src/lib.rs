@@ -8,8 +8,10 @@
 //! communication and computation cost of a report ([`cost`]), and what repeated collection
 //! of one value gives an attacker, with and without memoization ([`longitudinal`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
-//! no allocation. An adaptive protocol is its family evaluated at its tuned parameter
-//! (tuning lives in `ldp-optimize`).
+//! and one cache, which changes no value: the sketches' exact ASR keeps the per-row counts
+//! its public hashes give each (k, m) for the next budget ([`sketch`]). An adaptive
+//! protocol is its family evaluated at its tuned parameter (tuning lives in
+//! `ldp-optimize`).
 //!
 //! Each family's formulas sit side by side in its own module ([`grr`], [`subset`],
 //! [`unary`], [`local_hash`], [`summation`], [`threshold`]), behind the [`ClosedForms`]

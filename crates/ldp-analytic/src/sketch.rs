@@ -6,6 +6,9 @@
 //! an ideal hash `E[rho] = 1/m` and `E[rho^2] = 1/m^2 + (m - 1) / (m^2 h)`. The factor
 //! `m / (m - 1)` is the published estimator's.
 
+use std::ops::{ControlFlow, Range};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
 use ldp_core::families::local_hash::collision_bias;
 use ldp_core::families::sketch::{self, CountMeanSketch, HadamardCountMeanSketch, column};
 use ldp_core::{DomainSize, Epsilon};
@@ -32,20 +35,117 @@ fn mean_squared_bias(hashes: u32, width: u32, f: &[f64]) -> f64 {
     b.iter().map(|b| b * b).sum::<f64>() / b.len() as f64
 }
 
-/// The number of distinct columns row j gives the k items, stopping at m.
-fn used_columns(k: DomainSize, row: u32, width: u32) -> u32 {
-    let mut seen = vec![false; width as usize];
-    let mut used = 0;
-    for item in 0..k.get() {
-        let c = column(item, row, width) as usize;
-        if !std::mem::replace(&mut seen[c], true) {
-            used += 1;
-            if used == width {
-                break;
-            }
+/// Per-row quantities of the public hashes that depend on k, m and the row alone: the
+/// columns row j uses ([`used_columns`], CMS) and their rank ([`column_ranks`], HCMS).
+/// Neither eps nor h changes them (h rows are the first h of any larger h), so they are
+/// computed once per (k, m), for the rows asked so far, and a grid over budgets and
+/// heights reuses them: `ldp analyze --protocol all` over the paper's 12 domain sizes and
+/// 37 budgets evaluates each (k, m) once instead of 37 times. Process-wide (the CLI's
+/// threads share it; the browser has one); the values are what the direct computation
+/// gives, so the closed forms stay pure functions of their arguments.
+struct RowMemo {
+    /// The most recently computed last.
+    entries: Mutex<Vec<MemoEntry>>,
+}
+
+/// One (k, m)'s values for rows `0..rows.len()`.
+struct MemoEntry {
+    k: u32,
+    width: u32,
+    rows: Arc<[u32]>,
+}
+
+/// The (k, m) the memo keeps: a page's or a grid's worth (the paper's grid has 12 domain
+/// sizes, the practitioner's choice 5 widths per domain size).
+const MEMO_ENTRIES: usize = 64;
+
+/// The most rows one entry keeps (256 KiB): taller sketches are computed anew.
+const MEMO_ROWS: u32 = 1 << 16;
+
+impl RowMemo {
+    const fn new() -> Self {
+        RowMemo {
+            entries: Mutex::new(Vec::new()),
         }
     }
-    used
+
+    fn lock(&self) -> MutexGuard<'_, Vec<MemoEntry>> {
+        // Nothing panics while the lock is held; a poisoned lock holds complete entries.
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `compute(k, rows, width)`'s values for rows `0..hashes`, those of rows already
+    /// computed for (k, width) taken from the memo. Computed outside the lock: two threads
+    /// may compute the same rows, and get the same values.
+    fn rows(
+        &self,
+        k: DomainSize,
+        width: u32,
+        hashes: u32,
+        compute: fn(DomainSize, Range<u32>, u32) -> Vec<u32>,
+    ) -> Arc<[u32]> {
+        let known = {
+            let entries = self.lock();
+            let found = entries.iter().find(|e| e.k == k.get() && e.width == width);
+            match found {
+                Some(e) if e.rows.len() >= hashes as usize => return Arc::clone(&e.rows),
+                Some(e) => Arc::clone(&e.rows),
+                None => Arc::from([]),
+            }
+        };
+        let mut rows = known.to_vec();
+        rows.extend(compute(k, known.len() as u32..hashes, width));
+        let rows: Arc<[u32]> = rows.into();
+        if hashes <= MEMO_ROWS {
+            let mut entries = self.lock();
+            entries.retain(|e| !(e.k == k.get() && e.width == width));
+            if entries.len() == MEMO_ENTRIES {
+                entries.remove(0);
+            }
+            entries.push(MemoEntry {
+                k: k.get(),
+                width,
+                rows: Arc::clone(&rows),
+            });
+        }
+        rows
+    }
+}
+
+static USED_COLUMNS: RowMemo = RowMemo::new();
+static COLUMN_RANKS: RowMemo = RowMemo::new();
+
+/// The number of distinct columns each row of `rows` gives the k items: their columns
+/// scanned in blocks ([`sketch::for_each_column_block`]) into a bitset, each row stopping
+/// once it uses all m.
+fn used_columns(k: DomainSize, rows: Range<u32>, width: u32) -> Vec<u32> {
+    let mut seen = vec![0u64; width.div_ceil(64) as usize];
+    rows.map(|row| {
+        seen.fill(0);
+        let mut used = 0;
+        sketch::for_each_column_block(k.get(), row, width, |_, columns| {
+            // Counted in a local: `used` itself lives outside the closure.
+            let mut new = 0;
+            for &c in columns {
+                let (word, bit) = (&mut seen[(c / 64) as usize], 1u64 << (c % 64));
+                new += u32::from(*word & bit == 0);
+                *word |= bit;
+            }
+            used += new;
+            if used == width {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        used
+    })
+    .collect()
+}
+
+/// [`column_rank`] of each row of `rows`.
+fn column_ranks(k: DomainSize, rows: Range<u32>, width: u32) -> Vec<u32> {
+    rows.map(|row| column_rank(k, row, width)).collect()
 }
 
 /// The GF(2) rank of `{h_j(v) xor h_j(0)}` over the k items, stopping at `log2 m`.
@@ -100,12 +200,15 @@ pub fn hcms_item_variance(eps: Epsilon, hashes: u32, width: u32, f_x: f64) -> f6
 /// `p / (h m k)` whatever its size, and one without `(1 - p) / (h m k)`. Row l of H is
 /// constant over the columns row j uses exactly when l is orthogonal (over GF(2)) to
 /// their differences, for `m / 2^rank` values of l; for each such l one sign has no
-/// support. O(h (log2 m + ...)) hashes: a row stops once its rank is full.
+/// support. O(h (log2 m + ...)) hashes: a row stops once its rank is full; the ranks are
+/// computed once per (k, m) and kept for the next budget or height.
 pub fn hcms_asr(k: DomainSize, eps: Epsilon, hashes: u32, width: u32) -> f64 {
     let (p, _) = hcms_pc(eps);
     let m = f64::from(width);
-    let empty: f64 = (0..hashes)
-        .map(|j| m / f64::from(1u32 << column_rank(k, j, width)))
+    let ranks = COLUMN_RANKS.rows(k, width, hashes, column_ranks);
+    let empty: f64 = ranks[..hashes as usize]
+        .iter()
+        .map(|&rank| m / f64::from(1u32 << rank))
         .sum();
     let h = f64::from(hashes);
     (p * (2.0 * m * h - empty) + (1.0 - p) * empty) / (h * m * k.as_f64())
@@ -220,16 +323,35 @@ pub fn cms_item_variance(eps: Epsilon, hashes: u32, width: u32, f_x: f64) -> f64
 /// contributes that over k; one without contributes `P_0(|y|) / (h k)`, with
 /// `P_0(w) = q^(w+1) p^(m-1-w)`. Of the `C(m, w)` reports of weight w, `C(m - u, w)`
 /// miss every used column; the binomial sums close to the form above. O(h min(k, m ln m))
-/// hashes: a row stops once it uses every column.
+/// hashes, scanned in blocks: a row stops once it uses every column. The counts are
+/// computed once per (k, m) and kept for the next budget or height, which then costs
+/// two powers per distinct count.
 pub fn cms_asr(k: DomainSize, eps: Epsilon, hashes: u32, width: u32) -> f64 {
     let (p, q, _) = cms_pqc(eps);
-    let total: f64 = (0..hashes)
-        .map(|j| {
-            let u = f64::from(used_columns(k, j, width));
-            (p / q) * (1.0 - p.powf(u)) + q * p.powf(u - 1.0)
-        })
-        .sum();
+    let used = USED_COLUMNS.rows(k, width, hashes, used_columns);
+    let total = sum_by_count(&used[..hashes as usize], |u| {
+        let u = f64::from(u);
+        (p / q) * (1.0 - p.powf(u)) + q * p.powf(u - 1.0)
+    });
     total / (k.as_f64() * f64::from(hashes))
+}
+
+/// `sum_j term(counts[j])`, in row order, each distinct count's term computed once: the
+/// rows share a few counts (all m once k passes m ln m), so a budget costs a handful of
+/// powers rather than 2h. The same terms in the same order as mapping every row.
+fn sum_by_count(counts: &[u32], term: impl Fn(u32) -> f64) -> f64 {
+    let (Some(&lo), Some(&hi)) = (counts.iter().min(), counts.iter().max()) else {
+        return counts.iter().map(|&c| term(c)).sum();
+    };
+    let span = (hi - lo) as usize + 1;
+    if span > counts.len() {
+        return counts.iter().map(|&c| term(c)).sum();
+    }
+    let mut terms = vec![None; span];
+    counts
+        .iter()
+        .map(|&c| *terms[(c - lo) as usize].get_or_insert_with(|| term(c)))
+        .sum()
 }
 
 impl ClosedForms for CountMeanSketch {
@@ -310,5 +432,105 @@ impl ClosedForms for CountMeanSketch {
 
     fn map_asr(_: DomainSize, _: Epsilon, _: (u32, u32), _: &[f64]) -> Option<f64> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The distinct columns of row j, item by item.
+    fn used_columns_directly(k: DomainSize, row: u32, width: u32) -> u32 {
+        let mut seen = vec![false; width as usize];
+        (0..k.get())
+            .filter(|&v| !std::mem::replace(&mut seen[column(v, row, width) as usize], true))
+            .count() as u32
+    }
+
+    /// CMS's and HCMS's ASR summed row by row from the direct computations, in the
+    /// closed forms' order.
+    fn asr_directly(k: DomainSize, eps: Epsilon, hashes: u32, width: u32) -> (f64, f64) {
+        let (p, q, _) = cms_pqc(eps);
+        let total: f64 = (0..hashes)
+            .map(|j| {
+                let u = f64::from(used_columns_directly(k, j, width));
+                (p / q) * (1.0 - p.powf(u)) + q * p.powf(u - 1.0)
+            })
+            .sum();
+        let cms = total / (k.as_f64() * f64::from(hashes));
+        let (p, _) = hcms_pc(eps);
+        let m = f64::from(width);
+        let empty: f64 = (0..hashes)
+            .map(|j| m / f64::from(1u32 << column_rank(k, j, width)))
+            .sum();
+        let h = f64::from(hashes);
+        let hcms = (p * (2.0 * m * h - empty) + (1.0 - p) * empty) / (h * m * k.as_f64());
+        (cms, hcms)
+    }
+
+    #[test]
+    fn the_scanned_counts_are_the_direct_ones() {
+        // Around the scan's blocks and decimal lengths, widths a power of two or not, and
+        // rows that fill every column (k well above m ln m) and rows that cannot.
+        for k in [2, 9, 10, 11, 25, 80, 81, 101, 1000, 1001, 12_345] {
+            let k = DomainSize::new(k).unwrap();
+            for width in [2, 3, 16, 100, 1024, 4096] {
+                let scanned = used_columns(k, 0..40, width);
+                for (row, &u) in (0..40).zip(&scanned) {
+                    assert_eq!(u, used_columns_directly(k, row, width), "{k} {width} {row}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_memo_gives_the_direct_values_and_extends_by_rows() {
+        let memo = RowMemo::new();
+        let (k, width) = (DomainSize::new(5000).unwrap(), 1024);
+        let short = memo.rows(k, width, 16, used_columns);
+        let tall = memo.rows(k, width, 256, used_columns);
+        assert_eq!((short.len(), tall.len()), (16, 256));
+        assert_eq!(short[..], tall[..16]);
+        assert_eq!(tall[..], used_columns(k, 0..256, width)[..]);
+        // Served from the memo: the same allocation.
+        assert!(Arc::ptr_eq(&tall, &memo.rows(k, width, 64, used_columns)));
+        // Another key is another entry; the oldest goes past MEMO_ENTRIES.
+        let other = memo.rows(k, 64, 8, used_columns);
+        assert_eq!(other[..], used_columns(k, 0..8, 64)[..]);
+        for extra in 0..MEMO_ENTRIES as u32 {
+            memo.rows(DomainSize::new(2 + extra).unwrap(), 2, 1, used_columns);
+        }
+        let entries = memo.lock();
+        assert_eq!(entries.len(), MEMO_ENTRIES);
+        assert!(!entries.iter().any(|e| e.k == 5000));
+    }
+
+    #[test]
+    fn the_memoized_asr_is_the_direct_one_to_the_bit() {
+        // Each (k, m) twice over budgets and heights: the first call fills the memo, the
+        // others read it (or extend it).
+        for k in [25, 1000, 10_000] {
+            let k = DomainSize::new(k).unwrap();
+            for (hashes, width) in [(16, 1024), (256, 1024), (64, 16), (256, 16), (16, 4096)] {
+                for eps in [0.1, 1.0, 2.0, 10.0] {
+                    let eps = Epsilon::new(eps).unwrap();
+                    let (cms, hcms) = asr_directly(k, eps, hashes, width);
+                    let got = (
+                        cms_asr(k, eps, hashes, width),
+                        hcms_asr(k, eps, hashes, width),
+                    );
+                    assert_eq!(
+                        got.0.to_bits(),
+                        cms.to_bits(),
+                        "CMS {k} {eps} {hashes} {width}"
+                    );
+                    assert_eq!(
+                        got.1.to_bits(),
+                        hcms.to_bits(),
+                        "HCMS {k} {eps} {hashes} {width}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -14,6 +14,11 @@
 //!   32-bit lane multiply), for AVX2 and for AVX-512, and the best one this CPU runs is
 //!   chosen on the first call (`multiversion`). Integer arithmetic: every version finds
 //!   the same items.
+//!
+//! [`for_each_hash`] runs the same groups and blocks for the values `h % g` themselves
+//! (the count-mean sketches' exact ASR counts the columns each row gives the domain).
+
+use std::ops::ControlFlow;
 
 use multiversion::multiversion;
 
@@ -67,6 +72,21 @@ pub(crate) fn add_matches(
     }
 }
 
+/// Calls `visit(base, values)` on consecutive blocks of the items `0..k`, in increasing
+/// order, with `values[i] = XXH32(decimal(base + i), seed) % g` (`g >= 1`), until it
+/// breaks: the hashes themselves, for callers that need every item's value (the
+/// sketches' exact ASR counts the columns a row gives the domain). The same groups of ten
+/// and blocks as the match scan, without the target.
+#[inline]
+pub(crate) fn for_each_hash(
+    k: u32,
+    g: u32,
+    seed: u32,
+    visit: impl FnMut(u32, &[u32]) -> ControlFlow<()>,
+) {
+    hashes(k, g, seed, visit);
+}
+
 /// A block is added as a whole when at least one in this many of its items match: the
 /// vector addition then costs about what the scattered increments would.
 const DENSE: usize = 16;
@@ -102,6 +122,84 @@ fn scan<F: FnMut(u32, &[u8], u128)>(k: u32, g: u32, seed: u32, y: u32, mut block
         }
         (lo, len, ten_pow) = (hi, len + 1, ten_pow * 10);
     }
+}
+
+/// [`for_each_hash`]'s scan: the length classes of [`scan`], each block's values reduced
+/// modulo g (a mask when g is a power of two, as the sketches' widths are).
+#[multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx2+fma+bmi1+bmi2",
+    "x86_64+avx2+fma+bmi1+bmi2",
+))]
+fn hashes<F: FnMut(u32, &[u32]) -> ControlFlow<()>>(k: u32, g: u32, seed: u32, mut visit: F) {
+    let (mut lo, mut len, mut ten_pow) = (0u64, 1usize, 10u64);
+    while lo < u64::from(k) {
+        let hi = u64::from(k).min(ten_pow);
+        let mut group = Decimal::power_of_ten(len - 1);
+        let mut base = lo;
+        while base < hi {
+            let word = len % 4 == 0;
+            let small = hi - base <= SMALL_BLOCK as u64;
+            let flow = match (word, small) {
+                (true, false) => {
+                    hash_block::<true, BLOCK>(base, hi, &mut group, seed, g, &mut visit)
+                }
+                (false, false) => {
+                    hash_block::<false, BLOCK>(base, hi, &mut group, seed, g, &mut visit)
+                }
+                (true, true) => {
+                    hash_block::<true, SMALL_BLOCK>(base, hi, &mut group, seed, g, &mut visit)
+                }
+                (false, true) => {
+                    hash_block::<false, SMALL_BLOCK>(base, hi, &mut group, seed, g, &mut visit)
+                }
+            };
+            match flow {
+                ControlFlow::Continue(next) => base = next,
+                ControlFlow::Break(()) => return,
+            }
+        }
+        (lo, len, ten_pow) = (hi, len + 1, ten_pow * 10);
+    }
+}
+
+/// The values modulo g of the `N` items from `base` (as [`scan_block`] takes them; the
+/// group's digits give the length), passed to `visit` up to `hi`. Returns the next base.
+#[inline(always)]
+fn hash_block<const WORD: bool, const N: usize>(
+    base: u64,
+    hi: u64,
+    group: &mut Decimal,
+    seed: u32,
+    g: u32,
+    visit: &mut impl FnMut(u32, &[u32]) -> ControlFlow<()>,
+) -> ControlFlow<(), u64> {
+    let last: &[u32; N] = (if WORD { &LAST_IN_WORD } else { &LAST_BYTE })[..N]
+        .try_into()
+        .expect("blocks are at most BLOCK items");
+    let len = group.len;
+    let mut before = [0u32; N];
+    for chunk in before.chunks_exact_mut(10) {
+        chunk.fill(state_before_last::<WORD>(group, seed));
+        group.increment_prefix(len - 1);
+    }
+    let mut values = [0u32; N];
+    for i in 0..N {
+        let h = before[i].wrapping_add(last[i]);
+        let h = if WORD {
+            h.rotate_left(17).wrapping_mul(PRIME4)
+        } else {
+            h.rotate_left(11).wrapping_mul(PRIME1)
+        };
+        values[i] = avalanche(h);
+    }
+    if g.is_power_of_two() {
+        values.iter_mut().for_each(|v| *v &= g - 1);
+    } else {
+        values.iter_mut().for_each(|v| *v %= g);
+    }
+    let valid = (hi - base).min(N as u64) as usize;
+    visit(base as u32, &values[..valid])?;
+    ControlFlow::Continue(base + N as u64)
 }
 
 /// What the last digit adds to the state, by item (digit `i % 10`), over one block:
@@ -384,6 +482,52 @@ mod tests {
         let mut counts = vec![0u64; 50];
         add_matches(50, 2, 9, 2, &mut counts, |_| panic!("no match"));
         assert!(counts.iter().all(|&c| c == 0));
+    }
+
+    #[test]
+    fn the_hash_scan_gives_every_item_its_value_in_order() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for k in [
+            0, 1, 9, 10, 11, 20, 21, 79, 80, 81, 99, 100, 101, 1000, 1001, 12_345,
+        ] {
+            for g in [1, 2, 7, 1024, 1000, 1_000_003, u32::MAX] {
+                let seed = rng.random::<u32>();
+                let mut got = Vec::new();
+                for_each_hash(k, g, seed, |base, values| {
+                    assert_eq!(base as usize, got.len());
+                    got.extend_from_slice(values);
+                    ControlFlow::Continue(())
+                });
+                let want: Vec<u32> = (0..k).map(|v| hash_item(v, seed, g)).collect();
+                assert_eq!(got, want, "k {k}, g {g}");
+            }
+        }
+        // Long decimals, and a scan that stops early stops there.
+        let (k, seed) = (1_000_000_123, 77);
+        let mut blocks = 0;
+        for_each_hash(k, 4096, seed, |base, values| {
+            for (i, &v) in values.iter().enumerate() {
+                assert_eq!(v, hash_item(base + i as u32, seed, 4096));
+            }
+            blocks += 1;
+            if blocks == 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(blocks, 3);
+        // Across 7 to 8 digits (the second 4-byte word).
+        let mut tail = Vec::new();
+        for_each_hash(10_000_100, 1000, seed, |base, values| {
+            let items = (base..).zip(values.iter().copied());
+            tail.extend(items.filter(|&(v, _)| v >= 9_999_900));
+            ControlFlow::Continue(())
+        });
+        assert_eq!(tail.len(), 200);
+        for (v, h) in tail {
+            assert_eq!(h, hash_item(v, seed, 1000), "{v}");
+        }
     }
 
     #[test]

@@ -19,8 +19,10 @@ pub mod hcms;
 pub use cms::CountMeanSketch;
 pub use hcms::HadamardCountMeanSketch;
 
+use std::ops::ControlFlow;
+
 use crate::error::ParamError;
-use crate::families::local_hash::hash_item;
+use crate::families::local_hash::{hash_item, scan};
 
 /// The preset number of hash functions (rows), h = 256.
 pub const PRESET_HASHES: u32 = 256;
@@ -41,7 +43,8 @@ pub fn preset() -> (u32, u32) {
 /// h in {16, 64, 256}, m in {16, 64, 256, 1024, 4096}. m trades the collision bias
 /// against bits (CMS) or barely anything (HCMS); h the bias of the fixed hashes against
 /// the server's cost. CMS's exact ASR costs up to `h m ln m` hashes, hence the short axes
-/// (about 0.3 s for the whole grid).
+/// (about 30 ms for the whole grid at k = 100,000, once per k: ldp-analytic keeps the
+/// per-row counts for the other budgets and heights).
 pub(crate) fn shape_grid(fits: impl Fn((u32, u32)) -> bool) -> Vec<(u32, u32)> {
     [16, 64, 256]
         .into_iter()
@@ -54,6 +57,33 @@ pub(crate) fn shape_grid(fits: impl Fn((u32, u32)) -> bool) -> Vec<(u32, u32)> {
 #[inline]
 pub fn column(item: u32, row: u32, width: u32) -> u32 {
     hash_item(item, row, width)
+}
+
+/// Row j's columns of the items `0..n`, a block of consecutive items at a time in
+/// increasing order: `visit(base, columns)` with `columns[i] == column(base + i, row,
+/// width)`, until `visit` breaks. The blocks share the hashes' work between consecutive
+/// items (local hashing's domain scan, in SIMD lanes), many times faster than [`column()`]
+/// item by item: the count-mean sketch's exact ASR counts the columns each row gives the
+/// domain.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use ldp_core::families::sketch::{column, for_each_column_block};
+/// let mut columns = Vec::new();
+/// for_each_column_block(1000, 3, 1024, |_, block| {
+///     columns.extend_from_slice(block);
+///     ControlFlow::Continue(())
+/// });
+/// assert!(columns.iter().enumerate().all(|(v, &c)| c == column(v as u32, 3, 1024)));
+/// assert_eq!(columns.len(), 1000);
+/// ```
+pub fn for_each_column_block(
+    n: u32,
+    row: u32,
+    width: u32,
+    visit: impl FnMut(u32, &[u32]) -> ControlFlow<()>,
+) {
+    scan::for_each_hash(n, width, row, visit);
 }
 
 /// h at least 1; m at least 2 (a power of two when `power_of_two`); and the server's
