@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask reproduce [--figure NAME] [--list] [--quick]`: regenerate the paper's
 //!   figures from `configs/paper/` into `results/paper/` (quick: `results/scratch/`).
-//! - `cargo xtask tidy`: check repository rules (crate layering).
+//! - `cargo xtask tidy`: check repository rules (crate layering, one build shared with
+//!   `cargo test --workspace`).
 //! - `cargo xtask bench`: run every criterion benchmark.
 //! - `cargo xtask bench-engine`: Parquet aggregation by `ldp`, DataFusion and Ballista.
 //! - `cargo xtask web [--test]`: the protocol chooser page and its browser client, into
@@ -43,7 +44,8 @@ enum Task {
         #[arg(long)]
         quick: bool,
     },
-    /// Check repository rules (crate layering of DESIGN §2).
+    /// Check repository rules (crate layering of DESIGN §2; xtask builds what the tests
+    /// build).
     Tidy,
     /// Run the criterion benchmarks of every crate.
     Bench,
@@ -91,7 +93,8 @@ fn main() -> Result<()> {
         ),
         Task::Tidy => {
             tidy::check_layering(&tidy::workspace_edges(&root())?)?;
-            println!("tidy: layering ok");
+            tidy::check_shared_build(&root())?;
+            println!("tidy: layering ok; cargo xtask shares the tests' build");
             Ok(())
         }
         Task::BenchEngine {

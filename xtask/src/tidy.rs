@@ -1,7 +1,9 @@
-//! Repository rules checked as tests: the crate layering of DESIGN §2.
+//! Repository rules checked as tests: the crate layering of DESIGN §2, and that
+//! `cargo xtask` builds the units `cargo test --workspace` builds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
@@ -133,6 +135,55 @@ pub(crate) fn check_layering(edges: &BTreeMap<String, Vec<String>>) -> Result<()
     }
 }
 
+/// Each package of `tree` with its features, one `name version [features]` per line.
+fn feature_lines(root: &Path, selection: &[&str]) -> Result<BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["tree", "--locked", "--prefix", "none", "-f", "{p} [{f}]"])
+        .args(selection)
+        .current_dir(root)
+        .output()
+        .context("running cargo tree")?;
+    if !out.status.success() {
+        bail!(
+            "cargo tree {}: {}",
+            selection.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(String::from_utf8(out.stdout)?
+        .lines()
+        .map(|l| l.trim_end_matches(" (*)").to_owned())
+        .filter(|l| !l.is_empty())
+        .collect())
+}
+
+/// `cargo xtask` runs in the test profile so that the README's two commands share one
+/// build; that holds when xtask's dependencies get the features `cargo test --workspace`
+/// gives them (the members' defaults and their dev-dependencies' unify in). Fails naming
+/// each dependency whose features differ: add it to xtask/Cargo.toml's list.
+pub(crate) fn check_shared_build(root: &Path) -> Result<()> {
+    let tests = feature_lines(root, &["--workspace", "-e", "all"])?;
+    let xtask = feature_lines(root, &["-p", "xtask", "-e", "normal,build"])?;
+    let differ: Vec<&String> = xtask.difference(&tests).collect();
+    if differ.is_empty() {
+        return Ok(());
+    }
+    let name = |line: &str| line.split(' ').take(2).collect::<Vec<_>>().join(" ");
+    let lines: Vec<String> = differ
+        .iter()
+        .map(|line| {
+            let theirs: Vec<&String> = tests.iter().filter(|t| name(t) == name(line)).collect();
+            format!("{line} (the tests build {theirs:?})")
+        })
+        .collect();
+    bail!(
+        "cargo xtask would rebuild what cargo test --workspace built: these dependencies get \
+         other features (name them with the tests' features in xtask/Cargo.toml):\n  {}",
+        lines.join("\n  ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +194,12 @@ mod tests {
         let edges = workspace_edges(root).unwrap();
         assert!(edges.contains_key("ldp-core"));
         check_layering(&edges).unwrap();
+    }
+
+    #[test]
+    fn xtask_builds_what_the_tests_build() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        check_shared_build(root).unwrap();
     }
 
     #[test]

@@ -148,12 +148,14 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
             .current_dir(root.join("crates/ldp-wasm")),
         "the module's tests under Node (wasm-bindgen-test-runner)",
     )?;
-    // The page's tests compare with the CLI's answers.
+    // The page's tests compare with the CLI's answers: the `ldp` that `cargo test
+    // --workspace` builds (nothing to do after it; `-p ldp-cli` alone would resolve other
+    // features and build the workspace's crates a second time).
     run_ok(
         cargo()
-            .args(["build", "--locked", "-p", "ldp-cli"])
+            .args(["test", "--workspace", "--locked", "--no-run"])
             .current_dir(root),
-        "building ldp",
+        "building ldp as the tests do",
     )?;
     let tests = root.join("web/tests");
     run_ok(
