@@ -1,6 +1,7 @@
 //! The legibility rules a program can check, on the SVG of every figure's quick run:
-//! no text under 7 pt at the printed width, no two texts overlapping, no series hidden
-//! under another's markers, tick labels on every axis, no floating-point noise in labels,
+//! no text under 7 pt at the printed width, no two texts overlapping, no series drawn on
+//! another's with nothing saying so, no two legend keys alike, tick labels on every axis
+//! in one notation, no floating-point noise in labels,
 //! a colour bar where markers are coloured by epsilon; and the PNG and PDF renderings
 //! exist. Also: every committed manifest matches its config.
 
@@ -8,8 +9,8 @@ use std::path::Path;
 
 use ldp_experiments::config::Kind;
 use ldp_experiments::plot::{
-    Axis, MIN_FONT_PT, Panel, Point, SUBSCRIPT_SHIFT, Scale, marker_is_opaque, marker_radius,
-    panel_ticks, render_pdf, render_png, render_svg, viridis,
+    ALL_CURVES, Axis, Dash, LINE_HIDDEN, Look, MIN_FONT_PT, Marker, Panel, Point, SUBSCRIPT_SHIFT,
+    Scale, panel_ticks, render_pdf, render_png, render_svg, viridis,
 };
 use ldp_experiments::runner::{self, load_configs};
 
@@ -102,6 +103,12 @@ fn texts(svg: &str) -> Vec<Text> {
         let content = inner
             .replace(&format!("<tspan baseline-shift=\"{SUBSCRIPT_SHIFT}\">"), "")
             .replace("</tspan>", "")
+            // XML's entities as the characters they print (a note's apostrophe).
+            .replace("&apos;", "'")
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&")
             .trim()
             .to_owned();
         out.push(Text {
@@ -114,23 +121,16 @@ fn texts(svg: &str) -> Vec<Text> {
     out
 }
 
-/// The labels of the series of `panel` whose every marker lies under a marker drawn later
-/// that hides it: opaque, of the same shape, at least as large, at the same place (within
-/// a thousandth of the axis, in log space on a log axis). Such a series is on the figure
-/// and nowhere to be seen.
-fn hidden_series(panel: &Panel) -> Vec<String> {
+/// Every pair of differently labelled series of `panel` drawn, in whole or in part,
+/// exactly on one another, `(under, over, how many points)`: a marker at the place of a
+/// later series' marker (within a thousandth of the axis, in log space on a log axis:
+/// whatever the shapes, one point is seen where there are two), or half a line's length
+/// or more on a later series' line (lines that only meet are seen). A reader sees one series there;
+/// the figure must say there are two.
+fn coinciding(panel: &Panel) -> Vec<(String, String, usize)> {
     let place = |axis: &Axis, v: f64| match axis.scale {
         Scale::Linear => v,
         Scale::Log => v.log10(),
-    };
-    let extent = |axis: &Axis, vs: &mut dyn Iterator<Item = f64>| {
-        let (lo, hi) = vs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
-        let (lo, hi) = axis
-            .range
-            .map_or((lo, hi), |(a, b)| (place(axis, a), place(axis, b)));
-        (hi - lo).abs().max(1e-300)
     };
     let finite = |q: &&Point| {
         q.x.is_finite()
@@ -145,33 +145,140 @@ fn hidden_series(panel: &Panel) -> Vec<String> {
             .flat_map(|s| s.points.iter())
             .filter(finite)
     };
+    let extent = |axis: &Axis, vs: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = vs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        let (lo, hi) = axis
+            .range
+            .map_or((lo, hi), |(a, b)| (place(axis, a), place(axis, b)));
+        (hi - lo).abs().max(1e-300)
+    };
     let wx = extent(&panel.x, &mut all().map(|q| place(&panel.x, q.x)));
     let wy = extent(&panel.y, &mut all().map(|q| place(&panel.y, q.y)));
     let at = |q: &Point| (place(&panel.x, q.x) / wx, place(&panel.y, q.y) / wy);
-    let mut hidden = Vec::new();
+    let near = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-3 && (a.1 - b.1).abs() < 1e-3;
+    // On the segment from a to b, to a thousandth.
+    let on_segment = |p: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let l2 = dx * dx + dy * dy;
+        let t = if l2 > 0.0 {
+            (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / l2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        near(p, (a.0 + t * dx, a.1 + t * dy))
+    };
+    let mut out = Vec::new();
     for (i, s) in panel.series.iter().enumerate() {
-        let Some(shape) = s.look.marker else { continue };
-        let mut points = s.points.iter().filter(finite).peekable();
-        if points.peek().is_none() {
-            continue;
-        }
-        let covered = points.all(|q| {
-            let (x, y) = at(q);
-            panel.series[i + 1..].iter().any(|t| {
-                t.look.marker == Some(shape)
-                    && marker_is_opaque(t.look.filled)
-                    && marker_radius(t.look.filled) >= marker_radius(s.look.filled)
-                    && t.points.iter().filter(finite).any(|r| {
-                        let (rx, ry) = at(r);
-                        (rx - x).abs() < 1e-3 && (ry - y).abs() < 1e-3
-                    })
-            })
-        });
-        if covered {
-            hidden.push(format!("{} ({:?})", s.label, s.look));
+        let mine: Vec<(f64, f64)> = s.points.iter().filter(finite).map(at).collect();
+        for t in &panel.series[i + 1..] {
+            let subject = |l: &str| l.split(" (").next().unwrap_or(l).trim().to_owned();
+            if !s.label.is_empty() && subject(&s.label) == subject(&t.label) {
+                // One subject drawn twice: a closed form's line and its measured points, or
+                // a protocol's lines for each k (`AUE (k = 25)`).
+                continue;
+            }
+            let theirs: Vec<(f64, f64)> = t.points.iter().filter(finite).map(at).collect();
+            let mut hit = vec![false; mine.len()];
+            if s.look.marker.is_some() && t.look.marker.is_some() {
+                for (h, &p) in hit.iter_mut().zip(&mine) {
+                    *h |= theirs.iter().any(|&r| near(p, r));
+                }
+            }
+            if s.look.dash != Dash::None && t.look.dash != Dash::None {
+                // Lines that meet are seen; a line with half its length or more on
+                // another's is not.
+                let on = |p| theirs.windows(2).any(|w| on_segment(p, w[0], w[1]));
+                let (mut total, mut under) = (0.0, Vec::new());
+                for j in 1..mine.len() {
+                    let (a, b) = (mine[j - 1], mine[j]);
+                    let length = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+                    total += length;
+                    if on(a) && on(b) && on(((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0)) {
+                        under.push((j, length));
+                    }
+                }
+                let hidden: f64 = under.iter().map(|u| u.1).sum();
+                if total > 0.0 && hidden >= LINE_HIDDEN * total {
+                    for (j, _) in under {
+                        hit[j - 1] = true;
+                        hit[j] = true;
+                    }
+                }
+            }
+            let n = hit.iter().filter(|&&h| h).count();
+            if n > 0 {
+                out.push((s.label.clone(), t.label.clone(), n));
+            }
         }
     }
-    hidden
+    out
+}
+
+/// Whether `text` names `label` as a whole (not `norm` inside `norm-sub`).
+fn names(text: &str, label: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    text.match_indices(label).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + label.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// What a reader sees of a legend key: colour, line, marker shape and fill (a stroked
+/// marker looks the same filled or hollow).
+fn seen(look: &Look) -> (ldp_experiments::plot::Rgb, Dash, Option<Marker>, bool) {
+    let filled = look.filled || look.marker.is_some_and(Marker::is_stroked);
+    (look.color, look.dash, look.marker, filled)
+}
+
+/// The problems of one log axis' labels: more than one notation on it (`0.1` beside
+/// `1e-2`), or an odd value in exponent form (`3e-7`, not 1, 2 or 5 times a power of
+/// ten) where a power of ten within the data is left unlabelled.
+fn log_label_problems(values: &[f64], labels: &[String], extent: (f64, f64)) -> Vec<String> {
+    let mut out = Vec::new();
+    let outside_mantissas = |v: &f64| !(1.0..10.0).contains(v);
+    let exponent = values
+        .iter()
+        .zip(labels)
+        .filter(|(v, _)| outside_mantissas(v))
+        .filter(|(_, l)| l.contains('e'))
+        .count();
+    let decimal = values
+        .iter()
+        .zip(labels)
+        .filter(|(v, _)| outside_mantissas(v))
+        .filter(|(_, l)| !l.contains('e'))
+        .count();
+    if exponent > 0 && decimal > 0 {
+        out.push(format!("two notations on one axis: {labels:?}"));
+    }
+    let mantissa = |v: f64| {
+        let m = v / 10f64.powf(v.log10().floor());
+        (m * 1e6).round() / 1e6
+    };
+    // Labels a figure asks for (365 days, eps = 8) are written out; an odd one in
+    // exponent form is a thinning's makeshift.
+    let odd = values
+        .iter()
+        .zip(labels)
+        .any(|(&v, l)| l.contains('e') && ![1.0, 2.0, 5.0].contains(&mantissa(v)));
+    if odd {
+        let (lo, hi) = extent;
+        let mut e = lo.log10().ceil() as i32;
+        while 10f64.powi(e) <= hi * (1.0 + 1e-9) {
+            let decade = 10f64.powi(e);
+            if !values.iter().any(|&v| (v / decade - 1.0).abs() < 1e-9) {
+                out.push(format!(
+                    "an odd label where a power of ten ({decade:e}) is unlabelled: {labels:?}"
+                ));
+                break;
+            }
+            e += 1;
+        }
+    }
+    out
 }
 
 fn is_number(s: &str) -> bool {
@@ -239,21 +346,74 @@ fn every_figure_is_legible_at_its_printed_width() {
                 assert!(!overlap, "{name}: `{}` overlaps `{}`", a.content, b.content);
             }
         }
-        // Every series with markers can be seen (hollow adaptive markers were filled
-        // white and covered their classic counterparts where the two coincide).
+        // Every series can be seen, or the figure says where it cannot: two series drawn
+        // on one another, in whole or in part, are named together by a note or a legend
+        // key (hollow adaptive markers were filled white and covered their classic
+        // counterparts; GRR's line lay under another's with nothing saying so).
+        let said: Vec<&str> = figure
+            .notes
+            .iter()
+            .map(String::as_str)
+            .chain(figure.legend.iter().map(|(l, _)| l.as_str()))
+            .collect();
+        let subject = |l: &str| l.split(" (").next().unwrap_or(l).trim().to_owned();
         for panel in &figure.panels {
-            let hidden = hidden_series(panel);
-            assert!(
-                hidden.is_empty(),
-                "{name}, panel `{}`: hidden {hidden:?}",
-                panel.title
-            );
+            let pairs = coinciding(panel);
+            // A note may say it of the whole panel: every curve of it lies on another.
+            let all = {
+                let subjects: Vec<String> =
+                    panel
+                        .series
+                        .iter()
+                        .map(|s| subject(&s.label))
+                        .fold(Vec::new(), |mut v, l| {
+                            if !v.contains(&l) {
+                                v.push(l);
+                            }
+                            v
+                        });
+                let met = |l: &String| {
+                    pairs
+                        .iter()
+                        .any(|(u, o, _)| subject(u) == *l || subject(o) == *l)
+                };
+                subjects.len() >= 3 && subjects.iter().all(met)
+            };
+            for (under, over, n) in &pairs {
+                let (a, b) = (subject(under), subject(over));
+                let told = !a.is_empty()
+                    && !b.is_empty()
+                    && said.iter().any(|t| names(t, &a) && names(t, &b));
+                let of_all = all
+                    && said
+                        .iter()
+                        .any(|t| t.contains(ALL_CURVES) && names(t, &panel.title));
+                assert!(
+                    told || of_all,
+                    "{name}, panel `{}`: `{under}` lies under `{over}` at {n} point(s) and no note or legend key says so",
+                    panel.title
+                );
+            }
+        }
+        // Every legend key looks different from every other: two protocols with one
+        // marker (bits_vs_mse, coloured by the ASR, drew HR and OLH alike) cannot be told
+        // apart.
+        for (i, (a, la)) in figure.legend.iter().enumerate() {
+            for (b, lb) in &figure.legend[i + 1..] {
+                assert!(
+                    seen(la) != seen(lb),
+                    "{name}: legend keys `{a}` and `{b}` look alike: {la:?}"
+                );
+            }
         }
         // Every axis: at least three labels, spanning its data (a label in the lowest and
-        // in the highest third of the data's extent, in log space on a log axis); and one
+        // in the highest third of the data's extent, in log space on a log axis); one
         // style for small numbers on the log axes of a figure (never `1e-4` beside
-        // `0.001`).
+        // `0.001`); one notation on each log axis (never `0.1` beside `1e-2`) and on
+        // every axis of one quantity (never `1000` on one panel, `1e3` on the next);
+        // and powers of ten where they fit (never `1e-8, 3e-7, 1e-5` with `1e-7` left out).
         let mut small = Vec::new();
+        let mut in_exponent: Vec<(String, bool)> = Vec::new();
         for (panel, axes) in figure.panels.iter().zip(panel_ticks(figure)) {
             for (ticks, axis) in axes.iter().zip([&panel.x, &panel.y]) {
                 let place = |v: f64| match axis.scale {
@@ -278,8 +438,20 @@ fn every_figure_is_legible_at_its_printed_width() {
                             small.push(label.clone());
                         }
                     }
+                    let problems = log_label_problems(values, labels, ticks.extent);
+                    assert!(problems.is_empty(), "{at}: {problems:?}");
+                    let outside = |(v, _): &(&f64, &String)| !(1.0..10.0).contains(*v);
+                    if let Some((_, l)) = values.iter().zip(labels).find(outside) {
+                        in_exponent.push((axis.label.clone(), l.contains('e')));
+                    }
                 }
             }
+        }
+        for (label, e) in &in_exponent {
+            assert!(
+                in_exponent.iter().all(|(m, f)| m != label || f == e),
+                "{name}: the axes `{label}` in two notations"
+            );
         }
         let exponent = small.iter().filter(|l| l.contains('e')).count();
         assert!(

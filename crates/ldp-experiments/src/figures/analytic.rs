@@ -12,7 +12,7 @@ use crate::config::{Experiment, Kind, Panels, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
     Axis, ColorBar, Dash, Figure, GREY, Look, MARKERS, Panel, Point, Scale, Series, Width,
-    ordered_look, protocol_look, protocol_marker,
+    coincidence_note, ordered_look, protocol_look, protocol_marker,
 };
 use crate::table::{Cell, Table};
 
@@ -186,6 +186,7 @@ fn asr_vs_eps(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32]) -
         columns: 3,
         panel_height: 92.0,
         legend: Figure::legend_from_series(&panels),
+        notes: equal_note(&panels),
         panels,
         color_bar: None,
         share_y: true,
@@ -209,6 +210,7 @@ fn mse_per_protocol(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u
         columns: protocols.len().max(1),
         panel_height: 150.0,
         legend: Figure::legend_from_series(&panels),
+        notes: equal_note(&panels),
         panels,
         color_bar: None,
         share_y: true,
@@ -233,6 +235,8 @@ fn mse_per_family(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32
     let mut panels = Vec::new();
     let mut legend: Vec<(String, Look)> = Vec::new();
     let mut k_dependent = false;
+    // The protocols drawn one line per k: one legend key for all of them.
+    let mut per_k: Vec<&str> = Vec::new();
     for group in family_groups(protocols) {
         let mut series = Vec::new();
         for &p in &group {
@@ -246,13 +250,11 @@ fn mse_per_family(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32
                 });
             } else {
                 k_dependent = true;
-                legend.push((
-                    format!("{} (one line per k)", p.label()),
-                    Look::line(GREY).with_dash(Dash::Dashed),
-                ));
-                // Keyed once by k below the protocols, not per protocol.
+                per_k.push(p.label());
+                // Keyed once by k below the protocols, not per protocol; labelled for
+                // the note on lines that meet.
                 series.extend(line_per_k(t, p, ks, "mse").map(|line| Series {
-                    label: String::new(),
+                    label: format!("{} ({})", p.label(), line.label),
                     look: line.look.with_dash(Dash::Dashed),
                     ..line
                 }));
@@ -266,7 +268,23 @@ fn mse_per_family(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32
             vlines: vec![],
         });
     }
+    let mut notes = Vec::new();
     if k_dependent {
+        notes.push(
+            "Where a protocol's lines for each k meet, its MSE does not depend on k there (an adaptive protocol tuned to its classic counterpart's parameter)."
+                .to_owned(),
+        );
+    }
+    notes.extend(equal_note(&panels));
+    if k_dependent {
+        let names = match per_k.as_slice() {
+            [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => per_k.join(""),
+        };
+        legend.push((
+            format!("{names} (one line per k)"),
+            Look::line(GREY).with_dash(Dash::Dashed),
+        ));
         for (i, &k) in ks.iter().enumerate() {
             legend.push((
                 k_key(k),
@@ -284,6 +302,7 @@ fn mse_per_family(exp: &Experiment, t: &Table, protocols: &[Protocol], ks: &[u32
         panels,
         color_bar: None,
         share_y: false,
+        notes,
     }
 }
 
@@ -325,10 +344,20 @@ fn tradeoff_per_protocol(
         columns,
         panel_height: 95.0,
         legend: Figure::legend_from_series(&panels),
+        notes: equal_note(&panels),
         panels,
         color_bar: Some(eps_bar(t)),
         share_y: false,
     }
+}
+
+/// The note naming the series drawn on one another: two protocols or domain sizes at one
+/// point (SS with omega = 1 is GRR; an adaptive protocol tuned to its classic counterpart's
+/// parameter is that protocol), or lines that meet.
+fn equal_note(panels: &[Panel]) -> Vec<String> {
+    coincidence_note(panels, "Drawn on one another where equal:")
+        .into_iter()
+        .collect()
 }
 
 /// An axis of the ASR-MSE-EPG views: table column, label, scale.
@@ -372,11 +401,13 @@ fn scatter_by_family(
         let group = &groups[g];
         let ((x, x_label, x_scale), (y, y_label, y_scale)) = views[v];
         panels.push(Panel {
+            // Several views: each family is one of the paper's subfigures, (a), (b).
             title: if views.len() == 1 {
                 group_title(group[0]).into()
             } else {
                 format!(
-                    "{}: {} vs {}",
+                    "({}) {}: {} vs {}",
+                    char::from(b'a' + g as u8),
                     group_title(group[0]),
                     y.to_uppercase(),
                     x.to_uppercase()
@@ -418,6 +449,28 @@ fn scatter_by_family(
     } else {
         views.len()
     };
+    let mut notes = Vec::new();
+    if views.len() > 1 {
+        let subfigures: Vec<String> = groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| {
+                let names: Vec<&str> = group.iter().map(|p| p.label()).collect();
+                format!(
+                    "({}) {} ({})",
+                    char::from(b'a' + g as u8),
+                    group_title(group[0]),
+                    names.join(", ")
+                )
+            })
+            .collect();
+        let layout = if transposed { "Columns" } else { "Rows" };
+        notes.push(format!(
+            "{layout}: the paper's 3-D subfigures {}, each drawn as 2-D projections.",
+            subfigures.join(" and ")
+        ));
+    }
+    notes.extend(equal_note(&panels));
     Figure {
         width: exp.width,
         columns,
@@ -426,5 +479,6 @@ fn scatter_by_family(
         panels,
         color_bar: Some(eps_bar(t)),
         share_y: false,
+        notes,
     }
 }

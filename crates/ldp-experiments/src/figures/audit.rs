@@ -9,7 +9,9 @@ use ldp_optimize::{TuneOptions, protocol_spec};
 use super::{Output, budget, by_family};
 use crate::config::{Experiment, Kind};
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, Series};
+use crate::plot::{
+    Axis, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, Series, coincidences,
+};
 use crate::table::{Cell, Table};
 
 const COLUMNS: [&str; 10] = [
@@ -133,6 +135,20 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
         })
         .collect::<Vec<_>>();
     let findings = findings(&table);
+    // The panels where the guess's line covers ours (GRR: one event).
+    let covered: Vec<&str> = panels
+        .iter()
+        .filter(|p| !coincidences(p).is_empty())
+        .map(|p| p.title.as_str())
+        .collect();
+    let notes = if covered.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "Where the attack guess finds the ε_emp of our likelihood-ratio event, its line covers ours: {}.",
+            covered.join(", ")
+        )]
+    };
     Ok(Output {
         table,
         figure: Figure {
@@ -143,6 +159,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             panels,
             color_bar: None,
             share_y: true,
+            notes,
         },
         findings,
     })

@@ -9,7 +9,9 @@ use rayon::prelude::*;
 use super::{Output, budget, by_family, domain, value};
 use crate::config::Experiment;
 use crate::error::ExperimentError;
-use crate::plot::{Axis, ColorBar, Figure, Panel, Point, Series, protocol_marker};
+use crate::plot::{
+    Axis, ColorBar, Figure, Panel, Point, Series, coincidence_note, protocol_marker,
+};
 use crate::table::{Cell, Table};
 
 const COLUMNS: [&str; 9] = [
@@ -88,6 +90,14 @@ pub(super) fn run(
             });
         }
     }
+    // A hollow adaptive marker around its classic counterpart's is the tuned parameter
+    // equal to the preset one.
+    let notes = coincidence_note(
+        &panels,
+        "Hollow around filled (one point): the adaptive protocol tuned to its classic counterpart's parameter:",
+    )
+    .into_iter()
+    .collect();
     let asr_max = table
         .rows
         .iter()
@@ -106,6 +116,7 @@ pub(super) fn run(
                 max: asr_max.max(f64::MIN_POSITIVE),
             }),
             share_y: false,
+            notes,
         },
         table,
         findings,

@@ -11,6 +11,7 @@ use crate::config::{Dataset, EpsRange, Experiment, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
     Axis, ColorBar, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, RED, Series,
+    coincidence_note,
 };
 use crate::table::Table;
 
@@ -147,6 +148,9 @@ pub(super) fn run(
         ),
         format!("largest |ASR z| = {:.2} ({})", worst.0, worst.1),
     ];
+    let notes = coincidence_note(&panels, "Lines on one another where the two forms agree:")
+        .into_iter()
+        .collect();
     Ok(Output {
         table,
         figure: Figure {
@@ -161,6 +165,7 @@ pub(super) fn run(
                 max: hi,
             }),
             share_y: false,
+            notes,
         },
         findings,
     })

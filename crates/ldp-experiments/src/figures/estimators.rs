@@ -15,7 +15,9 @@ use rayon::prelude::*;
 use super::{Output, budget, by_family, thousands, value};
 use crate::config::{Dataset, Experiment, Kind};
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, Rgb, Series};
+use crate::plot::{
+    Axis, Dash, Figure, GREY, Look, Marker, OKABE_ITO, Panel, Point, Rgb, Series, coincidence_note,
+};
 use crate::table::{Cell, Table};
 
 const COLUMNS: [&str; 8] = [
@@ -90,40 +92,83 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     let mut table = Table::new(&COLUMNS);
     rows?.into_iter().flatten().for_each(|r| table.push(r));
 
+    // Each estimator's MSE over the unbiased estimate's at the same point: the absolute
+    // MSEs span six decades and bundle into one line per panel; their ratios spread.
+    // Around each eps the estimators' markers are spread a little apart (dodged), so that
+    // estimators of equal MSE do not hide one another.
+    let others = estimators
+        .iter()
+        .filter(|&&e| e != Estimator::Unbiased)
+        .count();
     let mut panels = Vec::new();
     for pop in &populations {
         for &p in &protocols {
+            let t = &table;
+            let rows = |est: Estimator| -> Vec<&Vec<Cell>> {
+                t.rows
+                    .iter()
+                    .filter(|r| {
+                        t.text(r, "protocol") == p.label()
+                            && t.num(r, "users") == pop.len() as f64
+                            && t.text(r, "estimator") == est.name()
+                            && t.num(r, "relative_to_unbiased").is_finite()
+                    })
+                    .collect()
+            };
+            let mut dodge = 0;
             let series = estimators
                 .iter()
-                .map(|&est| Series {
-                    label: est.name().into(),
-                    look: look(est),
-                    points: table
-                        .rows
-                        .iter()
-                        .filter(|r| {
-                            table.text(r, "protocol") == p.label()
-                                && table.num(r, "users") == pop.len() as f64
-                                && table.text(r, "estimator") == est.name()
-                                && table.num(r, "mse").is_finite()
-                        })
-                        .map(|r| Point {
-                            err: 3.0 * table.num(r, "mse_se"),
-                            ..Point::at(table.num(r, "eps"), table.num(r, "mse"))
-                        })
-                        .collect(),
+                .map(|&est| {
+                    if est == Estimator::Unbiased {
+                        return Series {
+                            label: est.name().into(),
+                            look: look(est).without_marker(),
+                            points: rows(est)
+                                .into_iter()
+                                .map(|r| Point::at(t.num(r, "eps"), 1.0))
+                                .collect(),
+                        };
+                    }
+                    let shift = DODGE * (dodge as f64 - (others as f64 - 1.0) / 2.0);
+                    dodge += 1;
+                    Series {
+                        label: est.name().into(),
+                        look: look(est),
+                        points: rows(est)
+                            .into_iter()
+                            .map(|r| {
+                                Point::at(
+                                    t.num(r, "eps") * 10f64.powf(shift),
+                                    t.num(r, "relative_to_unbiased"),
+                                )
+                            })
+                            .collect(),
+                    }
                 })
                 .filter(|s| !s.points.is_empty())
                 .collect();
             panels.push(Panel {
                 title: format!("{}, n = {}", p.label(), thousands(pop.len() as u64)),
-                x: Axis::linear("privacy budget ε"),
-                y: Axis::log("MSE"),
+                x: Axis::log("privacy budget ε").ticks_at(eps),
+                y: Axis::log("relative MSE"),
                 series,
                 vlines: vec![],
             });
         }
     }
+    let mut notes = vec![
+        "Relative MSE: an estimator's MSE over the unbiased estimate's at the same point (the line at 1); below 1 is better. Markers are spread around each ε so that none hides another; no error bars (data.csv has each MSE's standard error).".to_owned(),
+    ];
+    notes.extend(identical_note(
+        &table,
+        &populations,
+        &protocols,
+        &estimators,
+    ));
+    notes.extend(coincidence_note(
+        &panels,
+        "On the unbiased estimate's line (equal MSE):",
+    ));
     let findings = findings(&table, &populations, &estimators);
     Ok(Output {
         table,
@@ -135,6 +180,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             panels,
             color_bar: None,
             share_y: false,
+            notes,
         },
         findings,
     })
@@ -209,9 +255,87 @@ fn measure(
         .collect())
 }
 
-/// One look per estimator: the unbiased one black and solid, the projections onto the
-/// simplex solid, the estimators that keep some negatives or do not renormalize dashed,
-/// the likelihood-based ones dash-dotted.
+/// The spread of the estimators' markers around each eps, in decades of the log axis.
+const DODGE: f64 = 0.02;
+
+/// The estimators whose MSE is the same at every eps of a panel (to 1e-9): one estimate,
+/// whatever its name (maximum likelihood reached by each of its three routes).
+fn identical_note(
+    table: &Table,
+    populations: &[Population],
+    protocols: &[ldp_core::Protocol],
+    estimators: &[Estimator],
+) -> Option<String> {
+    let mut groups: Vec<(Vec<&str>, Vec<String>)> = Vec::new();
+    for pop in populations {
+        for &p in protocols {
+            let mse = |est: Estimator| -> Vec<f64> {
+                table
+                    .rows
+                    .iter()
+                    .filter(|r| {
+                        table.text(r, "protocol") == p.label()
+                            && table.num(r, "users") == pop.len() as f64
+                            && table.text(r, "estimator") == est.name()
+                    })
+                    .map(|r| table.num(r, "mse"))
+                    .collect()
+            };
+            let mut seen: Vec<Estimator> = Vec::new();
+            for &a in estimators.iter().filter(|&&e| e != Estimator::Unbiased) {
+                if seen.contains(&a) {
+                    continue;
+                }
+                let va = mse(a);
+                let same: Vec<Estimator> = estimators
+                    .iter()
+                    .copied()
+                    .filter(|&b| b != Estimator::Unbiased)
+                    .filter(|&b| {
+                        let vb = mse(b);
+                        va.iter().all(|v| v.is_finite())
+                            && va.len() == vb.len()
+                            && va
+                                .iter()
+                                .zip(&vb)
+                                .all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(1e-300))
+                    })
+                    .collect();
+                seen.extend(&same);
+                if same.len() < 2 {
+                    continue;
+                }
+                let names: Vec<&str> = same.iter().map(|e| e.name()).collect();
+                let at = format!("{}, n = {}", p.label(), thousands(pop.len() as u64));
+                match groups.iter_mut().find(|(n, _)| *n == names) {
+                    Some((_, panels)) => panels.push(at),
+                    None => groups.push((names, vec![at])),
+                }
+            }
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(names, panels)| {
+            let names = match names.as_slice() {
+                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+                [] => String::new(),
+            };
+            format!("{names} ({})", panels.join("; "))
+        })
+        .collect();
+    Some(format!(
+        "Equal at every ε (one estimate, its markers side by side): {}.",
+        parts.join("; ")
+    ))
+}
+
+/// One look per estimator, each a marker of its own: the unbiased one black and solid,
+/// the projections onto the simplex solid, the estimators that keep some negatives or do
+/// not renormalize dashed, the likelihood-based ones dash-dotted.
 fn look(est: Estimator) -> Look {
     let (color, dash, marker) = match est {
         Estimator::Unbiased => (OKABE_ITO[0], Dash::Solid, Marker::Circle),
@@ -219,12 +343,12 @@ fn look(est: Estimator) -> Look {
         Estimator::Norm => (OKABE_ITO[2], Dash::Dashed, Marker::Square),
         Estimator::ClipRenormalize => (OKABE_ITO[1], Dash::Solid, Marker::Triangle),
         Estimator::NormCut => (OKABE_ITO[4], Dash::Solid, Marker::Diamond),
-        Estimator::NormSub => (OKABE_ITO[5], Dash::Solid, Marker::Square),
+        Estimator::NormSub => (OKABE_ITO[5], Dash::Solid, Marker::Pentagon),
         Estimator::Simplex => (OKABE_ITO[5], Dash::Dashed, Marker::Cross),
         Estimator::BaseCut => (OKABE_ITO[7], Dash::Dashed, Marker::TriangleDown),
         Estimator::MleApx => (OKABE_ITO[3], Dash::DashDot, Marker::Star),
-        Estimator::Ibu => (OKABE_ITO[6], Dash::DashDot, Marker::Circle),
-        Estimator::Mle => (Rgb(120, 70, 170), Dash::DashDot, Marker::Cross),
+        Estimator::Ibu => (OKABE_ITO[6], Dash::DashDot, Marker::Hexagon),
+        Estimator::Mle => (Rgb(120, 70, 170), Dash::DashDot, Marker::Asterisk),
     };
     Look {
         color,

@@ -13,7 +13,9 @@ use rayon::prelude::*;
 use super::{Output, budget, by_family, domain, value};
 use crate::config::{Experiment, Kind};
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, protocol_look};
+use crate::plot::{
+    Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, coincidence_note, protocol_look,
+};
 use crate::table::{Cell, Table};
 
 const COLUMNS: [&str; 13] = [
@@ -32,11 +34,12 @@ const COLUMNS: [&str; 13] = [
     "z_max",
 ];
 
-/// The three rows of panels: what each plots from a table row.
-const METRICS: [(&str, &str); 3] = [
-    ("mse", "MSE (variance / n)"),
-    ("asr", "exact expected ASR"),
-    ("bits", "bits per report"),
+/// The three rows of panels: what each plots from a table row, its axis label and its
+/// name in the panel titles.
+const METRICS: [(&str, &str, &str); 3] = [
+    ("mse", "MSE (variance / n)", "MSE"),
+    ("asr", "exact expected ASR", "ASR"),
+    ("bits", "bits per report", "bits"),
 ];
 
 pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, ExperimentError> {
@@ -88,7 +91,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     rows?.into_iter().for_each(|r| table.push(r));
 
     let mut panels = Vec::new();
-    for (metric, label) in METRICS {
+    for (metric, label, short) in METRICS {
         for &e in eps {
             let here: Vec<&Vec<Cell>> = table
                 .rows
@@ -102,8 +105,10 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                     .filter(|r| table.text(r, "protocol") == p.label())
                     .collect();
                 let look = protocol_look(p);
+                // Labelled (the legend is the figure's own): a note names the lines that
+                // lie on one another.
                 series.push(Series {
-                    label: String::new(),
+                    label: p.label().into(),
                     look: look.without_marker(),
                     points: mine
                         .iter()
@@ -117,7 +122,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                 };
                 if let Some((mean, se)) = measured_column {
                     series.push(Series {
-                        label: String::new(),
+                        label: p.label().into(),
                         look: Look {
                             dash: Dash::None,
                             ..look
@@ -134,7 +139,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                 }
             }
             panels.push(Panel {
-                title: format!("ε = {}", value(e)),
+                title: format!("{short}, ε = {}", value(e)),
                 x: Axis::log("domain size k"),
                 y: Axis::log(label),
                 series,
@@ -142,6 +147,9 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             });
         }
     }
+    let notes = coincidence_note(&panels, "Lines on one another (equal closed forms):")
+        .into_iter()
+        .collect();
     let mut legend: Vec<(String, Look)> = protocols
         .iter()
         .map(|&p| (p.label().to_owned(), protocol_look(p)))
@@ -167,6 +175,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             panels,
             color_bar: None,
             share_y: false,
+            notes,
         },
     })
 }

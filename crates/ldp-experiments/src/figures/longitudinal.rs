@@ -14,7 +14,8 @@ use super::{Output, budget, by_family, value};
 use crate::config::{Dataset, Experiment, Kind};
 use crate::error::ExperimentError;
 use crate::plot::{
-    Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, memoized_look, protocol_look,
+    Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, coincidence_note, memoized_look,
+    protocol_look,
 };
 use crate::table::Table;
 
@@ -156,6 +157,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     }
 
     let mut panels = Vec::new();
+    let mut notes = Vec::new();
     for memo in [false, true] {
         for &e in eps {
             let here: Vec<&Computed> = computed
@@ -175,6 +177,22 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             // each bottom panel scales to its own data.
             let y = Axis::linear("ASR after t reports");
             let last = collections.last().copied().unwrap_or(1).max(2);
+            // A memoized panel whose measurements' 3-SE bars are as wide as its curves'
+            // spread shows noise: its closed forms alone, and a note.
+            let noisy = memo && bars_span_curves(&here);
+            if noisy {
+                let (within, total) = here
+                    .iter()
+                    .flat_map(|c| &c.points)
+                    .filter_map(|&(_, x, m)| Some((x?, m?)))
+                    .fold((0, 0), |(w, n), (x, (mean, se))| {
+                        (w + usize::from((mean - x).abs() <= 3.0 * se), n + 1)
+                    });
+                notes.push(format!(
+                    "{title}: measured points left out, their 3-SE bars (± {:.3} at the median) as wide as the curves' spread; {within} of {total} lie within 3 SE of their lines (data.csv).",
+                    median_bar(&here)
+                ));
+            }
             panels.push(Panel {
                 title,
                 // The last t (365: a year of daily reports) is labelled, beside the 1-2-5
@@ -183,7 +201,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                     .over(1.0, f64::from(last) * 1.1)
                     .ticks_at(&end_ticks(last)),
                 y: if memo { y } else { y.over(0.0, 1.0) },
-                series: here.iter().flat_map(|c| curve_series(c)).collect(),
+                series: here.iter().flat_map(|c| curve_series(c, !noisy)).collect(),
                 vlines: vec![],
             });
         }
@@ -194,10 +212,22 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
         .map(|(c, _)| (c.label().to_owned(), c.look()))
         .collect();
     legend.push(("closed form (line)".into(), Look::line(GREY)));
-    legend.push((
-        "Monte Carlo line (SS, SHE: no closed form)".into(),
-        Look::line(GREY).with_dash(Dash::DashDot),
-    ));
+    // The curves without a closed form, as the data has them.
+    let mut monte_carlo: Vec<&str> = Vec::new();
+    for c in &computed {
+        if c.points.iter().all(|p| p.1.is_none()) && !monte_carlo.contains(&c.curve.label()) {
+            monte_carlo.push(c.curve.label());
+        }
+    }
+    if !monte_carlo.is_empty() {
+        legend.push((
+            format!(
+                "Monte Carlo line ({}: no closed form)",
+                monte_carlo.join(", ")
+            ),
+            Look::line(GREY).with_dash(Dash::DashDot),
+        ));
+    }
     legend.push((
         "measured ± 3 SE".into(),
         Look {
@@ -206,6 +236,10 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             marker: Some(Marker::Circle),
             filled: true,
         },
+    ));
+    notes.extend(coincidence_note(
+        &panels,
+        "Drawn on one another where equal:",
     ));
     Ok(Output {
         findings: findings(&table, &computed),
@@ -218,20 +252,46 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             panels,
             color_bar: None,
             share_y: false,
+            notes,
         },
     })
 }
 
+/// The median half-width of the 3-SE bars of the curves' measurements.
+fn median_bar(curves: &[&Computed]) -> f64 {
+    let mut bars: Vec<f64> = curves
+        .iter()
+        .flat_map(|c| &c.points)
+        .filter_map(|p| p.2.map(|(_, se)| 3.0 * se))
+        .collect();
+    bars.sort_by(f64::total_cmp);
+    bars.get(bars.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Whether the measurements' 3-SE bars (at the median, whole) span more than half the
+/// spread of the curves' closed forms: the points then show noise, not the curves.
+fn bars_span_curves(curves: &[&Computed]) -> bool {
+    let (lo, hi) = curves
+        .iter()
+        .flat_map(|c| &c.points)
+        .filter_map(|p| p.1)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    hi > lo && 2.0 * median_bar(curves) > 0.5 * (hi - lo)
+}
+
 /// The closed form (or the measurement, where there is none) as a line without markers,
-/// and the measurement as markers with 3-SE bars.
-fn curve_series(c: &Computed) -> Vec<Series> {
+/// and, if `measured`, the measurement as markers with 3-SE bars; both labelled with the
+/// curve's protocol, for the note on curves that lie on one another.
+fn curve_series(c: &Computed, measured: bool) -> Vec<Series> {
     let look = c.curve.look();
     let exact: Vec<Point> = c
         .points
         .iter()
         .filter_map(|&(t, x, _)| x.map(|x| Point::at(f64::from(t), x)))
         .collect();
-    let measured: Vec<Point> = c
+    let points: Vec<Point> = c
         .points
         .iter()
         .filter_map(|&(t, _, m)| {
@@ -241,28 +301,33 @@ fn curve_series(c: &Computed) -> Vec<Series> {
             })
         })
         .collect();
+    let label = c.curve.label().to_owned();
     let line = if exact.is_empty() {
         Series {
-            label: String::new(),
+            label: label.clone(),
             look: look.without_marker().with_dash(Dash::DashDot),
-            points: measured.clone(),
+            points: points.clone(),
         }
     } else {
         Series {
-            label: String::new(),
+            label: label.clone(),
             look: look.without_marker().with_dash(Dash::Solid),
             points: exact,
         }
     };
     let markers = Series {
-        label: String::new(),
+        label,
         look: Look {
             dash: Dash::None,
             ..look
         },
-        points: measured,
+        points,
     };
-    vec![line, markers]
+    if measured {
+        vec![line, markers]
+    } else {
+        vec![line]
+    }
 }
 
 fn compute(

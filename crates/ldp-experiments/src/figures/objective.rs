@@ -120,6 +120,7 @@ pub(super) fn run(
             legend,
             color_bar: None,
             share_y: false,
+            notes: Vec::new(),
         },
         findings,
     })

@@ -12,8 +12,8 @@ use super::{Output, budget, measured_point, thousands};
 use crate::config::{Dataset, Experiment, Kind, eps_values};
 use crate::error::ExperimentError;
 use crate::plot::{
-    Axis, ColorBar, Figure, Panel, Point, Scale, Series, fitted_range, protocol_look,
-    protocol_marker,
+    Axis, ColorBar, Figure, Panel, Point, Scale, Series, coincidence_note, fitted_range,
+    protocol_look, protocol_marker,
 };
 use crate::table::Table;
 
@@ -93,13 +93,19 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (_, e)| {
             (a.min(*e), b.max(*e))
         });
+    let mut notes =
+        vec!["Lines: closed forms; markers: measured, ± 3 SE, coloured by ε.".to_owned()];
+    notes.extend(coincidence_note(
+        &panels,
+        "Drawn on one another where equal:",
+    ));
     Ok(Output {
         table,
         figure: Figure {
             width: exp.width,
             columns: pairs.len(),
             panel_height: 82.0,
-            // One key per protocol (its line and marker); the notes say that lines are
+            // One key per protocol (its line and marker); the note says that lines are
             // closed forms and markers measurements coloured by eps.
             legend: pairs
                 .iter()
@@ -113,6 +119,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                 max: hi,
             }),
             share_y: false,
+            notes,
         },
         findings,
     })
@@ -163,7 +170,7 @@ fn panel(table: &Table, n: u64, protocols: [Protocol; 2]) -> Panel {
         // The closed forms as a line in the protocol's look, the measurements as its
         // marker coloured by the budget.
         series.push(Series {
-            label: format!("{} closed form", p.label()),
+            label: p.label().into(),
             look: protocol_look(p).without_marker(),
             points: rows
                 .iter()
@@ -171,7 +178,7 @@ fn panel(table: &Table, n: u64, protocols: [Protocol; 2]) -> Panel {
                 .collect(),
         });
         series.push(Series {
-            label: format!("{} measured ± 3 SE", p.label()),
+            label: p.label().into(),
             look: protocol_marker(p),
             points: rows.iter().map(|r| measured_point(table, r)).collect(),
         });

@@ -7,7 +7,9 @@ use rayon::prelude::*;
 use super::{Output, budget, domain, param_name};
 use crate::config::{EpsRange, Experiment, eps_values, strategy_with_scale};
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, Look, MARKERS, OKABE_ITO, Panel, Point, Series};
+use crate::plot::{
+    Axis, Dash, Figure, Look, MARKERS, OKABE_ITO, Panel, Point, Series, coincidence_summary,
+};
 use crate::table::{Cell, Table};
 
 pub(super) fn run(
@@ -72,14 +74,19 @@ pub(super) fn run(
                 } else {
                     Axis::linear(param_name(p))
                 },
+                // The default strategy last, on top of those that pick its parameter.
                 series: strategies
                     .iter()
                     .enumerate()
+                    .filter(|(_, s)| s.as_str() != DEFAULT)
+                    .chain(
+                        strategies
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, s)| s.as_str() == DEFAULT),
+                    )
                     .map(|(i, s)| Series {
-                        label: match s.split_once('@') {
-                            Some((base, scale)) => format!("{base} ({scale})"),
-                            None => s.clone(),
-                        },
+                        label: strategy_label(s),
                         look: strategy_look(i),
                         points: table
                             .rows
@@ -112,19 +119,48 @@ pub(super) fn run(
         constrained.len()
     )];
     findings.extend(agreement(&table, strategies));
+    let legend = strategies
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (strategy_label(s), strategy_look(i)))
+        .collect();
+    let mut notes = Vec::new();
+    if strategies.iter().any(|s| s.starts_with("hypervolume@")) {
+        notes.push(format!(
+            "The caption's six strategies, drawn as {} curves: the hypervolume on both readings of the paper, on raw objectives with its reference point (1, 1) (the erratic curve, jumping between the grid's ends, is this one, not elbow) and on min-max normalized objectives. The default, weighted, is drawn on top.",
+            strategies.len()
+        ));
+    }
+    notes.extend(coincidence_summary(
+        &panels,
+        "Markers on one another are strategies that pick one parameter, as the paper finds most do:",
+    ));
     Ok(Output {
         table,
         figure: Figure {
             width: exp.width,
             columns: protocols.len().max(1),
             panel_height: 100.0,
-            legend: Figure::legend_from_series(&panels),
+            legend,
             panels,
             color_bar: None,
             share_y: false,
+            notes,
         },
         findings,
     })
+}
+
+/// The strategy the paper (and `ldp tune`) uses by default.
+const DEFAULT: &str = "weighted";
+
+/// A strategy's legend label: `weighted (default)`, `hypervolume, raw objectives`.
+fn strategy_label(s: &str) -> String {
+    match s.split_once('@') {
+        Some((base, scale)) => format!("{base}, {scale} objectives"),
+        None if s == DEFAULT => format!("{s} (default)"),
+        None => s.replace("eps-", "ε-"),
+    }
 }
 
 /// Strategy `i`'s look: its own colour, marker and (for the weighted reference) a solid

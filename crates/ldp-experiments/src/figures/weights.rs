@@ -143,6 +143,7 @@ pub(super) fn run(
             panels,
             color_bar: None,
             share_y: false,
+            notes: Vec::new(),
         },
         findings: Vec::new(),
     })

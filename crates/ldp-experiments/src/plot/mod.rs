@@ -6,14 +6,19 @@
 //! width, so a font size in the SVG is the printed size. No text is smaller than 7 pt.
 
 mod export;
+mod overlap;
 mod style;
 mod svg;
 mod ticks;
 
 pub use export::{render_pdf, render_png};
+pub use overlap::{
+    ALL_CURVES, COINCIDENT, Coincidence, LINE_HIDDEN, coincidence_note, coincidence_summary,
+    coincidences,
+};
 pub use style::{
-    Dash, GREY, Look, MARKERS, Marker, OKABE_ITO, RED, Rgb, memoized_look, ordered_look,
-    protocol_look, protocol_marker, viridis,
+    ALL_MARKERS, Dash, GREY, Look, MARKERS, Marker, OKABE_ITO, RED, Rgb, memoized_look,
+    ordered_look, protocol_look, protocol_marker, viridis,
 };
 pub use svg::{
     AxisTicks, MIN_FONT_PT, SUBSCRIPT_SHIFT, marker_is_opaque, marker_radius, panel_ticks,
@@ -228,6 +233,9 @@ pub struct Figure {
     pub color_bar: Option<ColorBar>,
     /// All panels share one y range (the union of theirs, or the first fixed one).
     pub share_y: bool,
+    /// Sentences printed under the legend, across the figure: what the legend cannot say
+    /// (series drawn on one another, what a panel leaves out).
+    pub notes: Vec<String>,
 }
 
 impl Figure {

@@ -41,6 +41,24 @@ pub enum Marker {
     Cross,
     /// Five-pointed star.
     Star,
+    /// Regular pentagon, a vertex up.
+    Pentagon,
+    /// Regular hexagon, flat top and bottom.
+    Hexagon,
+    /// Triangle pointing left.
+    TriangleLeft,
+    /// Triangle pointing right.
+    TriangleRight,
+    /// Six-spoked asterisk.
+    Asterisk,
+}
+
+impl Marker {
+    /// Whether the marker is drawn in strokes only (plus, cross, asterisk): filled and
+    /// hollow ones look alike but for their size.
+    pub fn is_stroked(self) -> bool {
+        matches!(self, Marker::Plus | Marker::Cross | Marker::Asterisk)
+    }
 }
 
 /// The look of a series: colour, line and marker.
@@ -131,43 +149,73 @@ const PAPER_LOOKS: [(Protocol, Rgb, Marker); 8] = [
     (Protocol::The, OKABE_ITO[4], Marker::Star),
 ];
 
-/// The large-domain oracles, each in a paper protocol's colour with a marker that no
-/// protocol of similar MSE has, so that a figure's coinciding points stay apart: FLH
-/// estimates as OLH does (diamond), whose variance is OUE's (triangle down), so FLH is a
-/// square.
+/// Colours beside Okabe and Ito's for the protocols added since the paper: each far from
+/// the palette's eight and from the others (dark and light, red and blue and green), so
+/// that no two classic protocols share a colour.
+const ADDED_COLORS: [Rgb; 5] = [
+    Rgb(136, 34, 85),
+    Rgb(231, 41, 138),
+    Rgb(140, 81, 10),
+    Rgb(102, 166, 30),
+    Rgb(51, 34, 136),
+];
+
+/// The large-domain oracles: each a colour of its own and a marker no other protocol has,
+/// so that a figure whose colours show a colour bar still tells all seventeen protocols
+/// apart by their markers, and a figure's coinciding lines (FLH on OLH, HM on HCMS) by
+/// their colours.
 const ADDED_LOOKS: [(Protocol, Rgb, Marker); 5] = [
-    (Protocol::Hr, OKABE_ITO[0], Marker::Diamond),
-    (Protocol::Hm, OKABE_ITO[6], Marker::Star),
-    (Protocol::Flh, OKABE_ITO[5], Marker::Square),
-    (Protocol::Cms, OKABE_ITO[2], Marker::Plus),
-    (Protocol::Hcms, OKABE_ITO[3], Marker::Cross),
+    (Protocol::Hr, ADDED_COLORS[0], Marker::Pentagon),
+    (Protocol::Hm, ADDED_COLORS[1], Marker::Hexagon),
+    (Protocol::Flh, ADDED_COLORS[2], Marker::TriangleLeft),
+    (Protocol::Cms, ADDED_COLORS[3], Marker::TriangleRight),
+    (Protocol::Hcms, ADDED_COLORS[4], Marker::Asterisk),
 ];
 
 /// The colour and marker of a classic protocol: the paper's table and the large-domain
-/// oracles'; a protocol added later takes the palette's colours in turn, each with a
-/// marker no paper protocol of that colour has (so that every protocol looks different
-/// from every other).
+/// oracles'; a protocol added later takes a marker no listed protocol has if one is
+/// left, else a colour and marker that no listed protocol has together (and the style
+/// test asks for a marker of its own).
 fn classic_look(p: Protocol) -> (Rgb, Marker) {
-    let listed = PAPER_LOOKS.iter().chain(&ADDED_LOOKS);
-    if let Some(&(_, color, marker)) = listed.into_iter().find(|(q, _, _)| *q == p) {
+    let listed = || PAPER_LOOKS.iter().chain(&ADDED_LOOKS);
+    if let Some(&(_, color, marker)) = listed().find(|(q, _, _)| *q == p) {
         return (color, marker);
     }
     let later = p.id() as usize - Protocol::PAPER.len();
-    let (_, color, taken) = PAPER_LOOKS[later % PAPER_LOOKS.len()];
-    let at = MARKERS
-        .iter()
-        .position(|&m| m == taken)
-        .expect("a listed marker");
-    (
-        color,
-        MARKERS[(at + 1 + later / PAPER_LOOKS.len()) % MARKERS.len()],
-    )
+    let (_, color, _) = PAPER_LOOKS[later % PAPER_LOOKS.len()];
+    let untaken = |m: Marker| listed().all(|&(_, _, taken)| taken != m);
+    if let Some(marker) = ALL_MARKERS.into_iter().filter(|&m| untaken(m)).nth(later) {
+        return (color, marker);
+    }
+    OKABE_ITO
+        .into_iter()
+        .flat_map(|c| ALL_MARKERS.map(|m| (c, m)))
+        .filter(|&(c, m)| listed().all(|&(_, tc, tm)| (tc, tm) != (c, m)))
+        .nth(later)
+        .unwrap_or((color, ALL_MARKERS[later % ALL_MARKERS.len()]))
 }
+
+/// Every marker shape.
+pub const ALL_MARKERS: [Marker; 13] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::Triangle,
+    Marker::TriangleDown,
+    Marker::Diamond,
+    Marker::Plus,
+    Marker::Cross,
+    Marker::Star,
+    Marker::Pentagon,
+    Marker::Hexagon,
+    Marker::TriangleLeft,
+    Marker::TriangleRight,
+    Marker::Asterisk,
+];
 
 /// The look of `p` in every figure: its colour and marker (the paper's for its
 /// protocols); classic protocols solid with a filled marker, adaptive ones dashed with a
 /// hollow marker of their classic counterpart's shape. The protocols added since the
-/// paper share its colours, so their lines are dash-dotted.
+/// paper are dash-dotted, filled, each in a colour and marker of its own.
 pub fn protocol_look(p: Protocol) -> Look {
     let (color, marker) = classic_look(p.classic_counterpart());
     if !Protocol::PAPER.contains(&p) && !p.is_adaptive() {
@@ -282,12 +330,23 @@ mod tests {
         0.2126 * f64::from(c.0) + 0.7152 * f64::from(c.1) + 0.0722 * f64::from(c.2)
     }
 
+    /// What a reader sees of a marker: its shape, and whether it is filled (strokes look
+    /// alike filled or hollow).
+    fn shape(look: &Look) -> (Option<Marker>, bool) {
+        let filled = look.filled || look.marker.is_some_and(Marker::is_stroked);
+        (look.marker, filled)
+    }
+
     #[test]
-    fn viridis_reads_in_greyscale_and_every_protocol_looks_different() {
+    fn viridis_reads_in_greyscale() {
         let l: Vec<f64> = (0..=20)
             .map(|i| luminance(viridis(f64::from(i) / 20.0)))
             .collect();
         assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
+    }
+
+    #[test]
+    fn every_protocol_looks_different() {
         // The memoized protocols too: one figure shows GRR beside L-GRR.
         let looks: Vec<(String, Look)> = Protocol::ALL
             .iter()
@@ -303,8 +362,52 @@ mod tests {
                 // The same colour and marker, both filled or both hollow, read as one
                 // protocol whatever the line (an adaptive protocol is its classic
                 // counterpart's marker, hollow).
-                let same = la.color == lb.color && la.marker == lb.marker && la.filled == lb.filled;
+                let same = la.color == lb.color && shape(la) == shape(lb);
                 assert!(!same, "{a} and {b} look alike: {la:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_protocol_has_a_marker_of_its_own_where_colour_shows_a_colour_bar() {
+        // bits_vs_mse draws all seventeen in one panel, coloured by the ASR: the marker
+        // is all that tells them apart.
+        let all = Protocol::ALL;
+        for (i, &a) in all.iter().enumerate() {
+            for &b in &all[i + 1..] {
+                let (la, lb) = (protocol_marker(a), protocol_marker(b));
+                assert!(
+                    shape(&la) != shape(&lb),
+                    "{} and {} have one marker: {la:?}",
+                    a.label(),
+                    b.label()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_classic_protocol_has_a_colour_and_line_of_its_own() {
+        // large_domain draws the closed forms as lines without markers: colour and dash
+        // are all that tell them apart; an adaptive protocol shares only its classic
+        // counterpart's colour, dashed.
+        for (i, &a) in Protocol::ALL.iter().enumerate() {
+            for &b in &Protocol::ALL[i + 1..] {
+                let (la, lb) = (protocol_look(a), protocol_look(b));
+                assert!(
+                    (la.color, la.dash) != (lb.color, lb.dash),
+                    "{} and {} draw one line: {la:?}",
+                    a.label(),
+                    b.label()
+                );
+                let pair = a.classic_counterpart() == b.classic_counterpart();
+                assert_eq!(
+                    la.color == lb.color,
+                    pair,
+                    "{} and {}: {la:?}, {lb:?}",
+                    a.label(),
+                    b.label()
+                );
             }
         }
     }

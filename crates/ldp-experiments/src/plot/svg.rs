@@ -87,16 +87,18 @@ pub fn render_svg(fig: &Figure) -> Result<String, ExperimentError> {
             top += COLOR_BAR_H;
         }
         draw_legend(&root, &legend_rows, MARGIN, top)?;
+        top += legend_height(fig, &legend_rows);
+        draw_notes(&root, &note_lines(fig), top)?;
         let y_shared = shared_y(fig);
         let areas = body(&root, fig, body_top);
-        let small_in_exponent = small_in_exponent(fig, &areas, y_shared);
+        let notation = notation(fig, &areas, y_shared);
         for (panel, area) in fig.panels.iter().zip(&areas) {
             draw_panel(
                 &root,
                 area,
                 panel,
                 y_shared,
-                small_in_exponent,
+                &notation,
                 fig.color_bar.as_ref(),
             )?;
         }
@@ -117,15 +119,71 @@ const MARGIN: f64 = 3.0;
 /// The height of the colour bar's band, in points.
 const COLOR_BAR_H: f64 = 27.0;
 
+/// The height of the legend's band, in points.
+fn legend_height(fig: &Figure, rows: &[Vec<(String, Look, f64)>]) -> f64 {
+    if fig.legend.is_empty() {
+        0.0
+    } else {
+        rows.len() as f64 * 10.0 + 3.0
+    }
+}
+
+/// The height of one line of a note, in points.
+const NOTE_LINE: f64 = 9.0;
+
+/// The figure's notes, broken into lines that fit its width (at word boundaries).
+fn note_lines(fig: &Figure) -> Vec<String> {
+    let width = fig.width.points() - 2.0 * MARGIN;
+    let mut lines = Vec::new();
+    for note in &fig.notes {
+        let mut line = String::new();
+        for word in note.split_whitespace() {
+            let longer = if line.is_empty() {
+                word.to_owned()
+            } else {
+                format!("{line} {word}")
+            };
+            if !line.is_empty() && text_width(&longer, MIN_FONT_PT) > width {
+                lines.push(std::mem::replace(&mut line, word.to_owned()));
+            } else {
+                line = longer;
+            }
+        }
+        if !line.is_empty() {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// The notes' lines, left-aligned under the legend from `top` points.
+fn draw_notes(root: &Root<'_>, lines: &[String], top: f64) -> Result<(), ExperimentError> {
+    for (i, line) in lines.iter().enumerate() {
+        let y = top + NOTE_LINE * (i as f64 + 0.5);
+        root.draw(&Text::new(
+            line.clone(),
+            (u(MARGIN), u(y)),
+            font(MIN_FONT_PT)
+                .color(&RGBColor(60, 60, 60))
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
 /// The canvas size in units, and where the panels start (points from the top).
 fn canvas(fig: &Figure) -> ((u32, u32), f64) {
     let width_pt = fig.width.points();
     let legend_rows = legend_layout(&fig.legend, width_pt - 2.0 * MARGIN);
-    let legend_h = if fig.legend.is_empty() {
+    let legend_h = legend_height(fig, &legend_rows);
+    let notes = note_lines(fig).len();
+    let notes_h = if notes == 0 {
         0.0
     } else {
-        legend_rows.len() as f64 * 10.0 + 3.0
+        notes as f64 * NOTE_LINE + 2.0
     };
+    let legend_h = legend_h + notes_h;
     let bar_h = if fig.color_bar.is_some() {
         COLOR_BAR_H
     } else {
@@ -151,13 +209,14 @@ fn body<'a>(root: &Root<'a>, fig: &Figure, top: f64) -> Vec<Root<'a>> {
 /// which resvg (the PNG and PDF path) ignores.
 pub const SUBSCRIPT_SHIFT: &str = "-0.3em";
 
-/// Typesets the weights' subscripts (w_ASR, w_MSE) as SVG subscripts, at full size.
+/// Typesets the subscripts of the weights (w_ASR, w_MSE) and of the audit's empirical
+/// epsilon (ε_emp) as SVG subscripts, at full size.
 fn subscripts(svg: &str) -> String {
     let mut out = svg.to_owned();
-    for name in ["ASR", "MSE"] {
+    for (base, name) in [("w", "ASR"), ("w", "MSE"), ("ε", "emp")] {
         out = out.replace(
-            &format!("w_{name}"),
-            &format!(r#"w<tspan baseline-shift="{SUBSCRIPT_SHIFT}">{name}</tspan>"#),
+            &format!("{base}_{name}"),
+            &format!(r#"{base}<tspan baseline-shift="{SUBSCRIPT_SHIFT}">{name}</tspan>"#),
         );
     }
     out
@@ -200,7 +259,22 @@ pub(super) fn fit(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
         // 5% of the decades spanned (at least 12%), as the linear axes get: markers at
         // the ends stay whole.
         let pad = (hi / lo).powf(0.05).max(1.12);
-        (lo / pad, hi * pad)
+        // A power of ten within a tenth of a decade beyond the padding joins the axis,
+        // so that it can carry a label (1e-9, 1e-7, 1e-5 rather than 1e-8, 3e-7, 1e-5).
+        let (lo, hi) = (lo / pad, hi * pad);
+        let below = 10f64.powf(lo.log10().floor());
+        let above = 10f64.powf(hi.log10().ceil());
+        let lo = if (lo / below).log10() < 0.1 {
+            below
+        } else {
+            lo
+        };
+        let hi = if (above / hi).log10() < 0.1 {
+            above
+        } else {
+            hi
+        };
+        (lo, hi)
     } else {
         let pad = if hi > lo {
             (hi - lo) * 0.05
@@ -231,7 +305,7 @@ pub fn panel_ticks(fig: &Figure) -> Vec<[AxisTicks; 2]> {
     let root = SVGBackend::with_string(&mut unused, size).into_drawing_area();
     let areas = body(&root, fig, top);
     let y_shared = shared_y(fig);
-    let small_in_exponent = small_in_exponent(fig, &areas, y_shared);
+    let notation = notation(fig, &areas, y_shared);
     let extent = |values: &mut dyn Iterator<Item = f64>, log: bool| {
         values
             .filter(|v| v.is_finite() && (!log || *v > 0.0))
@@ -243,7 +317,7 @@ pub fn panel_ticks(fig: &Figure) -> Vec<[AxisTicks; 2]> {
         .iter()
         .zip(&fig.panels)
         .map(|(area, p)| {
-            let (x, y, _) = panel_axes(area, p, y_shared, small_in_exponent);
+            let (x, y, _) = panel_axes(area, p, y_shared, &notation);
             let ys = &mut p.series.iter().flat_map(|s| s.points.iter().map(|q| q.y));
             [(extent(&mut x_values(p), x.log), x), (extent(ys, y.log), y)].map(|(extent, c)| {
                 AxisTicks {
@@ -256,14 +330,27 @@ pub fn panel_ticks(fig: &Figure) -> Vec<[AxisTicks; 2]> {
         .collect()
 }
 
-/// Whether the figure writes small labels in exponent form (log axes below 0.1, linear
-/// axes with a label below 0.01): where some axis must use that form, a log axis
-/// labelling a value below 0.001 or a linear one whose labels need it (decimals past six
-/// characters, 0.00075, or values from 1e4 up), so that `1e-4` and `0.001` never share a
-/// figure.
-fn small_in_exponent(fig: &Figure, areas: &[Root<'_>], y_shared: Option<(f64, f64)>) -> bool {
-    areas.iter().zip(&fig.panels).any(|(area, p)| {
-        let (x, y, _) = panel_axes(area, p, y_shared, false);
+/// How a figure writes its tick labels: one notation per axis, and per family of axes
+/// (the axes of one quantity, by their label) across the figure's panels.
+#[derive(Debug, Clone, Default)]
+struct Notation {
+    /// Small labels in exponent form (log axes below 0.1, linear axes with a label below
+    /// 0.01): where some axis must use that form, a log axis labelling a value below
+    /// 0.001 or a linear one whose labels need it (decimals past six characters, 0.00075,
+    /// or values from 1e4 up), so that `1e-4` and `0.001` never share a figure.
+    small_in_exponent: bool,
+    /// The labels of the log axes written wholly in exponent form (`1e-2, 1e-1, 1`, never
+    /// `1e-2, 0.1, 1`): those where some axis of that label has a tick that must be
+    /// (below 0.001, from 1e4 up, or below 0.1 in a figure of small labels in exponent
+    /// form), on every panel alike.
+    exponent_axes: Vec<String>,
+}
+
+/// The notation of `fig`'s tick labels (see [`Notation`]).
+fn notation(fig: &Figure, areas: &[Root<'_>], y_shared: Option<(f64, f64)>) -> Notation {
+    let plain = Notation::default();
+    let small_in_exponent = areas.iter().zip(&fig.panels).any(|(area, p)| {
+        let (x, y, _) = panel_axes(area, p, y_shared, &plain);
         [x, y].iter().any(|c| {
             if c.log {
                 c.ticks.iter().any(|&v| v > 0.0 && v < 1e-3)
@@ -273,7 +360,24 @@ fn small_in_exponent(fig: &Figure, areas: &[Root<'_>], y_shared: Option<(f64, f6
                     .any(|l| l.contains('e'))
             }
         })
-    })
+    });
+    let mut exponent_axes: Vec<String> = Vec::new();
+    for p in &fig.panels {
+        let (x, y) = axis_coords(p, y_shared, &plain);
+        for (c, axis) in [(x, &p.x), (y, &p.y)] {
+            let small = small_in_exponent && c.ticks.iter().any(|&v| v > 0.0 && v < 0.1);
+            if c.log
+                && (small || ticks::needs_exponent(&c.ticks))
+                && !exponent_axes.contains(&axis.label)
+            {
+                exponent_axes.push(axis.label.clone());
+            }
+        }
+    }
+    Notation {
+        small_in_exponent,
+        exponent_axes,
+    }
 }
 
 /// The abscissae a panel must show: its points with their error bars, and its lines.
@@ -290,18 +394,11 @@ fn panel_axes(
     area: &Root<'_>,
     p: &Panel,
     y_shared: Option<(f64, f64)>,
-    small_in_exponent: bool,
+    notation: &Notation,
 ) -> (Coord, Coord, f64) {
-    let (x0, x1) =
-        p.x.range
-            .unwrap_or_else(|| fit(x_values(p), p.x.scale == Scale::Log));
-    let (y0, y1) = y_shared
-        .or(p.y.range)
-        .unwrap_or_else(|| fit(y_values(p), p.y.scale == Scale::Log));
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (f64::from(w) / UNITS_PER_PT, f64::from(h) / UNITS_PER_PT);
-    let x = Coord::new(&p.x, x0, x1, small_in_exponent);
-    let y = Coord::new(&p.y, y0, y1, small_in_exponent);
+    let (x, y) = axis_coords(p, y_shared, notation);
     // Label widths: about 0.6 em per character; heights one line.
     let y_area = y
         .ticks
@@ -319,15 +416,29 @@ fn panel_axes(
     (x, y, y_area)
 }
 
+/// A panel's axes before their labels are thinned to fit.
+fn axis_coords(p: &Panel, y_shared: Option<(f64, f64)>, notation: &Notation) -> (Coord, Coord) {
+    let (x0, x1) =
+        p.x.range
+            .unwrap_or_else(|| fit(x_values(p), p.x.scale == Scale::Log));
+    let (y0, y1) = y_shared
+        .or(p.y.range)
+        .unwrap_or_else(|| fit(y_values(p), p.y.scale == Scale::Log));
+    (
+        Coord::new(&p.x, x0, x1, notation),
+        Coord::new(&p.y, y0, y1, notation),
+    )
+}
+
 fn draw_panel(
     root: &Root<'_>,
     area: &Root<'_>,
     p: &Panel,
     y_shared: Option<(f64, f64)>,
-    small_in_exponent: bool,
+    notation: &Notation,
     bar: Option<&ColorBar>,
 ) -> Result<(), ExperimentError> {
-    let (x, y, y_area) = panel_axes(area, p, y_shared, small_in_exponent);
+    let (x, y, y_area) = panel_axes(area, p, y_shared, notation);
     draw_in(root, area, p, bar, x, y, y_area)
 }
 
@@ -337,26 +448,43 @@ struct Coord {
     lo: f64,
     hi: f64,
     log: bool,
-    /// In a figure that writes small labels in exponent form (see [`small_in_exponent`]).
+    /// In a figure that writes small labels in exponent form (see [`Notation`]).
     small_in_exponent: bool,
+    /// A log axis written wholly in exponent form (see [`Notation`]).
+    exponent: bool,
     ticks: Vec<f64>,
 }
 
 impl Coord {
-    fn new(axis: &Axis, lo: f64, hi: f64, small_in_exponent: bool) -> Self {
+    fn new(axis: &Axis, lo: f64, hi: f64, notation: &Notation) -> Self {
         let asked: Option<Vec<f64>> = axis.ticks.as_ref().map(|t| {
             let inside = |v: &&f64| (lo.min(hi)..=lo.max(hi)).contains(*v);
             t.iter().filter(inside).copied().collect()
         });
         let log = axis.scale == Scale::Log;
+        let exponent = log && notation.exponent_axes.contains(&axis.label);
+        let mut ticks = asked
+            .filter(|t| t.len() >= 2)
+            .unwrap_or_else(|| axis_ticks(axis.scale, lo, hi));
+        if exponent && axis.ticks.is_none() {
+            // In exponent form the powers of ten alone, where three of them lie on the
+            // axis (1e-3, 1e-2, 1e-1, not 2e-3 and 5e-3 between).
+            let decades: Vec<f64> = ticks
+                .iter()
+                .copied()
+                .filter(|v| ticks::is_power_of_ten(*v))
+                .collect();
+            if decades.len() >= 3 {
+                ticks = decades;
+            }
+        }
         Coord {
             lo,
             hi,
             log,
-            small_in_exponent,
-            ticks: asked
-                .filter(|t| t.len() >= 2)
-                .unwrap_or_else(|| axis_ticks(axis.scale, lo, hi)),
+            small_in_exponent: notation.small_in_exponent,
+            exponent,
+            ticks,
         }
     }
 
@@ -375,6 +503,9 @@ impl Coord {
 
     /// The label of the tick at `v`: on a linear axis in the style of all its ticks.
     fn label(&self, v: f64) -> String {
+        if self.exponent {
+            return ticks::exponent_tick(v);
+        }
         if self.log {
             return ticks::log_tick(v, self.small_in_exponent);
         }
@@ -672,6 +803,41 @@ fn draw_marker(
                 })
                 .collect();
             polygon(points)?;
+        }
+        Marker::Pentagon | Marker::Hexagon => {
+            // Regular polygons of the circle's area, near enough: a vertex up (pentagon),
+            // flat top and bottom (hexagon).
+            let (n, start, rr) = if marker == Marker::Pentagon {
+                (5, -0.5, r * 1.08)
+            } else {
+                (6, 0.0, r * 1.04)
+            };
+            let points = (0..n)
+                .map(|i| {
+                    let a = std::f64::consts::PI * (start + 2.0 * f64::from(i) / f64::from(n));
+                    pt(rr * a.cos(), rr * a.sin())
+                })
+                .collect();
+            polygon(points)?;
+        }
+        Marker::TriangleLeft => polygon(vec![
+            pt(-r, 0.0),
+            pt(r * 0.7, -r * 0.95),
+            pt(r * 0.7, r * 0.95),
+        ])?,
+        Marker::TriangleRight => polygon(vec![
+            pt(r, 0.0),
+            pt(-r * 0.7, -r * 0.95),
+            pt(-r * 0.7, r * 0.95),
+        ])?,
+        Marker::Asterisk => {
+            let bold = c.stroke_width(u(0.9) as u32);
+            for i in 0..3 {
+                let a = std::f64::consts::PI * (0.5 + f64::from(i) / 3.0);
+                let (dx, dy) = (r * 1.05 * a.cos(), r * 1.05 * a.sin());
+                root.draw(&PathElement::new(vec![pt(-dx, -dy), pt(dx, dy)], bold))
+                    .map_err(plot_err)?;
+            }
         }
         Marker::Plus | Marker::Cross => {
             let s = if marker == Marker::Plus { r } else { r * 0.8 };

@@ -63,6 +63,28 @@ pub(super) fn log_tick(v: f64, small_in_exponent: bool) -> String {
     }
 }
 
+/// A log axis' label where the whole axis is in exponent form: `1e-3`, `1e4`; values
+/// from 1 to 10, the mantissas themselves, as they are (`1`, `2`, `5`).
+pub(super) fn exponent_tick(v: f64) -> String {
+    if (1.0..10.0).contains(&v) {
+        decimal(v)
+    } else {
+        scientific(v)
+    }
+}
+
+/// Whether `v` is a power of ten (to rounding).
+pub(super) fn is_power_of_ten(v: f64) -> bool {
+    v > 0.0 && (v.log10() - v.log10().round()).abs() < 1e-9
+}
+
+/// Whether a log axis with these ticks is written in exponent form: where one of them
+/// would be (below 0.001 or from 10^4 up), so that `0.1` never stands beside `1e-2`.
+pub(super) fn needs_exponent(ticks: &[f64]) -> bool {
+    let (lo, hi) = (1e-3 * (1.0 - 1e-9), 1e4 * (1.0 - 1e-9));
+    ticks.iter().any(|&v| v > 0.0 && (v < lo || v >= hi))
+}
+
 /// Tick positions of a linear axis over `lo..hi`: about `want` round values (steps of 1, 2,
 /// 2.5 or 5 times a power of ten), never fewer than two, snapped so that zero is exactly 0.
 pub(super) fn linear(lo: f64, hi: f64, want: usize) -> Vec<f64> {
@@ -252,6 +274,7 @@ pub(super) fn thin(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plot::Scale;
 
     #[test]
     fn labels_are_short_and_free_of_noise() {
@@ -280,6 +303,32 @@ mod tests {
         assert!(
             !kept.contains(&20.0) || !kept.contains(&10.0) || 30.0 * (20f64.log10() - 1.0) >= 14.0
         );
+    }
+
+    #[test]
+    fn log_labels_are_powers_of_ten_where_they_fit() {
+        // The empirical figure's GRR panel: MSE from 1.85e-9 to 5.66e-5 on 88 pt, labels
+        // 16 pt wide. Its padded range starts a tenth of a decade short of 1e-9: the
+        // axis takes 1e-9 in, and labels every other power of ten (not 1e-8, 3e-7, 1e-5).
+        let (lo, hi) = super::super::fitted_range([1.85e-9, 5.66e-5].into_iter(), Scale::Log);
+        assert_eq!(lo, 1e-9);
+        let length = 88.0;
+        let at = |v: f64| (v / lo).log10() / (hi / lo).log10() * length;
+        let kept = thin(log(lo, hi), true, at, |_| 15.7, 3.0, length);
+        assert_eq!(kept, vec![1e-9, 1e-7, 1e-5]);
+        assert!(kept.iter().all(|&v| is_power_of_ten(v)), "{kept:?}");
+    }
+
+    #[test]
+    fn a_log_axis_is_in_one_notation() {
+        assert!(needs_exponent(&[1e-4, 1e-3, 1e-2, 0.1]));
+        assert!(needs_exponent(&[10.0, 100.0, 1000.0, 1e4]));
+        assert!(!needs_exponent(&[1e-3, 0.01, 0.1, 1.0, 1000.0]));
+        let labels: Vec<String> = [0.01, 0.1, 1.0, 10.0]
+            .iter()
+            .map(|&v| exponent_tick(v))
+            .collect();
+        assert_eq!(labels, ["1e-2", "1e-1", "1", "1e1"]);
     }
 
     #[test]
