@@ -37,7 +37,7 @@ struct Text {
 fn advance_ems(text: &str) -> f64 {
     static FACE: std::sync::OnceLock<ttf_parser::Face<'static>> = std::sync::OnceLock::new();
     let face = FACE.get_or_init(|| {
-        ttf_parser::Face::parse(include_bytes!("../fonts/DejaVuSans.ttf"), 0).unwrap()
+        ttf_parser::Face::parse(include_bytes!("../../fonts/DejaVuSans.ttf"), 0).unwrap()
     });
     let em = f64::from(face.units_per_em());
     text.chars()
