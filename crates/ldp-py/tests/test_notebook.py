@@ -105,7 +105,7 @@ def test_asr_after_takes_one_number_or_several():
 
 
 def test_a_notebook_round_trip(tmp_path):
-    """The README's round trip: Parquet files and a directory back into Reports with their
+    """docs/python.md's round trip: Parquet files and a directory back into Reports with their
     mechanism, aggregated from halves and merged, pickled."""
     pq = pytest.importorskip("pyarrow.parquet")
     m = ldp.mechanism("olh", k=100, eps=4.0)
