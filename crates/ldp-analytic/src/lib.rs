@@ -8,8 +8,9 @@
 //! communication and computation cost of a report ([`cost`]), and what repeated collection
 //! of one value gives an attacker, with and without memoization ([`longitudinal`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
-//! and one cache, which changes no value: the sketches' exact ASR keeps the per-row counts
-//! its public hashes give each (k, m) for the next budget ([`sketch`]). An adaptive
+//! and one kind of cache, which changes no value: the sketches' exact ASR keeps what their
+//! public hashes give each (k, m), CMS's per-row counts and HCMS's ranks, for the next
+//! budget ([`sketch`]). An adaptive
 //! protocol is its family evaluated at its tuned parameter (tuning lives in
 //! `ldp-optimize`).
 //!

@@ -1,4 +1,4 @@
-//! Parquet bytes per report for every family and set encoding, as printed in the README:
+//! Parquet bytes per report for every family and set encoding, as printed in docs/report-format.md:
 //! `cargo run --release -p ldp-arrow --example report_sizes`.
 
 use ldp_arrow::{ReportWriter, SetEncoding};
