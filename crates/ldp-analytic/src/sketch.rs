@@ -98,6 +98,12 @@ impl RowMemo {
         let rows: Arc<[u32]> = rows.into();
         if hashes <= MEMO_ROWS {
             let mut entries = self.lock();
+            // Another thread may have stored more rows of this (k, m) meanwhile: keep those.
+            let taller =
+                |e: &MemoEntry| e.k == k.get() && e.width == width && e.rows.len() >= rows.len();
+            if entries.iter().any(taller) {
+                return rows;
+            }
             entries.retain(|e| !(e.k == k.get() && e.width == width));
             if entries.len() == MEMO_ENTRIES {
                 entries.remove(0);

@@ -59,6 +59,14 @@ fn parse_page(page: &str, text: &str) -> Result<Vec<Vec<Example>>, String> {
     let mut i = 0;
     while i < lines.len() {
         if lines[i].trim_end() != "```console" {
+            // A console block this test would not read must not pass as tested.
+            if lines[i].trim_start().starts_with("```console") {
+                return Err(format!(
+                    "{page}:{}: a console block must open with ```console alone at the line's \
+                     start (this one is indented or says more), or it is not tested",
+                    i + 1
+                ));
+            }
             i += 1;
             continue;
         }
@@ -187,7 +195,9 @@ fn diff(expected: &[String], actual: &[String], cap: usize) -> String {
 /// Compares what a stream printed with what the page shows; a description of the drift.
 fn compare(stream: &str, shown: &[String], printed: &str, partial: bool) -> Option<String> {
     let mut printed: Vec<String> = printed.lines().map(str::to_owned).collect();
-    if partial && printed.len() > shown.len() {
+    // A cut block checks the first lines of a stream it shows; one it shows nothing of
+    // (stderr, usually) must stay empty.
+    if partial && !shown.is_empty() && printed.len() > shown.len() {
         printed.truncate(shown.len());
     }
     if printed == shown {
@@ -361,6 +371,12 @@ fn blocks_parse_into_commands_outputs_and_cuts() {
     assert!(second.partial);
     assert!(parse_page("p.md", "```console\noutput\n$ ls\n```\n").is_err());
     assert!(parse_page("p.md", "```console\n$ ls\n").is_err());
+    // Fences it would skip are errors, not silently untested blocks.
+    assert!(parse_page("p.md", "- item\n  ```console\n  $ ls\n  ```\n").is_err());
+    assert!(parse_page("p.md", "```console title=x\n$ ls\n```\n").is_err());
+    // A cut stream shown empty must be empty.
+    assert!(compare("stderr", &[], "warning\n", true).is_some());
+    assert!(compare("stdout", &["a".into()], "a\nb\n", true).is_none());
 }
 
 #[test]
