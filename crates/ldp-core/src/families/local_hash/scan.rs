@@ -184,13 +184,7 @@ fn hash_block<const WORD: bool, const N: usize>(
     }
     let mut values = [0u32; N];
     for i in 0..N {
-        let h = before[i].wrapping_add(last[i]);
-        let h = if WORD {
-            h.rotate_left(17).wrapping_mul(PRIME4)
-        } else {
-            h.rotate_left(11).wrapping_mul(PRIME1)
-        };
-        values[i] = avalanche(h);
+        values[i] = finish::<WORD>(before[i], last[i]);
     }
     if g.is_power_of_two() {
         values.iter_mut().for_each(|v| *v &= g - 1);
@@ -315,6 +309,19 @@ fn state_before_last<const WORD: bool>(d: &Decimal, seed: u32) -> u32 {
     h
 }
 
+/// The hash from the state before an item's last input and that input: its last round
+/// (a whole word, or one byte) and the avalanche. Inlined into the vectorized loops.
+#[inline(always)]
+fn finish<const WORD: bool>(before: u32, last: u32) -> u32 {
+    let h = before.wrapping_add(last);
+    let h = if WORD {
+        h.rotate_left(17).wrapping_mul(PRIME4)
+    } else {
+        h.rotate_left(11).wrapping_mul(PRIME1)
+    };
+    avalanche(h)
+}
+
 /// The matches of one block as bytes (1 for a match) and as a bit mask: one branch-free
 /// loop over fixed-size arrays (vectorized), then each 8 match bytes gathered into 8 mask
 /// bits.
@@ -326,13 +333,7 @@ fn block_matches<const WORD: bool, const N: usize>(
 ) -> ([u8; N], u128) {
     let mut hit = [0u8; N];
     for i in 0..N {
-        let h = before[i].wrapping_add(last[i]);
-        let h = if WORD {
-            h.rotate_left(17).wrapping_mul(PRIME4)
-        } else {
-            h.rotate_left(11).wrapping_mul(PRIME1)
-        };
-        hit[i] = u8::from(target.matches(avalanche(h)));
+        hit[i] = u8::from(target.matches(finish::<WORD>(before[i], last[i])));
     }
     let mut mask = 0u128;
     for (j, bytes) in hit.chunks(8).enumerate() {
