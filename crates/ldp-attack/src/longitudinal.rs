@@ -21,10 +21,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use ldp_core::longitudinal::{Longitudinal, Memo};
+use ldp_core::longitudinal::{Fresh, Longitudinal, Reporter};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
-use ldp_core::{AttackSurface, Spec, dispatch};
-use rand::Rng;
+use ldp_core::{AttackSurface, Spec, dispatch, dispatch_memoized};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -134,9 +133,9 @@ pub fn measure_linked(
     };
     let runs: Vec<Vec<f64>> = match collection {
         Collection::OneShot(spec) => {
-            dispatch!(spec.build()?, m => run_all(&OneShot(&m), k, &items, config))
+            dispatch!(spec.build()?, m => run_all(&Fresh(m), k, &items, config))
         }
-        Collection::Memoized(l) => run_all(&Memoized(l), k, &items, config),
+        Collection::Memoized(l) => dispatch_memoized!(l, m => run_all(&m, k, &items, config))?,
     };
     let asr = (0..config.collections.len())
         .map(|c| {
@@ -159,74 +158,11 @@ pub fn measure_linked(
     })
 }
 
-/// A user's side of repeated collection: what is fixed for the user (the memo), and the
-/// evidence each fresh report adds to the attacker's per-item scores.
-trait Reporter: Sync {
-    type Fixed;
-    fn fix<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Self::Fixed;
-    fn add_report<R: Rng + ?Sized>(
-        &self,
-        item: u32,
-        fixed: &Self::Fixed,
-        rng: &mut R,
-        scores: &mut [f64],
-        scratch: &mut Vec<f64>,
-    );
-}
-
-/// A one-shot mechanism reporting afresh at every collection.
-struct OneShot<'a, M>(&'a M);
-
-impl<M: AttackSurface> Reporter for OneShot<'_, M> {
-    type Fixed = ();
-    fn fix<R: Rng + ?Sized>(&self, _: u32, _: &mut R) {}
-    fn add_report<R: Rng + ?Sized>(
-        &self,
-        item: u32,
-        _: &(),
-        rng: &mut R,
-        scores: &mut [f64],
-        scratch: &mut Vec<f64>,
-    ) {
-        let report = self
-            .0
-            .perturb(item, rng)
-            .expect("population items are in the domain");
-        self.0.add_evidence(&report, scores, scratch);
-    }
-}
-
-/// A memoized protocol: the memo is drawn once per user.
-struct Memoized<'a>(&'a Longitudinal);
-
-impl Reporter for Memoized<'_> {
-    type Fixed = Memo;
-    fn fix<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Memo {
-        self.0
-            .memoize(item, rng)
-            .expect("population items are in the domain")
-    }
-    fn add_report<R: Rng + ?Sized>(
-        &self,
-        _: u32,
-        memo: &Memo,
-        rng: &mut R,
-        scores: &mut [f64],
-        _: &mut Vec<f64>,
-    ) {
-        let report = self.0.report(memo, rng).expect("the protocol's own memo");
-        self.0
-            .for_each_supported(&report, |i| scores[i as usize] += 1.0);
-    }
-}
-
 /// Every run's ASR after each number of collections.
-fn run_all<P: Reporter>(
-    reporter: &P,
-    k: u32,
-    items: &[u32],
-    config: &LinkedConfig,
-) -> Vec<Vec<f64>> {
+fn run_all<P: Reporter>(reporter: &P, k: u32, items: &[u32], config: &LinkedConfig) -> Vec<Vec<f64>>
+where
+    P::Mechanism: AttackSurface,
+{
     (0..config.runs)
         .into_par_iter()
         .map(|run| one_run(reporter, k as usize, items, config, run))
@@ -239,7 +175,10 @@ fn one_run<P: Reporter>(
     items: &[u32],
     config: &LinkedConfig,
     run: u64,
-) -> Vec<f64> {
+) -> Vec<f64>
+where
+    P::Mechanism: AttackSurface,
+{
     let genuine = Streams::new(config.seed, run, Role::Genuine);
     let attacker = Streams::new(config.seed, run, Role::Attacker);
     let checkpoints = &config.collections;
@@ -253,10 +192,17 @@ fn one_run<P: Reporter>(
             let (mut scores, mut scratch) = (vec![0.0; k], Vec::new());
             for &x in &items[users] {
                 scores.fill(0.0);
-                let fixed = reporter.fix(x, &mut rng);
+                let state = reporter
+                    .start(x, &mut rng)
+                    .expect("population items are in the domain");
                 let mut next = 0;
                 for t in 1..=t_max {
-                    reporter.add_report(x, &fixed, &mut rng, &mut scores, &mut scratch);
+                    let report = reporter
+                        .report(&state, &mut rng)
+                        .expect("population items are in the domain");
+                    reporter
+                        .mechanism()
+                        .add_evidence(&report, &mut scores, &mut scratch);
                     if t == checkpoints[next] {
                         hits[next] += u64::from(
                             argmax_uniform(scores.iter().copied(), &mut attacker_rng) == x,

@@ -83,7 +83,7 @@ pub fn audit_client(
             let reports = client.perturb(&vec![x; n])?;
             let counters = tally(&plan, setup.shape, i, b, reports, n)?;
             progress(n as u64);
-            Ok(counters)
+            Ok::<_, AuditError>(counters)
         })
         .try_reduce(|| plan.counters(), |a, b| Ok(add(a, b)))?;
     plan.finish(&counters, setup.claimed_eps)

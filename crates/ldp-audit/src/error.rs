@@ -95,4 +95,7 @@ pub enum AuditError {
         /// Domain size.
         k: u32,
     },
+    /// The mechanism could not be built.
+    #[error(transparent)]
+    Param(#[from] ldp_core::ParamError),
 }

@@ -2,8 +2,9 @@
 //! one report spends `eps_1`, the memo bounds any number of them by `eps_perm`, and in
 //! between t reports spend an exact budget that this module computes and measures.
 
-use ldp_core::longitudinal::{Longitudinal, Round};
+use ldp_core::longitudinal::{Longitudinal, Reporter, Round};
 use ldp_core::simulation::{Role, stream_rng};
+use ldp_core::{AttackSurface, Mechanism, dispatch_memoized};
 use rand::RngExt;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -89,9 +90,11 @@ fn bits_chain(first: Round, second: Round, t: u32) -> f64 {
 }
 
 /// The distinguishing test on t linked reports: every trial memoizes the input afresh and
-/// sends t reports of it. The likelihood-ratio event is "every report supports v1 and none
-/// supports v2", whose ratio is the exact budget of t reports; the guess is the linked
-/// attack's (the item most reports support, ties broken uniformly).
+/// sends t reports of it. The likelihood-ratio event is "every report separates v1 from
+/// v2" (supports v1 and not v2, [`AttackSurface::separates`]), whose ratio is the exact
+/// budget of t reports; the guess is the linked attack's (the item with the most evidence
+/// summed over the reports, the support count for the pure families, ties broken
+/// uniformly).
 pub fn audit_linked(l: &Longitudinal, t: u32, config: &AuditConfig) -> Result<Audit, AuditError> {
     if t == 0 || t > MAX_LINKED {
         return Err(AuditError::Collections(t));
@@ -102,71 +105,78 @@ pub fn audit_linked(l: &Longitudinal, t: u32, config: &AuditConfig) -> Result<Au
             reason: "this toolkit's reports are sorted lists: audit an external client for it",
         });
     }
-    let k = l.domain_size().get();
-    let plan = Plan::new(k, config)?;
+    let plan = Plan::new(l.domain_size().get(), config)?;
+    let counters = dispatch_memoized!(l, m => count_linked(&m, t, &plan))?;
+    plan.finish(&counters, Some(exact_linked(l, &[t])?.budgets[0].1))
+}
+
+/// The counters of `plan` over trials of t linked reports of `reporter`'s users.
+fn count_linked<P: Reporter>(reporter: &P, t: u32, plan: &Plan) -> Vec<u64>
+where
+    P::Mechanism: AttackSurface,
+{
+    let m = reporter.mechanism();
+    let k = m.domain_size().get();
     let guess = plan.needs_guess();
     // Fewer trials per batch as t grows: each trial draws t reports.
     let batch = (BATCH / u64::from(t)).max(16);
-    let counters = tasks(&plan, batch)
+    tasks(plan, batch)
         .map(|(i, b, n)| {
             let x = plan.inputs()[i];
             let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
             let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
             let mut counters = plan.counters();
-            let mut support = vec![0u32; k as usize];
-            let mut touched = Vec::new();
+            let pairs: Vec<(u32, u32)> = plan.pairs_of(i).collect();
+            let mut separated = vec![true; pairs.len()];
+            let (mut scores, mut scratch) = (vec![0.0; k as usize], Vec::new());
             for _ in 0..n {
-                let memo = l
-                    .memoize(x, &mut rng)
+                let state = reporter
+                    .start(x, &mut rng)
                     .expect("audit inputs are in the domain");
+                separated.fill(true);
+                scores.fill(0.0);
                 for _ in 0..t {
-                    let report = l
-                        .report(&memo, &mut rng)
-                        .expect("memos of memoize are valid");
-                    l.for_each_supported(&report, |j| {
-                        if support[j as usize] == 0 {
-                            touched.push(j);
-                        }
-                        support[j as usize] += 1;
-                    });
+                    let report = reporter
+                        .report(&state, &mut rng)
+                        .expect("audit inputs are in the domain");
+                    for (sep, &(v1, v2)) in separated.iter_mut().zip(&pairs) {
+                        *sep = *sep && m.separates(&report, v1, v2);
+                    }
+                    if guess {
+                        m.add_evidence(&report, &mut scores, &mut scratch);
+                    }
                 }
-                let g = guess.then(|| linked_guess(&support, &touched, k, &mut attacker));
+                let g = guess.then(|| argmax_uniform(&scores, &mut attacker));
                 plan.count(
                     &mut counters,
                     i,
-                    |_, v1, v2| support[v1 as usize] == t && support[v2 as usize] == 0,
+                    |_, v1, v2| {
+                        pairs
+                            .iter()
+                            .zip(&separated)
+                            .any(|(&pair, &sep)| sep && pair == (v1, v2))
+                    },
                     g,
                 );
-                for &j in &touched {
-                    support[j as usize] = 0;
-                }
-                touched.clear();
             }
             counters
         })
-        .reduce(|| plan.counters(), add);
-    plan.finish(&counters, Some(exact_linked(l, &[t])?.budgets[0].1))
+        .reduce(|| plan.counters(), add)
 }
 
-/// The most supported item, ties uniform (all of `0..k` when nothing is supported).
-fn linked_guess<R: rand::Rng + ?Sized>(
-    support: &[u32],
-    touched: &[u32],
-    k: u32,
-    rng: &mut R,
-) -> u32 {
-    let best = touched
-        .iter()
-        .map(|&j| support[j as usize])
-        .max()
-        .unwrap_or(0);
-    if best == 0 {
-        return rng.random_range(0..k);
+/// The index of the largest score, ties broken uniformly (one draw per tie met), as the
+/// linked attack of `ldp_attack::longitudinal` guesses.
+fn argmax_uniform<R: rand::Rng + ?Sized>(scores: &[f64], rng: &mut R) -> u32 {
+    let (mut best, mut chosen, mut ties) = (f64::NEG_INFINITY, 0u32, 0u32);
+    for (x, &score) in scores.iter().enumerate() {
+        if score > best {
+            (best, chosen, ties) = (score, x as u32, 1);
+        } else if score == best {
+            ties += 1;
+            if rng.random_range(0..ties) == 0 {
+                chosen = x as u32;
+            }
+        }
     }
-    let ties: Vec<u32> = touched
-        .iter()
-        .copied()
-        .filter(|&j| support[j as usize] == best)
-        .collect();
-    ties[rng.random_range(0..ties.len())]
+    chosen
 }

@@ -205,6 +205,11 @@ impl Plan {
         })
     }
 
+    /// The pairs `(v1, v2)` whose counters the reports of `inputs()[input]` feed.
+    pub fn pairs_of(&self, input: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.slots[input].iter().map(|&(p, _)| self.pairs[p])
+    }
+
     /// The domain size.
     pub fn k(&self) -> u32 {
         self.k

@@ -101,6 +101,14 @@ pub enum ParamError {
         /// The supremum of the per-report budgets this chain reaches.
         max: f64,
     },
+    /// Memoization was asked to refresh reports that have no second round.
+    #[error(
+        "the {family:?} family's reports have no second round to refresh a memo with: memoize them permanently"
+    )]
+    NoRefresh {
+        /// The family.
+        family: crate::Family,
+    },
 }
 
 /// An item handed to a client is not in `0..k`.
@@ -263,4 +271,7 @@ pub enum Error {
     /// See [`crate::NotClassic`].
     #[error(transparent)]
     NotClassic(#[from] crate::NotClassic),
+    /// See [`crate::WrongFamily`].
+    #[error(transparent)]
+    WrongFamily(#[from] crate::WrongFamily),
 }

@@ -3,11 +3,12 @@
 
 use ldp_analytic::longitudinal as closed_forms;
 use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
-use ldp_core::longitudinal::{
-    Longitudinal as Inner, LongitudinalProtocol, LongitudinalReport, Memo,
-};
+use ldp_core::longitudinal::{Longitudinal as Inner, LongitudinalProtocol, Memoized, Refreshable};
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
-use ldp_core::{GrrReport, OnesReport, dispatch};
+use ldp_core::{
+    Aggregator, FamilyMechanism, Grr, GrrReport, Mechanism as _, OnesReport, Support,
+    UnaryEncoding, dispatch,
+};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -56,30 +57,47 @@ pub(crate) fn check_collections(collections: &[u32]) -> PyResult<()> {
     closed_forms::check_collections(collections).map_err(|e| param(format!("collections: {e}")))
 }
 
+/// Runs `$body` with `$m` the chain's [`Memoized`] combinator over its first round's
+/// family: GRR for L-GRR (reports are items), UE for the unary chains (reports are bits),
+/// the two shapes this module's arrays hold.
+macro_rules! with_memoized {
+    ($l:expr, $m:ident => $body:expr) => {
+        if $l.reports_items() {
+            let $m = $l.memoized::<Grr>().map_err(param)?;
+            $body
+        } else {
+            let $m = $l.memoized::<UnaryEncoding>().map_err(param)?;
+            $body
+        }
+    };
+}
+
 /// The user's memo then `collections` reports, from one stream per batch of users.
-fn collect_user<R: rand::Rng>(
-    l: &Inner,
-    x: u32,
-    collections: u32,
-    rng: &mut R,
-) -> Vec<LongitudinalReport> {
-    let memo: Memo = l.memoize(x, rng).expect("items are checked against k");
-    (0..collections)
-        .map(|_| l.report(&memo, rng).expect("the protocol's own memo"))
-        .collect()
+fn collect_user<M, R>(m: &Memoized<M>, x: u32, collections: u32, rng: &mut R) -> Vec<M::Report>
+where
+    M: FamilyMechanism,
+    M::Report: Refreshable,
+    R: rand::Rng,
+{
+    let memo = m.memoize(x, rng).expect("items are checked against k");
+    (0..collections).map(|_| m.refresh(&memo, rng)).collect()
 }
 
 impl Longitudinal {
     /// Every user's memo then `collections` reports, `reports[u][c]`: batch b of 4096
     /// users from the seeded stream b, or with no seed from ChaCha20 keyed by the
     /// operating system.
-    fn draw(
-        &self,
+    fn draw<M>(
+        m: &Memoized<M>,
         py: Python<'_>,
         items: &[u32],
         collections: u32,
         seed: Option<u64>,
-    ) -> PyResult<Vec<Vec<LongitudinalReport>>> {
+    ) -> PyResult<Vec<Vec<M::Report>>>
+    where
+        M: FamilyMechanism,
+        M::Report: Refreshable,
+    {
         let key = match seed {
             Some(_) => [0u8; 32],
             None => {
@@ -91,18 +109,17 @@ impl Longitudinal {
                 key
             }
         };
-        let l = &self.inner;
         Ok(py.detach(|| {
             items
                 .par_chunks(USERS_PER_STREAM)
                 .enumerate()
                 .flat_map_iter(|(b, chunk)| {
-                    let out: Vec<Vec<LongitudinalReport>> = match seed {
+                    let out: Vec<Vec<M::Report>> = match seed {
                         Some(seed) => {
                             let mut rng = stream_rng(seed, 0, Role::Genuine, b as u64);
                             chunk
                                 .iter()
-                                .map(|&x| collect_user(l, x, collections, &mut rng))
+                                .map(|&x| collect_user(m, x, collections, &mut rng))
                                 .collect()
                         }
                         None => {
@@ -110,7 +127,7 @@ impl Longitudinal {
                             rng.set_stream(b as u64);
                             chunk
                                 .iter()
-                                .map(|&x| collect_user(l, x, collections, &mut rng))
+                                .map(|&x| collect_user(m, x, collections, &mut rng))
                                 .collect()
                         }
                     };
@@ -240,36 +257,33 @@ impl Longitudinal {
             (items.len() as u64).saturating_mul(u64::from(collections)),
             each,
         )?;
-        let reports = self.draw(py, &items, collections, seed)?;
-        let l = &self.inner;
         let list = PyList::empty(py);
         let n = items.len();
-        for c in 0..collections as usize {
-            if l.reports_items() {
-                let ys: Vec<i64> = reports
-                    .iter()
-                    .map(|r| match &r[c] {
-                        LongitudinalReport::Grr(g) => i64::from(g.y),
-                        LongitudinalReport::Ones(_) => unreachable!("L-GRR reports items"),
-                    })
-                    .collect();
-                list.append(ys.into_pyarray(py))?;
-            } else {
-                if narrow {
+        with_memoized!(self.inner, m => {
+            let reports = Self::draw(&m, py, &items, collections, seed)?;
+            let support = m.one_report();
+            for c in 0..collections as usize {
+                if self.inner.reports_items() {
+                    let mut ys: Vec<i64> = Vec::with_capacity(n);
+                    for r in &reports {
+                        support.for_each_supported(&r[c], |y| ys.push(i64::from(y)));
+                    }
+                    list.append(ys.into_pyarray(py))?;
+                } else if narrow {
                     let mut bits = vec![0u8; n * k as usize];
                     for (u, r) in reports.iter().enumerate() {
-                        l.for_each_supported(&r[c], |i| bits[u * k as usize + i as usize] = 1);
+                        support.for_each_supported(&r[c], |i| bits[u * k as usize + i as usize] = 1);
                     }
                     list.append(bits.into_pyarray(py).reshape([n, k as usize])?)?;
                 } else {
                     let mut bits = vec![0f64; n * k as usize];
                     for (u, r) in reports.iter().enumerate() {
-                        l.for_each_supported(&r[c], |i| bits[u * k as usize + i as usize] = 1.0);
+                        support.for_each_supported(&r[c], |i| bits[u * k as usize + i as usize] = 1.0);
                     }
                     list.append(bits.into_pyarray(py).reshape([n, k as usize])?)?;
                 }
             }
-        }
+        });
         Ok(list)
     }
 
@@ -324,19 +338,18 @@ impl Longitudinal {
             each,
         )?;
         let mechanism = self.one_shot()?;
-        let reports = self.draw(py, &items, collections, seed)?;
-        Ok((0..collections as usize)
-            .map(|c| {
-                let mut data = dispatch!(&mechanism.any, m => m.with_capacity(reports.len()));
-                for user in &reports {
-                    match &user[c] {
-                        LongitudinalReport::Grr(g) => g.push(&mut data),
-                        LongitudinalReport::Ones(o) => o.push(&mut data),
+        with_memoized!(self.inner, m => {
+            let reports = Self::draw(&m, py, &items, collections, seed)?;
+            Ok((0..collections as usize)
+                .map(|c| {
+                    let mut data = dispatch!(&mechanism.any, m => m.with_capacity(reports.len()));
+                    for user in &reports {
+                        user[c].push(&mut data);
                     }
-                }
-                Reports::new(mechanism.clone(), data)
-            })
-            .collect())
+                    Reports::new(mechanism.clone(), data)
+                })
+                .collect())
+        })
     }
 
     /// The frequency estimate of one collection's reports (an int array of items for
@@ -356,7 +369,6 @@ impl Longitudinal {
         let estimator = crate::aggregator::estimator(estimator)?;
         let options = crate::aggregator::fit_options(estimator, max_iterations, tolerance)?;
         let k = self.inner.domain_size().get();
-        let mut agg = self.inner.aggregator();
         // A list of collections: their reports pooled, one report per row.
         let numpy = py.import("numpy")?;
         let mut reports = numpy.call_method1("asarray", (reports,))?;
@@ -378,12 +390,24 @@ impl Longitudinal {
             reports = reports.call_method1("reshape", (shape,))?;
         }
         let reports = &reports;
-        if self.inner.reports_items() {
+        let estimate = if self.inner.reports_items() {
+            let mut agg = self
+                .inner
+                .memoized::<Grr>()
+                .map_err(param)?
+                .one_report()
+                .aggregator();
             for y in crate::items::items(reports, k, "reports")? {
-                agg.add(&LongitudinalReport::Grr(GrrReport { y }))
-                    .map_err(aggregate)?;
+                agg.add(&GrrReport { y }).map_err(aggregate)?;
             }
+            agg.fit(estimator, &options).map_err(aggregate)?.values
         } else {
+            let mut agg = self
+                .inner
+                .memoized::<UnaryEncoding>()
+                .map_err(param)?
+                .one_report()
+                .aggregator();
             let bits: PyReadonlyArray2<'py, i64> = reports
                 .call_method1("astype", ("int64",))?
                 .extract()
@@ -403,11 +427,10 @@ impl Longitudinal {
                         other => return Err(report(format!("reports: bit {other} is not 0 or 1"))),
                     }
                 }
-                agg.add(&LongitudinalReport::Ones(OnesReport { ones }))
-                    .map_err(aggregate)?;
+                agg.add(&OnesReport { ones }).map_err(aggregate)?;
             }
-        }
-        let estimate: Vec<f64> = agg.fit(estimator, &options).map_err(aggregate)?.values;
+            agg.fit(estimator, &options).map_err(aggregate)?.values
+        };
         Ok(estimate.into_pyarray(py))
     }
 

@@ -7,6 +7,7 @@ use crate::aggregate::SupportCounts;
 use crate::attack_surface::{AttackSurface, MaxGain, support_attack_surface};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
+use crate::longitudinal::{MemoShape, Refresh};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::{GrrReport, ReportLimits};
 use crate::sampling::uniform_other;
@@ -88,6 +89,14 @@ impl FamilyMechanism for Grr {
             entries: 1,
             seeds: 0,
         }
+    }
+
+    /// A memo is refreshed by randomized response over the k items; one report is GRR.
+    fn refresh(k: DomainSize, (): ()) -> Option<Refresh<()>> {
+        Some(Refresh {
+            shape: MemoShape::Value { values: k.get() },
+            chained: |(), _| (),
+        })
     }
 }
 

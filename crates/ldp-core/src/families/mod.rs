@@ -30,6 +30,7 @@ use std::str::FromStr;
 
 use crate::aggregate::Aggregator;
 use crate::error::{AggregateError, ParamError};
+use crate::longitudinal::Refresh;
 use crate::mechanism::Mechanism;
 use crate::report::ReportLimits;
 use crate::server::Clip;
@@ -71,6 +72,15 @@ pub trait FamilyMechanism: Mechanism + Registered {
     fn alternatives(k: DomainSize, eps: Epsilon) -> Vec<Self::Param> {
         let _ = (k, eps);
         Vec::new()
+    }
+
+    /// How memoization's second round refreshes a memo of this family's reports
+    /// ([`crate::longitudinal::Memoized::refreshed`]): the report's shape, and one
+    /// refreshed report's parameter. `None` (the default): the reports have no second
+    /// round, and a memo of them is only replayed ([`crate::longitudinal::Memoized::permanent`]).
+    fn refresh(k: DomainSize, param: Self::Param) -> Option<Refresh<Self::Param>> {
+        let _ = (k, param);
+        None
     }
 
     /// A server for untrusted clients: [`Mechanism::aggregator`], or for a family that

@@ -3,6 +3,7 @@
 use crate::error::ParamError;
 use crate::families::bits::{IndependentBits, independent_bits_mechanism};
 use crate::families::{FamilyMechanism, FamilyParams};
+use crate::longitudinal::{MemoShape, Refresh};
 use crate::report::ReportLimits;
 use crate::space::ParameterSpace;
 use crate::vocab::{DomainSize, Epsilon};
@@ -111,6 +112,14 @@ impl FamilyMechanism for UnaryEncoding {
             entries: k.get(),
             seeds: 0,
         }
+    }
+
+    /// A memo is refreshed bit by bit; one report is UE at the chained `p`.
+    fn refresh(k: DomainSize, _: f64) -> Option<Refresh<f64>> {
+        Some(Refresh {
+            shape: MemoShape::Bits { bits: k.get() },
+            chained: |_, chained| chained.p,
+        })
     }
 }
 

@@ -4,32 +4,37 @@
 //! estimates" (arXiv:2111.04636), in the spirit of RAPPOR.
 //!
 //! A client perturbs its value once with the permanent budget `eps_perm` and keeps the
-//! result, the memo ([`Memo`]); at every collection it sends a fresh perturbation of the
+//! result, the memo ([`Memoized::memoize`]); at every collection it sends a fresh perturbation of the
 //! memo. One report is `eps_1`-LDP (`eps_1 < eps_perm`); however many reports of one value
 //! are linked, together they reveal no more than the memo, which is `eps_perm`-LDP.
 //!
 //! | protocol | first round (memo) | second round (report) | report |
 //! |---|---|---|---|
-//! | L-GRR | GRR | GRR over the memo | [`GrrReport`] |
-//! | L-SUE (RAPPOR) | SUE | symmetric bits (`p2 = 1 - q2`) | [`OnesReport`] |
-//! | L-OUE | OUE | `p2 = 1/2` | [`OnesReport`] |
-//! | L-OSUE | OUE | symmetric bits | [`OnesReport`] |
-//! | L-SOUE | SUE | `p2 = 1/2` | [`OnesReport`] |
+//! | L-GRR | GRR | GRR over the memo | [`GrrReport`](crate::GrrReport) |
+//! | L-SUE (RAPPOR) | SUE | symmetric bits (`p2 = 1 - q2`) | [`OnesReport`](crate::OnesReport) |
+//! | L-OUE | OUE | `p2 = 1/2` | [`OnesReport`](crate::OnesReport) |
+//! | L-OSUE | OUE | symmetric bits | [`OnesReport`](crate::OnesReport) |
+//! | L-SOUE | SUE | `p2 = 1/2` | [`OnesReport`](crate::OnesReport) |
 //! | L-ADP | L-GRR or L-OSUE, whichever has the smaller variance | | |
 //!
-//! The second round's probabilities are derived in [`rounds`] so that one report spends
-//! exactly `eps_1`. One report is then distributed as a pure protocol with the chained
-//! `(p_s, q_s)` ([`Longitudinal::chained`]); the server estimates with those.
+//! The chains are presets of the memoization combinator [`Memoized`], which works over any
+//! family by the shape of its report ([`memoize`]): [`Longitudinal`] derives the two
+//! rounds' probabilities ([`rounds`]) so that one report spends exactly `eps_1`, and
+//! builds the combinator ([`Longitudinal::memoized`], or
+//! [`dispatch_memoized!`](crate::dispatch_memoized) for any family). One report then
+//! follows a one-shot protocol with the chained `(p_s, q_s)` ([`Longitudinal::chained`]),
+//! [`Memoized::one_report`], whose server estimates with those.
 //!
 //! ```
 //! use ldp_core::longitudinal::{Longitudinal, LongitudinalClient, LongitudinalProtocol};
-//! use ldp_core::{DomainSize, Epsilon, Estimator};
+//! use ldp_core::{Aggregator, DomainSize, Epsilon, Estimator, Mechanism, UnaryEncoding};
 //!
 //! let (k, perm, one) = (DomainSize::new(10)?, Epsilon::new(2.0)?, Epsilon::new(1.0)?);
 //! let l_osue = Longitudinal::new(LongitudinalProtocol::LOsue, k, perm, one)?;
-//! let mut server = l_osue.aggregator();
+//! let memoized = l_osue.memoized::<UnaryEncoding>()?;
+//! let mut server = memoized.one_report().aggregator();
 //! for user in 0..2_000u32 {
-//!     let mut device = LongitudinalClient::from_os_rng(l_osue.clone())?;
+//!     let mut device = LongitudinalClient::from_os_rng(memoized.clone())?;
 //!     for _day in 0..3 {
 //!         server.add(&device.report(user % 10)?)?; // the same memo every day
 //!     }
@@ -39,28 +44,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod aggregate;
 mod client;
+pub mod memoize;
+mod reporter;
 pub mod rounds;
 
 use std::fmt;
 use std::str::FromStr;
 
-use rand::Rng;
-use rand_distr::{Bernoulli, Distribution};
-
-pub use aggregate::LongitudinalCounts;
-pub use client::{LongitudinalClient, Memo, MemoTable};
+pub use client::{LongitudinalClient, MemoTable};
+pub use memoize::{MemoShape, Memoized, Refresh, Refreshable, SecondRound};
+pub use reporter::{Fresh, Reporter};
 pub use rounds::Round;
 
 use crate::Protocol;
-use crate::error::{ItemOutOfRange, ParamError, ReportError};
-use crate::families::FamilyParams;
-use crate::families::grr::Grr;
-use crate::families::unary::{self, UnaryEncoding};
-use crate::mechanism::{Mechanism, check_runnable};
-use crate::report::{GrrReport, OnesReport, check_sorted_distinct};
-use crate::sampling::{BernoulliSet, uniform_other};
+use crate::error::{Error, ParamError};
+use crate::families::unary;
+use crate::families::{FamilyMechanism, FamilyParams, WrongFamily};
+use crate::mechanism::check_runnable;
 use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
@@ -147,28 +148,6 @@ impl FromStr for LongitudinalProtocol {
     }
 }
 
-/// A report of a longitudinal protocol: a GRR report for L-GRR, one-bits for the unary
-/// chains. Serialized exactly as the one-shot reports (`{"y": 3}`, `{"ones": [1, 4]}`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(untagged)
-)]
-pub enum LongitudinalReport {
-    /// L-GRR.
-    Grr(GrrReport),
-    /// L-SUE, L-OUE, L-OSUE, L-SOUE.
-    Ones(OnesReport),
-}
-
-/// The first-round randomizer, which produces the memo.
-#[derive(Debug, Clone)]
-enum FirstRound {
-    Grr(Grr),
-    Unary(UnaryEncoding),
-}
-
 /// A longitudinal protocol instance: protocol, k, `eps_perm` and `eps_1`, with its two
 /// rounds' probabilities. Identified by those four numbers (L-ADP resolved).
 #[derive(Debug, Clone)]
@@ -179,11 +158,9 @@ enum FirstRound {
 )]
 pub struct Longitudinal {
     params: LongitudinalParams,
+    first_spec: Spec,
     first: Round,
     second: Round,
-    memoizer: FirstRound,
-    keep: Bernoulli,
-    others: BernoulliSet,
 }
 
 /// Serialized parameters of [`Longitudinal`].
@@ -243,14 +220,19 @@ impl Longitudinal {
         };
         let first = rounds::first(protocol, k, eps_perm);
         let second = rounds::second(protocol, k, eps_perm, eps_1, first)?;
-        let memoizer = match protocol {
-            LongitudinalProtocol::LGrr => FirstRound::Grr(Grr::new(k, eps_perm)?),
+        let first_params = match protocol {
+            LongitudinalProtocol::LGrr => FamilyParams::Grr,
             LongitudinalProtocol::LSue | LongitudinalProtocol::LSoue => {
-                FirstRound::Unary(UnaryEncoding::symmetric(k, eps_perm)?)
+                FamilyParams::UnaryEncoding {
+                    p: unary::symmetric_p(eps_perm),
+                }
             }
-            _ => FirstRound::Unary(UnaryEncoding::new(k, eps_perm, unary::OPTIMIZED_P)?),
+            _ => FamilyParams::UnaryEncoding {
+                p: unary::OPTIMIZED_P,
+            },
         };
         Ok(Self {
+            first_spec: Spec::new(k, eps_perm, first_params)?,
             params: LongitudinalParams {
                 protocol,
                 k,
@@ -259,9 +241,6 @@ impl Longitudinal {
             },
             first,
             second,
-            memoizer,
-            keep: Bernoulli::new(second.p).expect("p2 is a probability"),
-            others: BernoulliSet::new(second.q),
         })
     }
 
@@ -333,8 +312,8 @@ impl Longitudinal {
     /// and L-SOUE `p_s < 1/2`). Each round treats the items alike, so one report's law
     /// given the true item is that protocol's, and [`Longitudinal::chained`] is its
     /// `(p*, q*)`: one collection's reports aggregate, store and convert as its reports
-    /// (a [`GrrReport`] or [`OnesReport`] each), with the same estimates. The reports one
-    /// user sends at several collections share a memo, so they are not independent.
+    /// ([`Memoized::one_report`] is that mechanism). The reports one user sends at
+    /// several collections share a memo, so they are not independent.
     ///
     /// ```
     /// use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
@@ -368,130 +347,27 @@ impl Longitudinal {
         self.params.protocol == LongitudinalProtocol::LGrr
     }
 
-    /// The first round: what a device memoizes for `item`.
-    pub fn memoize<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Result<Memo, ItemOutOfRange> {
-        Ok(match &self.memoizer {
-            FirstRound::Grr(grr) => Memo::Item(grr.perturb(item, rng)?.y),
-            FirstRound::Unary(ue) => Memo::Ones(ue.perturb(item, rng)?.ones),
-        })
+    /// The first round's one-shot protocol at `eps_perm`, which draws the memo: GRR
+    /// (L-GRR), SUE (L-SUE, L-SOUE) or OUE (L-OUE, L-OSUE).
+    pub fn first_spec(&self) -> Spec {
+        self.first_spec
     }
 
-    /// Checks that `memo` is one this protocol can produce (the right shape, items in
-    /// `0..k`, one-bits strictly increasing).
-    pub fn validate_memo(&self, memo: &Memo) -> Result<(), ReportError> {
-        let k = self.params.k.get();
-        match (memo, self.reports_items()) {
-            (Memo::Item(y), true) if *y < k => Ok(()),
-            (Memo::Item(y), true) => Err(ReportError::OutOfRange {
-                field: "item",
-                value: u64::from(*y),
-                bound: u64::from(k),
-            }),
-            (Memo::Ones(ones), false) => check_sorted_distinct("ones", ones, k),
-            (_, items) => Err(ReportError::Shape {
-                expected: if items {
-                    "an item memo"
-                } else {
-                    "a one-bits memo"
-                },
-            }),
-        }
-    }
-
-    /// The second round: a fresh report of `memo`, which must be valid for this protocol
-    /// ([`Longitudinal::validate_memo`]; memos from [`Longitudinal::memoize`] are).
-    pub fn report<R: Rng + ?Sized>(
-        &self,
-        memo: &Memo,
-        rng: &mut R,
-    ) -> Result<LongitudinalReport, ReportError> {
-        self.validate_memo(memo)?;
-        let k = self.params.k.get();
-        Ok(match memo {
-            Memo::Item(y) => {
-                let y = if self.keep.sample(rng) {
-                    *y
-                } else {
-                    uniform_other(k, *y, rng)
-                };
-                LongitudinalReport::Grr(GrrReport { y })
-            }
-            Memo::Ones(memo) => {
-                // Each memoized one-bit stays w.p. p2; the zero bits between them are set
-                // w.p. q2, drawn by geometric gaps over each run of zeros (O(|memo| + k q2)).
-                let mut ones =
-                    Vec::with_capacity(memo.len() + (k as f64 * self.second.q) as usize + 4);
-                let mut start = 0u32;
-                for &b in memo.iter().chain(std::iter::once(&k)) {
-                    self.others
-                        .for_each(b - start, rng, |i| ones.push(start + i));
-                    if b < k && self.keep.sample(rng) {
-                        ones.push(b);
-                    }
-                    start = b + 1;
-                }
-                LongitudinalReport::Ones(OnesReport { ones })
-            }
-        })
-    }
-
-    /// Checks that a report lies in the output space (and has the protocol's shape).
-    pub fn validate(&self, report: &LongitudinalReport) -> Result<(), ReportError> {
-        let k = self.params.k.get();
-        match (report, self.reports_items()) {
-            (LongitudinalReport::Grr(r), true) if r.y < k => Ok(()),
-            (LongitudinalReport::Grr(r), true) => Err(ReportError::OutOfRange {
-                field: "y",
-                value: u64::from(r.y),
-                bound: u64::from(k),
-            }),
-            (LongitudinalReport::Ones(r), false) => check_sorted_distinct("ones", &r.ones, k),
-            (_, items) => Err(ReportError::Shape {
-                expected: if items {
-                    "a GRR report {\"y\": ...}"
-                } else {
-                    "a one-bits report {\"ones\": [...]}"
-                },
-            }),
-        }
-    }
-
-    /// Calls `visit` with every item a valid report supports, increasingly.
-    pub fn for_each_supported(&self, report: &LongitudinalReport, mut visit: impl FnMut(u32)) {
-        match report {
-            LongitudinalReport::Grr(r) => visit(r.y),
-            LongitudinalReport::Ones(r) => r.ones.iter().for_each(|&i| visit(i)),
-        }
-    }
-
-    /// `ln P[report | item]` of one report, whose law is the chained pure protocol
-    /// (the report must be valid).
-    pub fn log_likelihood(&self, report: &LongitudinalReport, item: u32) -> f64 {
-        let Round { p, q } = self.chained();
-        match report {
-            LongitudinalReport::Grr(r) => {
-                if r.y == item {
-                    p.ln()
-                } else {
-                    q.ln()
-                }
-            }
-            LongitudinalReport::Ones(r) => {
-                let set = r.ones.len() as f64;
-                let unset = self.params.k.as_f64() - set;
-                let base = set * q.ln() + unset * (-q).ln_1p();
-                if r.ones.binary_search(&item).is_ok() {
-                    base + p.ln() - q.ln()
-                } else {
-                    base + (-p).ln_1p() - (-q).ln_1p()
-                }
-            }
-        }
-    }
-
-    /// A fresh, empty aggregator.
-    pub fn aggregator(&self) -> LongitudinalCounts {
-        LongitudinalCounts::new(self.clone())
+    /// The memoization combinator of this chain, over its first round's family `M`
+    /// ([`Longitudinal::first_spec`]; any family:
+    /// [`dispatch_memoized!`](crate::dispatch_memoized)).
+    pub fn memoized<M>(&self) -> Result<Memoized<M>, Error>
+    where
+        M: FamilyMechanism,
+        M::Report: Refreshable,
+    {
+        let spec = self.first_spec();
+        let param = M::param_of(&spec.family()).ok_or(WrongFamily {
+            expected: M::FAMILY,
+            found: spec.family().family(),
+        })?;
+        let first = M::build(spec.k(), spec.eps(), param)?;
+        Ok(Memoized::refreshed(first, self.second, self.params.eps_1)?)
     }
 }
 
@@ -533,15 +409,67 @@ mod tests {
     }
 
     #[test]
-    fn a_memo_of_the_wrong_shape_or_range_is_rejected() {
+    fn a_memo_out_of_range_or_unsorted_is_rejected() {
+        use crate::{Grr, GrrReport, OnesReport, UnaryEncoding};
         let mut rng = stream_rng(1, 0, Role::Other(0), 0);
-        let grr = l(LongitudinalProtocol::LGrr, 5, 2.0, 1.0);
-        let oue = l(LongitudinalProtocol::LOue, 5, 2.0, 1.0);
-        assert!(grr.report(&Memo::Item(5), &mut rng).is_err());
-        assert!(grr.report(&Memo::Ones(vec![1]), &mut rng).is_err());
-        assert!(oue.report(&Memo::Ones(vec![3, 1]), &mut rng).is_err());
-        assert!(oue.report(&Memo::Item(1), &mut rng).is_err());
-        assert!(oue.report(&Memo::Ones(vec![]), &mut rng).is_ok());
+        let grr = l(LongitudinalProtocol::LGrr, 5, 2.0, 1.0)
+            .memoized::<Grr>()
+            .unwrap();
+        let oue = l(LongitudinalProtocol::LOue, 5, 2.0, 1.0)
+            .memoized::<UnaryEncoding>()
+            .unwrap();
+        assert!(grr.report(&GrrReport { y: 5 }, &mut rng).is_err());
+        assert!(
+            oue.report(&OnesReport { ones: vec![3, 1] }, &mut rng)
+                .is_err()
+        );
+        assert!(oue.report(&OnesReport { ones: vec![] }, &mut rng).is_ok());
         assert!(grr.memoize(5, &mut rng).is_err());
+        // The chain's family is the first round's: another is a typed error.
+        let err = l(LongitudinalProtocol::LGrr, 5, 2.0, 1.0)
+            .memoized::<UnaryEncoding>()
+            .unwrap_err();
+        assert!(matches!(err, Error::WrongFamily(_)), "{err:?}");
+    }
+
+    #[test]
+    fn reports_without_a_second_round_are_only_replayed() {
+        use crate::SubsetSelection;
+        let (k, eps) = (DomainSize::new(10).unwrap(), Epsilon::new(2.0).unwrap());
+        let ss = SubsetSelection::new(k, eps, 3).unwrap();
+        let round = Round { p: 0.9, q: 0.05 };
+        let err = Memoized::refreshed(ss.clone(), round, Epsilon::new(1.0).unwrap()).unwrap_err();
+        assert!(
+            err.to_string().contains("memoize them permanently"),
+            "{err}"
+        );
+        let permanent = Memoized::permanent(ss.clone());
+        let mut rng = stream_rng(1, 0, Role::Other(0), 0);
+        let memo = permanent.memoize(4, &mut rng).unwrap();
+        for _ in 0..3 {
+            assert_eq!(permanent.report(&memo, &mut rng).unwrap(), memo);
+        }
+        assert_eq!(permanent.one_report(), &ss);
+        assert_eq!(permanent.second_round(), None);
+    }
+
+    #[test]
+    fn a_second_round_that_is_not_randomized_response_is_refused() {
+        let shape = MemoShape::Value { values: 4 };
+        assert!(SecondRound::new(shape, Round { p: 0.7, q: 0.1 }).is_ok());
+        assert!(SecondRound::new(shape, Round { p: 0.7, q: 0.2 }).is_err());
+        assert!(SecondRound::new(shape, Round { p: 0.1, q: 0.3 }).is_err());
+        let bits = MemoShape::Bits { bits: 4 };
+        assert!(SecondRound::new(bits, Round { p: 0.7, q: 0.2 }).is_ok());
+        assert!(
+            SecondRound::new(
+                bits,
+                Round {
+                    p: f64::NAN,
+                    q: 0.2
+                }
+            )
+            .is_err()
+        );
     }
 }

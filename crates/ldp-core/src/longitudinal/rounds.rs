@@ -31,6 +31,11 @@ use super::LongitudinalProtocol;
 /// One randomization round: a supported item stays supported with probability `p`, any
 /// other item becomes supported with probability `q`.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Round {
     /// P[supports an item | it is the input].
     pub p: f64,

@@ -7,11 +7,11 @@ use crate::common;
 use std::collections::HashMap;
 
 use common::{ALPHA, chi_square_p};
-use ldp_core::longitudinal::{
-    Longitudinal, LongitudinalProtocol as L, LongitudinalReport, Memo, Round,
-};
+use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol as L, Round};
 use ldp_core::simulation::{Role, stream_rng};
-use ldp_core::{DomainSize, Epsilon};
+use ldp_core::{
+    Aggregator, DomainSize, Epsilon, Grr, GrrReport, Mechanism, OnesReport, Support, UnaryEncoding,
+};
 
 const CHAINS: [L; 5] = [L::LGrr, L::LSue, L::LOue, L::LOsue, L::LSoue];
 
@@ -55,14 +55,37 @@ fn round_prob(round: Round, k: u32, items: bool, input: &[u32], output: &[u32]) 
     }
 }
 
-fn to_report(l: &Longitudinal, support: &[u32]) -> LongitudinalReport {
-    if l.reports_items() {
-        LongitudinalReport::Grr(ldp_core::GrrReport { y: support[0] })
-    } else {
-        LongitudinalReport::Ones(ldp_core::OnesReport {
-            ones: support.to_vec(),
-        })
+/// The report whose support is `support`.
+trait FromSupport {
+    fn from_support(support: &[u32]) -> Self;
+}
+
+impl FromSupport for GrrReport {
+    fn from_support(support: &[u32]) -> Self {
+        GrrReport { y: support[0] }
     }
+}
+
+impl FromSupport for OnesReport {
+    fn from_support(support: &[u32]) -> Self {
+        OnesReport {
+            ones: support.to_vec(),
+        }
+    }
+}
+
+/// Runs `$body` with `$m` the chain's memoization combinator, over its first round's
+/// family (GRR for L-GRR, UE for the unary chains).
+macro_rules! with_memoized {
+    ($l:expr, $m:ident => $body:expr) => {
+        if $l.reports_items() {
+            let $m = $l.memoized::<Grr>().unwrap();
+            $body
+        } else {
+            let $m = $l.memoized::<UnaryEncoding>().unwrap();
+            $body
+        }
+    };
 }
 
 /// P[report | x] = sum over memos m of P1[m | x] P2[report | m], for every report and x.
@@ -118,7 +141,9 @@ fn one_report_is_exactly_eps_1_ldp_and_the_memo_exactly_eps_perm_ldp() {
                 // The crate's single-report likelihood is the enumerated law.
                 for (x, row) in law.iter().enumerate() {
                     for (y, &prob) in outputs(&l).iter().zip(row) {
-                        let ll = l.log_likelihood(&to_report(&l, y), x as u32);
+                        let ll = with_memoized!(l, m => m
+                            .one_report()
+                            .log_likelihood(&FromSupport::from_support(y), x as u32));
                         assert!(
                             (ll.exp() - prob).abs() < 1e-12 * prob.max(1e-300) + 1e-15,
                             "{what}"
@@ -204,13 +229,10 @@ fn memo_and_report_samplers_follow_their_exact_laws() {
         let mut rng = stream_rng(7, 0, Role::Other(1), protocol as u64);
         // Memos of item 1.
         let mut seen = vec![0u64; outs.len()];
-        for _ in 0..draws {
-            let support = match l.memoize(1, &mut rng).unwrap() {
-                Memo::Item(y) => vec![y],
-                Memo::Ones(ones) => ones,
-            };
+        with_memoized!(l, m => for _ in 0..draws {
+            let support = m.first().support(&m.memoize(1, &mut rng).unwrap());
             seen[index[&support]] += 1;
-        }
+        });
         let law: Vec<f64> = outs
             .iter()
             .map(|m| round_prob(l.first_round(), k, items, &[1], m))
@@ -218,18 +240,15 @@ fn memo_and_report_samplers_follow_their_exact_laws() {
         let p = chi_square_p(&seen, &law);
         assert!(p > ALPHA, "{protocol:?} memo: p = {p}");
         // Reports of a fixed memo (item 2 for L-GRR, bits {0, 2} otherwise).
-        let (memo, support) = if items {
-            (Memo::Item(2), vec![2])
-        } else {
-            (Memo::Ones(vec![0, 2]), vec![0, 2])
-        };
+        let support = if items { vec![2] } else { vec![0, 2] };
         let mut seen = vec![0u64; outs.len()];
-        for _ in 0..draws {
-            let report = l.report(&memo, &mut rng).unwrap();
-            let mut s = Vec::new();
-            l.for_each_supported(&report, |i| s.push(i));
-            seen[index[&s]] += 1;
-        }
+        with_memoized!(l, m => {
+            let memo = FromSupport::from_support(&support);
+            for _ in 0..draws {
+                let report = m.report(&memo, &mut rng).unwrap();
+                seen[index[&m.one_report().support(&report)]] += 1;
+            }
+        });
         let law: Vec<f64> = outs
             .iter()
             .map(|y| round_prob(l.second_round(), k, items, &support, y))
@@ -247,16 +266,18 @@ fn the_chained_estimator_is_unbiased() {
     for protocol in CHAINS {
         let l = build(protocol, k, 3.0, 1.0);
         let mut rng = stream_rng(11, 0, Role::Genuine, protocol as u64);
-        let mut agg = l.aggregator();
         let truth: Vec<f64> = (0..k)
             .map(|i| if i < 5 { 0.12 } else { 0.4 / 15.0 })
             .collect();
-        for u in 0..n {
-            let item = if u % 100 < 60 { u % 5 } else { 5 + u % 15 };
-            let memo = l.memoize(item, &mut rng).unwrap();
-            agg.add(&l.report(&memo, &mut rng).unwrap()).unwrap();
-        }
-        let est = agg.raw_estimate().unwrap();
+        let est = with_memoized!(l, m => {
+            let mut agg = m.one_report().aggregator();
+            for u in 0..n {
+                let item = if u % 100 < 60 { u % 5 } else { 5 + u % 15 };
+                let memo = m.memoize(item, &mut rng).unwrap();
+                agg.add(&m.report(&memo, &mut rng).unwrap()).unwrap();
+            }
+            agg.raw_estimate().unwrap()
+        });
         let Round { p, q } = l.chained();
         let se = (q * (1.0 - q) / (f64::from(n) * (p - q).powi(2))).sqrt();
         for (i, (e, t)) in est.iter().zip(&truth).enumerate() {
@@ -303,52 +324,31 @@ fn one_report_follows_its_report_spec_exactly() {
     }
 }
 
+/// One collection's server is the one-shot protocol of `report_spec`, and it estimates
+/// with the chained probabilities (to the last bits: the spec derives q from (eps_1, p)).
 #[test]
-fn one_collection_estimates_the_same_as_its_one_shot_protocol() {
-    use ldp_core::{Aggregator, Estimator, Grr, Mechanism, UnaryEncoding};
+fn one_collection_estimates_with_the_chained_probabilities() {
+    use ldp_core::Estimator;
     let (k, n) = (12u32, 20_000u32);
     for protocol in CHAINS {
         let l = build(protocol, k, 3.0, 1.0);
-        let spec = l.report_spec().unwrap();
         let mut rng = stream_rng(5, 0, Role::Genuine, protocol as u64);
-        let mut chained = l.aggregator();
-        let reports: Vec<LongitudinalReport> = (0..n)
-            .map(|u| {
-                let memo = l.memoize(u % k, &mut rng).unwrap();
-                l.report(&memo, &mut rng).unwrap()
-            })
-            .collect();
-        for r in &reports {
-            chained.add(r).unwrap();
-        }
-        let theirs = match spec.family() {
-            ldp_core::FamilyParams::Grr => {
-                let grr = Grr::new(spec.k(), spec.eps()).unwrap();
-                let mut agg = grr.aggregator();
-                for r in &reports {
-                    let LongitudinalReport::Grr(g) = r else {
-                        panic!()
-                    };
-                    agg.add(g).unwrap();
-                }
-                agg.estimate(Estimator::Unbiased).unwrap()
+        let (ours, counts) = with_memoized!(l, m => {
+            assert_eq!(m.one_report().spec(), l.report_spec().unwrap());
+            let mut agg = m.one_report().aggregator();
+            for u in 0..n {
+                let memo = m.memoize(u % k, &mut rng).unwrap();
+                agg.add(&m.report(&memo, &mut rng).unwrap()).unwrap();
             }
-            ldp_core::FamilyParams::UnaryEncoding { p } => {
-                let ue = UnaryEncoding::new(spec.k(), spec.eps(), p).unwrap();
-                let mut agg = ue.aggregator();
-                for r in &reports {
-                    let LongitudinalReport::Ones(o) = r else {
-                        panic!()
-                    };
-                    agg.add(o).unwrap();
-                }
-                agg.estimate(Estimator::Unbiased).unwrap()
-            }
-            other => panic!("{other:?}"),
-        };
-        let ours = chained.estimate(Estimator::Unbiased).unwrap();
-        for (a, b) in ours.iter().zip(&theirs) {
-            assert!((a - b).abs() < 1e-12, "{protocol:?}: {a} vs {b}");
+            (
+                agg.estimate(Estimator::Unbiased).unwrap(),
+                agg.support_counts().unwrap().into_owned(),
+            )
+        });
+        let Round { p, q } = l.chained();
+        for (a, c) in ours.iter().zip(&counts) {
+            let theirs = (*c as f64 / f64::from(n) - q) / (p - q);
+            assert!((a - theirs).abs() < 1e-12, "{protocol:?}: {a} vs {theirs}");
         }
     }
 }
@@ -358,7 +358,6 @@ fn one_collection_estimates_the_same_as_its_one_shot_protocol() {
 mod persisted {
     use std::collections::BTreeMap;
 
-    use ldp_core::Estimator;
     use ldp_core::longitudinal::{LongitudinalClient, MemoTable};
 
     use super::*;
@@ -366,14 +365,16 @@ mod persisted {
     #[test]
     fn a_device_keeps_one_memo_per_value_across_restarts() {
         use rand::SeedableRng;
-        let l = build(L::LOsue, 8, 2.0, 1.0);
+        let l = build(L::LOsue, 8, 2.0, 1.0)
+            .memoized::<UnaryEncoding>()
+            .unwrap();
         let rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
         let mut device = LongitudinalClient::with_rng(MemoTable::new(l.clone()), rng);
         device.report(3).unwrap();
         device.report(5).unwrap();
         let memo3 = device.state().memo(3).cloned().unwrap();
         let saved = serde_json::to_string(device.state()).unwrap();
-        let restored: MemoTable = serde_json::from_str(&saved).unwrap();
+        let restored: MemoTable<UnaryEncoding> = serde_json::from_str(&saved).unwrap();
         assert_eq!(restored.memo(3), Some(&memo3));
         let rng = rand_chacha::ChaCha20Rng::seed_from_u64(4);
         let mut device = LongitudinalClient::with_rng(restored, rng);
@@ -382,7 +383,7 @@ mod persisted {
         assert!(device.report(8).is_err());
         // A tampered state is rejected with the reason.
         let bad = saved.replace("\"ones\":[", "\"ones\":[9,");
-        let err = serde_json::from_str::<MemoTable>(&bad)
+        let err = serde_json::from_str::<MemoTable<UnaryEncoding>>(&bad)
             .unwrap_err()
             .to_string();
         assert!(
@@ -390,32 +391,21 @@ mod persisted {
             "{err}"
         );
         let mut memos = BTreeMap::new();
-        memos.insert(1, Memo::Item(0));
-        assert!(MemoTable::restore(l, memos).is_err());
+        memos.insert(1, OnesReport { ones: vec![8] });
+        assert!(MemoTable::restore(l.clone(), memos).is_err());
+        // A memo of another family does not deserialize as this one's table.
+        let grr = build(L::LGrr, 8, 2.0, 1.0).memoized::<Grr>().unwrap();
+        let table = serde_json::to_string(&MemoTable::new(grr)).unwrap();
+        assert!(serde_json::from_str::<MemoTable<UnaryEncoding>>(&table).is_err());
     }
 
     #[test]
-    fn reports_and_counts_serialize_and_reject_the_wrong_shape() {
-        let grr = build(L::LGrr, 5, 2.0, 1.0);
+    fn protocols_serialize_and_are_checked_on_the_way_in() {
+        let grr = build(L::LGrr, 5, 2.0, 1.0).memoized::<Grr>().unwrap();
+        let json = serde_json::to_string(&grr).unwrap();
+        let back: ldp_core::longitudinal::Memoized<Grr> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, grr);
         let sue = build(L::LSue, 5, 2.0, 1.0);
-        let r: LongitudinalReport = serde_json::from_str(r#"{"y": 3}"#).unwrap();
-        assert!(grr.validate(&r).is_ok());
-        assert!(sue.validate(&r).is_err());
-        let r: LongitudinalReport = serde_json::from_str(r#"{"ones": [1, 4]}"#).unwrap();
-        assert!(sue.validate(&r).is_ok());
-        let mut agg = grr.aggregator();
-        assert!(agg.add(&r).is_err());
-        assert_eq!(agg.count(), 0);
-        agg.add(&LongitudinalReport::Grr(ldp_core::GrrReport { y: 1 }))
-            .unwrap();
-        let json = serde_json::to_string(&agg).unwrap();
-        let back: ldp_core::longitudinal::LongitudinalCounts = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, agg);
-        let corrupt = json.replace("\"n\":1", "\"n\":2");
-        assert!(
-            serde_json::from_str::<ldp_core::longitudinal::LongitudinalCounts>(&corrupt).is_err()
-        );
-        assert_eq!(agg.estimate(Estimator::Simplex).unwrap().len(), 5);
         let params = serde_json::to_string(&sue).unwrap();
         assert_eq!(serde_json::from_str::<Longitudinal>(&params).unwrap(), sue);
         let too_much = params.replace("\"eps_1\":1.0", "\"eps_1\":2.0");

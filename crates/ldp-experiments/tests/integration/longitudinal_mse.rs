@@ -5,7 +5,7 @@
 use ldp_analytic::longitudinal;
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
 use ldp_core::simulation::{Role, stream_rng};
-use ldp_core::{DomainSize, Epsilon};
+use ldp_core::{Aggregator, DomainSize, Epsilon, Mechanism, dispatch_memoized};
 
 #[test]
 fn measured_mse_of_one_collection_matches_the_closed_form() {
@@ -37,12 +37,15 @@ fn measured_mse_of_one_collection_matches_the_closed_form() {
         let mut squared = Vec::new();
         for run in 0..runs {
             let mut rng = stream_rng(21, run, Role::Genuine, protocol as u64);
-            let mut server = l.aggregator();
-            for &x in &items {
-                let memo = l.memoize(x, &mut rng).unwrap();
-                server.add(&l.report(&memo, &mut rng).unwrap()).unwrap();
-            }
-            let est = server.raw_estimate().unwrap();
+            let est = dispatch_memoized!(&l, m => {
+                let mut server = m.one_report().aggregator();
+                for &x in &items {
+                    let memo = m.memoize(x, &mut rng).unwrap();
+                    server.add(&m.report(&memo, &mut rng).unwrap()).unwrap();
+                }
+                server.raw_estimate().unwrap()
+            })
+            .unwrap();
             let mse: f64 = est
                 .iter()
                 .zip(&truth)

@@ -9,6 +9,7 @@ use crate::attack_surface::{
 };
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
+use crate::longitudinal::{MemoShape, Refresh};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::{LhReport, ReportLimits};
 use crate::sampling::uniform_other;
@@ -257,6 +258,15 @@ impl FamilyMechanism for LocalHashing {
             entries: 1,
             seeds: 1 << 32,
         }
+    }
+
+    /// A memo's hashed value is refreshed by randomized response over `0..g`, its seed
+    /// kept; one report is LH with the same g.
+    fn refresh(_: DomainSize, g: u32) -> Option<Refresh<u32>> {
+        Some(Refresh {
+            shape: MemoShape::SeededValue { values: g },
+            chained: |g, _| g,
+        })
     }
 }
 
