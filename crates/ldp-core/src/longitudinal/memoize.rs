@@ -261,9 +261,9 @@ where
 
     /// A memo refreshed at every collection by the second round `second` (`(p2, q2)`), so
     /// that one report spends `eps_1`: the chained law `first.then(second)` must be the
-    /// family's at `eps_1` (the presets' rounds are derived so). Fails when the family's
-    /// reports have no second round ([`ParamError::NoRefresh`]), or when the round or
-    /// `eps_1` is not one the family takes.
+    /// family's at `eps_1` (the presets' rounds are derived so; checked to 1e-9). Fails
+    /// when the family's reports have no second round ([`ParamError::NoRefresh`]), or when
+    /// the round or `eps_1` is not one the family takes.
     pub fn refreshed(first: M, second: Round, eps_1: Epsilon) -> Result<Self, ParamError> {
         let spec = first.spec();
         let no_refresh = ParamError::NoRefresh {
@@ -273,9 +273,25 @@ where
         let refresh = M::refresh(spec.k(), param)
             .filter(|r| M::Report::has_shape(r.shape))
             .ok_or(no_refresh.clone())?;
-        let (p1, q1) = M::probabilities(spec.k(), spec.eps(), param).ok_or(no_refresh)?;
+        let (p1, q1) = M::probabilities(spec.k(), spec.eps(), param).ok_or(no_refresh.clone())?;
         let chained = Round { p: p1, q: q1 }.then(second);
-        let one_report = M::build(spec.k(), eps_1, (refresh.chained)(param, chained))?;
+        let one_param = (refresh.chained)(param, chained);
+        // One report must be the family's at eps_1: a round that spends another budget
+        // would leave the server estimating with the wrong law.
+        let (p, q) = M::probabilities(spec.k(), eps_1, one_param).ok_or(no_refresh)?;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+        if !(close(p, chained.p) && close(q, chained.q)) {
+            return Err(ParamError::Parameter {
+                name: "eps_1",
+                description: "the per-report budget eps_1",
+                requirement: format!(
+                    "be the chained round's budget (its law is p* = {}, q* = {}; eps_1 gives p* = {p}, q* = {q})",
+                    chained.p, chained.q
+                ),
+                value: eps_1.get(),
+            });
+        }
+        let one_report = M::build(spec.k(), eps_1, one_param)?;
         Ok(Self {
             first,
             one_report,
