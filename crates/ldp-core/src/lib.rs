@@ -53,6 +53,7 @@ pub mod mechanism;
 pub mod memory;
 pub mod names;
 pub mod output_counts;
+pub mod protocol_set;
 pub mod rejections;
 pub mod report;
 mod sampling;
@@ -81,6 +82,7 @@ pub use families::{
 pub use mechanism::{MAX_RUNNABLE_DOMAIN, Mechanism, PureProtocol, Support, Wire};
 pub use names::UnknownName;
 pub use output_counts::{CountedOutputs, OutputCounts};
+pub use protocol_set::{ProtocolSet, ProtocolSetError};
 pub use rejections::{OnInvalid, Reason, Rejected, Rejections};
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
 pub use server::{Clip, ClipError};

@@ -5,32 +5,24 @@ use anyhow::{Context, Result, bail};
 use ldp_analytic::longitudinal;
 use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
-use ldp_core::{DomainSize, Epsilon, ParamError, Spec};
+use ldp_core::{DomainSize, Epsilon, ParamError, ProtocolSet, Spec};
 
 use crate::output::{Value, number};
 use crate::protocol::budget;
 
 /// Whether `name` is a memoized protocol's (`l-grr`, ..., `l-adp`).
 pub(crate) fn is_memoized(name: &str) -> bool {
-    name.trim().to_ascii_lowercase().starts_with("l-")
+    name.trim().parse::<LongitudinalProtocol>().is_ok()
 }
 
-/// `--protocol` as memoized protocols; `all` is all six.
+/// `--protocol` as memoized protocols ([`ProtocolSet`]); `all` is all six.
 pub(crate) fn parse_memoized(names: &[String]) -> Result<Vec<LongitudinalProtocol>> {
-    if names.iter().any(|p| p.trim().eq_ignore_ascii_case("all")) {
-        return Ok(LongitudinalProtocol::ALL.to_vec());
-    }
-    names
-        .iter()
-        .map(|p| {
-            p.trim().parse::<LongitudinalProtocol>().with_context(|| {
-                format!(
-                    "--protocol {}: --eps-perm goes with the memoized protocols",
-                    p.trim()
-                )
-            })
-        })
-        .collect()
+    ProtocolSet::memoized(names).with_context(|| {
+        format!(
+            "--protocol {}: --eps-perm goes with the memoized protocols",
+            names.join(",").trim()
+        )
+    })
 }
 
 /// The permanent budget, checked.
