@@ -166,7 +166,9 @@ pub(crate) fn build(spec: &Spec) -> Result<AnyMechanism> {
     spec.build().map_err(|e| {
         let flag = match e {
             ParamError::DomainTooLarge { value, .. } => format!("--k {value}"),
-            ParamError::SheBudget { value, .. } => format!("--eps {}", number(value)),
+            ParamError::SheBudget { value, .. } | ParamError::NoSignal { value } => {
+                format!("--eps {}", number(value))
+            }
             _ => "the protocol".into(),
         };
         anyhow::Error::new(e).context(flag)

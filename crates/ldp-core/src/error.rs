@@ -22,6 +22,16 @@ pub enum ParamError {
         /// The rejected value.
         value: f64,
     },
+    /// A runnable mechanism whose probabilities are written in `e^eps` needs `e^eps > 1`
+    /// in floating point: below about 1.1e-16 its reports would carry no signal.
+    #[error(
+        "epsilon = {} is so small that e^eps = 1 in floating point: reports would carry no signal",
+        num(*.value)
+    )]
+    NoSignal {
+        /// The rejected value.
+        value: f64,
+    },
     /// The domain must hold at least two items.
     #[error("domain size k must be at least 2 (and at most 2^32 - 1), got {value}")]
     DomainSize {

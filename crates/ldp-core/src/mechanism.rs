@@ -17,8 +17,17 @@ use crate::vocab::{DomainSize, Epsilon};
 /// `ldp-analytic`, which allocate nothing, take any [`DomainSize`].
 pub const MAX_RUNNABLE_DOMAIN: u32 = 1 << 24;
 
+/// Checks that a mechanism over `0..k` at budget `eps` can run: `k` at most
+/// [`MAX_RUNNABLE_DOMAIN`] ([`check_domain`]), and `eps` large enough that `e^eps > 1` in
+/// floating point ([`Epsilon::check_signal`]): every family whose probabilities are
+/// written in `e^eps` calls it (SHE, whose noise is `Laplace(2/eps)`, has its own floor).
+pub(crate) fn check_runnable(k: DomainSize, eps: Epsilon) -> Result<(), ParamError> {
+    check_domain(k)?;
+    eps.check_signal()
+}
+
 /// Checks `k` against [`MAX_RUNNABLE_DOMAIN`].
-pub(crate) fn check_runnable(k: DomainSize) -> Result<(), ParamError> {
+pub(crate) fn check_domain(k: DomainSize) -> Result<(), ParamError> {
     if k.get() <= MAX_RUNNABLE_DOMAIN {
         Ok(())
     } else {

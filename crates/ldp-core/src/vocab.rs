@@ -43,6 +43,25 @@ impl Epsilon {
         self.0
     }
 
+    /// Checks that reports made with this budget can carry a signal: `e^eps > 1` in
+    /// floating point (eps above about 1.1e-16). A smaller budget is valid for closed
+    /// forms, but the runnable mechanisms whose probabilities are written in `e^eps` (all
+    /// but SHE, which has its own floor) refuse it ([`ParamError::NoSignal`]).
+    ///
+    /// ```
+    /// use ldp_core::Epsilon;
+    /// assert!(Epsilon::new(1e-10)?.check_signal().is_ok());
+    /// assert!(Epsilon::new(1e-300)?.check_signal().is_err());
+    /// # Ok::<(), ldp_core::ParamError>(())
+    /// ```
+    pub fn check_signal(self) -> Result<(), ParamError> {
+        if self.0.exp() > 1.0 {
+            Ok(())
+        } else {
+            Err(ParamError::NoSignal { value: self.0 })
+        }
+    }
+
     /// `e^epsilon`, the bound on every likelihood ratio.
     #[inline]
     pub fn exp(self) -> f64 {

@@ -16,6 +16,8 @@ import ldp
         (lambda: ldp.mechanism("grr", k=10, eps=0.0), ldp.ParamError, "eps = 0"),
         (lambda: ldp.mechanism("grr", k=10, eps=float("nan")), ldp.ParamError, "eps = NaN"),
         (lambda: ldp.mechanism("grr", k=2**30, eps=1.0), ldp.ParamError, "k"),
+        (lambda: ldp.mechanism("oue", k=10, eps=1e-300), ldp.ParamError, "no signal"),
+        (lambda: ldp.longitudinal("l-grr", k=10, eps_perm=1.0, eps_1=1e-300), ldp.ParamError, "no signal"),
         (lambda: ldp.mechanism("oue", k=10, eps=1.0, param=0.3), ldp.ParamError, "fixes p"),
         (lambda: ldp.mechanism("grr", k=10, eps=1.0, param=2), ldp.ParamError, "has no parameter"),
         (lambda: ldp.mechanism("ss", k=10, eps=1.0, param=2.5), ldp.ParamError, "whole number"),

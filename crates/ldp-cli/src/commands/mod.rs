@@ -64,14 +64,6 @@ impl ProtocolArgs {
             self.param.as_ref(),
             request,
         )?;
-        // A budget this small is valid, but no report made with it carries any signal:
-        // refuse it here, naming the flag, not at the end of an aggregation.
-        if self.eps.exp() == 1.0 {
-            anyhow::bail!(
-                "--eps {}: so small that e^eps = 1 in floating point: reports would carry no signal",
-                crate::output::number(self.eps)
-            );
-        }
         if let Some(note) = instance.tuning_note() {
             note!("ldp: {note}");
         }

@@ -194,7 +194,7 @@ fn item05_she_refuses_budgets_without_finite_reports() {
                 "1",
             ])
             .write_stdin("1\n"),
-        &["--eps 1e-308", "no signal"],
+        &["--eps 1e-308", "too small for SHE"],
     );
 }
 

@@ -38,7 +38,7 @@ impl IndependentBits {
     /// `p` and `q` must be probabilities with the LDP ratio `p(1-q)/((1-p)q) <= e^eps`;
     /// fails only when k exceeds [`crate::MAX_RUNNABLE_DOMAIN`].
     pub(crate) fn new(k: DomainSize, eps: Epsilon, p: f64, q: f64) -> Result<Self, ParamError> {
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         Ok(Self {
             k,
             eps,

@@ -94,7 +94,7 @@ impl FastLocalHashing {
     pub fn new(k: DomainSize, eps: Epsilon, g: u32, seeds: u32) -> Result<Self, ParamError> {
         check_hash_range(g)?;
         check_seeds(g, seeds)?;
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let (p, _) = probabilities(eps, g);
         Ok(Self {
             k,

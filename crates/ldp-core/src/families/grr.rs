@@ -49,7 +49,7 @@ impl Grr {
     /// GRR over `0..k` at privacy budget `eps`; fails only when k exceeds
     /// [`crate::MAX_RUNNABLE_DOMAIN`].
     pub fn new(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let (p, q) = probabilities(k, eps);
         Ok(Self {
             k,

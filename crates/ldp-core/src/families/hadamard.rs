@@ -182,7 +182,7 @@ impl HadamardResponse {
     /// Hadamard response over `0..k` with `blocks` blocks (a power of two).
     pub fn new(k: DomainSize, eps: Epsilon, blocks: u32) -> Result<Self, ParamError> {
         check_blocks(k, blocks)?;
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let layout = Layout::new(k, blocks);
         let dt = normalizer_t(eps, blocks);
         let b = layout.block as f64;

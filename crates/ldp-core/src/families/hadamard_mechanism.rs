@@ -65,7 +65,7 @@ pub struct HadamardMechanism {
 impl HadamardMechanism {
     /// The Hadamard mechanism over `0..k`.
     pub fn new(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let coefficients = u32::try_from(coefficients(k)).expect("a runnable k is below 2^24");
         let p = keep_probability(eps);
         let ln_k = f64::from(coefficients).ln();

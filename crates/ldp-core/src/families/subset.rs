@@ -70,7 +70,7 @@ impl SubsetSelection {
     /// SS with subset size `omega` in `[1, k-1]`.
     pub fn new(k: DomainSize, eps: Epsilon, omega: u32) -> Result<Self, ParamError> {
         check_subset_size(k, omega)?;
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let (p, q) = probabilities(k, eps, omega);
         let (t, w, kf) = ((-eps.get()).exp(), f64::from(omega), k.as_f64());
         let k1 = u64::from(k.get() - 1);

@@ -8,7 +8,7 @@ use crate::aggregate::{Aggregator, StateValues, check_same, checked_count};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::families::{FamilyMechanism, FamilyParams};
-use crate::mechanism::{Mechanism, check_runnable, eq_by_spec};
+use crate::mechanism::{Mechanism, check_domain, eq_by_spec};
 use crate::report::{ReportLimits, SheReport};
 use crate::sampling::{LAPLACE_CHUNK, fill_laplace};
 use crate::server::Clip;
@@ -161,7 +161,8 @@ pub struct SummationHistogram {
 impl SummationHistogram {
     /// SHE over `0..k` at privacy budget `eps >=` [`MIN_EPS`].
     pub fn new(k: DomainSize, eps: Epsilon) -> Result<Self, ParamError> {
-        check_runnable(k)?;
+        check_domain(k)?;
+        // SHE's own floor, not e^eps > 1: its noise is Laplace(2/eps).
         if eps.get() < MIN_EPS {
             return Err(ParamError::SheBudget {
                 value: eps.get(),

@@ -213,7 +213,7 @@ impl Longitudinal {
         eps_perm: Epsilon,
         eps_1: Epsilon,
     ) -> Result<Self, ParamError> {
-        check_runnable(k)?;
+        check_runnable(k, eps_1)?;
         let protocol = match protocol {
             LongitudinalProtocol::LAdp => Self::adaptive_choice(k, eps_perm, eps_1)?,
             other => other,

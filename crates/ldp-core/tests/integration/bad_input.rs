@@ -2,8 +2,9 @@
 
 use ldp_core::{
     AggregateError, Aggregator, DomainSize, Epsilon, Grr, GrrReport, ItemOutOfRange, LhReport,
-    LocalHashing, Mechanism, OnesReport, ParamError, ReportError, SheReport, SubsetReport,
-    SubsetSelection, SummationHistogram, SupportCounts, ThresholdHistogram, UnaryEncoding,
+    LocalHashing, Mechanism, OnesReport, ParamError, Protocol, ReportError, SheReport, Spec,
+    SubsetReport, SubsetSelection, SummationHistogram, SupportCounts, ThresholdHistogram,
+    UnaryEncoding,
 };
 
 fn k(v: u32) -> DomainSize {
@@ -52,6 +53,26 @@ fn parameters_are_validated() {
             ThresholdHistogram::new(k(10), eps(1.0), t),
             Err(ParamError::Parameter { name: "theta", .. })
         ));
+    }
+}
+
+/// A budget so small that e^eps = 1 is valid for closed forms, but no runnable mechanism
+/// of any family takes it (SHE's own floor is far above).
+#[test]
+fn every_family_refuses_a_budget_whose_reports_carry_no_signal() {
+    for p in Protocol::CLASSIC {
+        let tiny = Spec::classic(p, k(10), eps(1e-300)).unwrap().build();
+        assert!(
+            matches!(
+                tiny,
+                Err(ParamError::NoSignal { .. } | ParamError::SheBudget { .. })
+            ),
+            "{p}: {tiny:?}"
+        );
+    }
+    // Just above the floor, reports carry a (faint) signal and mechanisms run.
+    for p in [Protocol::Grr, Protocol::Oue] {
+        assert!(Spec::classic(p, k(10), eps(1e-10)).unwrap().build().is_ok());
     }
 }
 
@@ -378,6 +399,7 @@ fn extreme_budgets_neither_panic_nor_produce_nan() {
             let mech = match spec.build() {
                 Ok(mech) => mech,
                 Err(ParamError::SheBudget { .. }) if p == Protocol::She && e < 1e-140 => continue,
+                Err(ParamError::NoSignal { .. }) if e < 1e-16 => continue,
                 Err(err) => panic!("{p} eps={e}: {err}"),
             };
             let mut rng = stream_rng(1, 0, Role::Genuine, 0);

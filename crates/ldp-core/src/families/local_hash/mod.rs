@@ -204,7 +204,7 @@ impl LocalHashing {
     /// LH with hash range `g >= 2`.
     pub fn new(k: DomainSize, eps: Epsilon, g: u32) -> Result<Self, ParamError> {
         check_hash_range(g)?;
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let (p, q) = probabilities(eps, g);
         Ok(Self {
             k,

@@ -66,7 +66,7 @@ impl CountMeanSketch {
     /// CMS with `hashes` rows of `width` columns.
     pub fn new(k: DomainSize, eps: Epsilon, hashes: u32, width: u32) -> Result<Self, ParamError> {
         check_shape(hashes, width, 1, false)?;
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let (p, q) = bit_probabilities(eps);
         let columns = DomainSize::new(width).expect("width >= 2");
         Ok(Self {

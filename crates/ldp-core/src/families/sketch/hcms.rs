@@ -62,7 +62,7 @@ impl HadamardCountMeanSketch {
     /// HCMS with `hashes` rows of `width` columns (a power of two).
     pub fn new(k: DomainSize, eps: Epsilon, hashes: u32, width: u32) -> Result<Self, ParamError> {
         check_shape(hashes, width, 2, true)?;
-        check_runnable(k)?;
+        check_runnable(k, eps)?;
         let p = keep_probability(eps);
         let ln_reports = (f64::from(hashes) * f64::from(width)).ln();
         Ok(Self {
