@@ -10,10 +10,11 @@ use ldp_attack::map::map_guess;
 use ldp_core::simulation::Role;
 use ldp_core::{AttackSurface, dispatch};
 use ldp_jsonl::JsonReport;
+use ldp_jsonl::lines::LineChunks;
 use rand::Rng;
 
 use super::ProtocolArgs;
-use crate::lines::{LineChunks, quote};
+use crate::lines::quote;
 use crate::protocol::build;
 use crate::streams::{Batches, Source, chunk_lines, with_source};
 

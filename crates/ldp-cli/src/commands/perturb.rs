@@ -8,11 +8,12 @@ use clap::{Args, ValueEnum};
 use ldp_arrow::{ArrowReports, ReportWriter, SetEncoding};
 use ldp_core::simulation::Role;
 use ldp_core::{Mechanism, dispatch};
+use ldp_jsonl::lines::LineChunks;
 use ldp_jsonl::{Digits, JsonReport};
 use rand::Rng;
 
 use super::ProtocolArgs;
-use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
+use crate::lines::{ITEM_LINE_CAP, parse_item};
 use crate::protocol::build;
 use crate::streams::{Batches, Source, chunk_lines, with_source};
 
