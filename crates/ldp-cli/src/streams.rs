@@ -5,59 +5,15 @@
 //! `ldp perturb` writes the reports of `ldp_core::simulation::perturb_all(m, items, S, 0,
 //! Genuine)` (and the Python package's `perturb(items, seed=S)`), whatever the number of
 //! threads and however the input arrives. Without a seed, batch b draws from ChaCha20
-//! keyed by the operating system with stream id b.
+//! keyed by the operating system with stream id b. Which generator batch b gets is
+//! ldp-core's rule (`ldp_core::simulation::BatchStreams`, run with
+//! `ldp_core::with_batch_rng!`), shared with the Python package; this module keeps a
+//! batch's generator across chunks of input.
 
 use rand::Rng;
 use rayon::prelude::*;
 
-use ldp_core::simulation::{Role, USERS_PER_STREAM};
-
-/// Where batch b's randomness comes from.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Source {
-    /// `stream_rng(seed, 0, role, b)`.
-    Seeded { seed: u64, role: Role },
-    /// ChaCha20 with an OS-drawn key, stream id b.
-    Os([u8; 32]),
-}
-
-impl Source {
-    /// The seeded streams of `role`, or a fresh OS key.
-    pub(crate) fn new(seed: Option<u64>, role: Role) -> anyhow::Result<Self> {
-        Ok(match seed {
-            Some(seed) => Source::Seeded { seed, role },
-            None => {
-                use rand::TryRng;
-                let mut key = [0u8; 32];
-                rand::rngs::SysRng
-                    .try_fill_bytes(&mut key)
-                    .map_err(|e| anyhow::anyhow!("the operating system gave no entropy: {e}"))?;
-                Source::Os(key)
-            }
-        })
-    }
-}
-
-/// Runs `f` with the source's generator type: a seeded ChaCha8 stream or OS-keyed ChaCha20.
-macro_rules! with_source {
-    ($source:expr, $make:ident => $body:expr) => {
-        match $source {
-            $crate::streams::Source::Seeded { seed, role } => {
-                let $make = move |b: u64| ldp_core::simulation::stream_rng(seed, 0, role, b);
-                $body
-            }
-            $crate::streams::Source::Os(key) => {
-                let $make = move |b: u64| {
-                    let mut rng = <rand_chacha::ChaCha20Rng as rand::SeedableRng>::from_seed(key);
-                    rng.set_stream(b);
-                    rng
-                };
-                $body
-            }
-        }
-    };
-}
-pub(crate) use with_source;
+use ldp_core::simulation::USERS_PER_STREAM;
 
 /// Keeps the generators of the streams consistent across chunks of input.
 pub(crate) struct Batches<R> {

@@ -14,12 +14,18 @@
 //! [`for_each_batch`] is that contract as one function; [`simulate`], [`perturb_all`] and
 //! the measurements of `ldp-attack` are built on it.
 //!
+//! The front ends (the `ldp` tool, the Python package) draw batch by batch too:
+//! [`BatchStreams`] is batch b's generator, seeded stream b when a seed is given, else
+//! ChaCha20 keyed by the operating system with stream id b ([`OsStreams`]); the macro
+//! [`with_batch_rng!`](crate::with_batch_rng) runs code with it.
+//!
 //! Deployed clients must not use these deterministic streams: see [`crate::Client`].
 
+use std::fmt;
 use std::ops::Range;
 
 use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
 
 use crate::aggregate::Aggregator;
 use crate::error::ItemOutOfRange;
@@ -92,6 +98,117 @@ impl Streams {
     pub fn batch(&self, b: u64) -> ChaCha8Rng {
         stream_rng(self.seed, self.run, self.role, b)
     }
+}
+
+/// ChaCha20 keyed once by the operating system, batch b drawing from stream id b: the
+/// randomness of the front ends (the `ldp` tool, the Python package) when no seed is
+/// given. Not reproducible, by design; the key is never shown (`Debug` leaves it out).
+#[derive(Clone)]
+pub struct OsStreams {
+    key: [u8; 32],
+}
+
+impl OsStreams {
+    /// Streams under a fresh key from the operating system. Fails only when the
+    /// operating system cannot supply entropy.
+    pub fn new() -> Result<Self, NoEntropy> {
+        use rand::TryRng;
+        let mut key = [0u8; 32];
+        rand::rngs::SysRng
+            .try_fill_bytes(&mut key)
+            .map_err(NoEntropy)?;
+        Ok(Self { key })
+    }
+
+    /// The stream of batch `b`.
+    pub fn batch(&self, b: u64) -> ChaCha20Rng {
+        let mut rng = ChaCha20Rng::from_seed(self.key);
+        rng.set_stream(b);
+        rng
+    }
+}
+
+impl fmt::Debug for OsStreams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OsStreams").finish_non_exhaustive()
+    }
+}
+
+/// The operating system could not supply entropy for [`OsStreams`].
+#[derive(Debug, thiserror::Error)]
+#[error("the operating system gave no entropy: {0}")]
+pub struct NoEntropy(#[source] pub rand::rngs::SysError);
+
+/// Where each batch of users draws its randomness: batch b draws from seeded stream b
+/// when a seed is given ([`Streams`], so the draws are those of [`perturb_all`] and
+/// [`simulate`] with that seed, on any thread count), otherwise from OS-keyed ChaCha20
+/// stream b ([`OsStreams`]). The front ends take their randomness from here; run the work
+/// with [`with_batch_rng!`](crate::with_batch_rng), which hands it batch b's generator.
+#[derive(Debug, Clone)]
+pub enum BatchStreams {
+    /// Batch b draws from `stream_rng(seed, run, role, b)`: reproducible.
+    Seeded(Streams),
+    /// Batch b draws from OS-keyed ChaCha20 stream b.
+    Os(OsStreams),
+}
+
+impl BatchStreams {
+    /// With `seed`, the streams of `role` in run 0 under it (those of
+    /// `perturb_all(m, items, seed, 0, role)`); without, fresh [`OsStreams`].
+    pub fn new(seed: Option<u64>, role: Role) -> Result<Self, NoEntropy> {
+        Ok(match seed {
+            Some(seed) => BatchStreams::Seeded(Streams::new(seed, 0, role)),
+            None => BatchStreams::Os(OsStreams::new()?),
+        })
+    }
+}
+
+/// Evaluates `$body` with `$make`, a closure `Fn(u64) -> R + Sync + Copy` giving batch
+/// b's generator of a [`BatchStreams`](crate::simulation::BatchStreams): a seeded ChaCha8
+/// stream or an OS-keyed ChaCha20 stream. The body is compiled once for each generator
+/// type, so hot loops draw from a concrete generator, not through a branch per draw.
+///
+/// ```
+/// use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM, perturb_all};
+/// use ldp_core::{DomainSize, Epsilon, Grr, Mechanism, with_batch_rng};
+///
+/// let grr = Grr::new(DomainSize::new(4)?, Epsilon::new(1.0)?)?;
+/// let items: Vec<u32> = (0..10_000).map(|i| i % 4).collect();
+/// // Batch b of 4096 users draws from batch b's generator.
+/// let perturb = |streams: BatchStreams| {
+///     with_batch_rng!(streams, make => {
+///         let mut reports = Vec::new();
+///         for (b, batch) in items.chunks(USERS_PER_STREAM).enumerate() {
+///             let mut rng = make(b as u64);
+///             for &x in batch {
+///                 reports.push(grr.perturb(x, &mut rng)?);
+///             }
+///         }
+///         Ok::<_, ldp_core::ItemOutOfRange>(reports)
+///     })
+/// };
+/// // With a seed: exactly the reports of `perturb_all` with that seed.
+/// let seeded = perturb(BatchStreams::new(Some(7), Role::Genuine)?)?;
+/// assert_eq!(seeded, perturb_all(&grr, &items, 7, 0, Role::Genuine)?);
+/// // Without: ChaCha20 keyed by the operating system.
+/// let fresh = perturb(BatchStreams::new(None, Role::Genuine)?)?;
+/// assert_eq!(fresh.len(), items.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[macro_export]
+macro_rules! with_batch_rng {
+    ($streams:expr, $make:ident => $body:expr) => {
+        match &$streams {
+            $crate::simulation::BatchStreams::Seeded(streams) => {
+                let $make = move |b: u64| streams.batch(b);
+                $body
+            }
+            $crate::simulation::BatchStreams::Os(streams) => {
+                let $make = move |b: u64| streams.batch(b);
+                $body
+            }
+        }
+    };
 }
 
 /// Runs `work(b, users)` for every batch b of `users` users (the index range of batch b:
@@ -223,4 +340,50 @@ pub fn simulate<M: Mechanism>(
         },
     )?;
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::Rng;
+
+    use super::*;
+
+    fn draws<R: Rng>(mut rng: R) -> [u64; 4] {
+        std::array::from_fn(|_| rng.next_u64())
+    }
+
+    #[test]
+    fn seeded_batches_draw_from_the_seeded_streams_of_run_0() {
+        let streams = BatchStreams::new(Some(42), Role::Attacker).unwrap();
+        let got: Vec<[u64; 4]> =
+            with_batch_rng!(streams, make => (0..3).map(|b| draws(make(b))).collect());
+        let expected: Vec<[u64; 4]> = (0..3)
+            .map(|b| draws(stream_rng(42, 0, Role::Attacker, b)))
+            .collect();
+        assert_eq!(got, expected);
+        assert_ne!(expected[0], draws(stream_rng(42, 0, Role::Genuine, 0)));
+    }
+
+    #[test]
+    fn os_batches_are_the_chacha20_streams_of_one_fresh_key() {
+        let a = OsStreams::new().unwrap();
+        let mut stream_5 = ChaCha20Rng::from_seed(a.key);
+        stream_5.set_stream(5);
+        assert_eq!(draws(a.batch(5)), draws(stream_5));
+        assert_eq!(draws(a.batch(3)), draws(a.clone().batch(3)));
+        assert_ne!(draws(a.batch(0)), draws(a.batch(1)));
+        let b = OsStreams::new().unwrap();
+        assert_ne!(draws(a.batch(0)), draws(b.batch(0)));
+        let streams = BatchStreams::Os(a.clone());
+        assert_eq!(
+            with_batch_rng!(streams, make => draws(make(2))),
+            draws(a.batch(2))
+        );
+        // The key is never shown.
+        assert_eq!(format!("{a:?}"), "OsStreams { .. }");
+        assert!(matches!(
+            BatchStreams::new(None, Role::Genuine),
+            Ok(BatchStreams::Os(_))
+        ));
+    }
 }

@@ -35,7 +35,14 @@
 //!
 //! Validation against a mechanism (range, order, length) is the mechanism's job
 //! (`Mechanism::validate`); this crate only reads and writes.
+//!
+//! With the feature `lines`, the module `lines` reads a stream of lines by the rules every front
+//! end shares: the cap on a line's length ([`max_line_len`] for reports), a byte-order mark
+//! at the start, blank lines at the end only, and a skip mode that counts overlong lines in
+//! a `Rejections`.
 
+#[cfg(feature = "lines")]
+pub mod lines;
 mod parse;
 mod write;
 

@@ -10,8 +10,8 @@ use ldp_attack::{
     MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior, ReconstructionAttack,
     measure_until,
 };
-use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
-use ldp_core::{AttackSurface, Protocol, dispatch};
+use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
+use ldp_core::{AttackSurface, Protocol, dispatch, with_batch_rng};
 use ldp_optimize::{ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
@@ -354,23 +354,15 @@ pub(crate) fn attack<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let mech = &reports.mechanism;
     let prior = prior_of(prior, mech.spec.k().get())?;
-    let seed = match seed {
-        Some(s) => s,
-        None => {
-            use rand::TryRng;
-            rand::rngs::SysRng
-                .try_next_u64()
-                .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?
-        }
-    };
+    let streams = BatchStreams::new(seed, Role::Attacker).map_err(param)?;
     let data = &reports.data;
     let guesses: Vec<u32> = py.detach(|| {
-        dispatch!(&mech.any, m => {
+        dispatch!(&mech.any, m => with_batch_rng!(streams, make => {
             let n = data.len();
             let parts: Vec<Vec<u32>> = (0..n.div_ceil(USERS_PER_STREAM))
                 .into_par_iter()
                 .map(|b| {
-                    let mut rng = stream_rng(seed, 0, Role::Attacker, b as u64);
+                    let mut rng = make(b as u64);
                     let mut scratch = Vec::new();
                     (b * USERS_PER_STREAM..n.min((b + 1) * USERS_PER_STREAM))
                         .map(|i| {
@@ -384,7 +376,7 @@ pub(crate) fn attack<'py>(
                 })
                 .collect();
             parts.concat()
-        })
+        }))
     });
     Ok(guesses.into_pyarray(py))
 }

@@ -1,11 +1,11 @@
 //! `ldp.Mechanism`: a validated protocol instance, its client and its server.
 
-use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
-use ldp_core::{AnyMechanism, Protocol, Spec, dispatch};
+use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
+use ldp_core::{AnyMechanism, Protocol, Spec, dispatch, with_batch_rng};
 use ldp_optimize::Tuned;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rayon::prelude::*;
 
 use crate::aggregator::Aggregator;
@@ -205,25 +205,10 @@ impl Mechanism {
         if let Data::Vectors { k, .. } = dispatch!(&self.any, m => m.empty()) {
             crate::errors::fits("perturb: SHE reports", items.len() as u64, 8 * k as u64)?;
         }
-        let data = match seed {
-            Some(seed) => py.detach(|| {
-                dispatch!(&self.any, m => perturb_columns(m, &items, |b| stream_rng(seed, 0, Role::Genuine, b)))
-            }),
-            None => {
-                use rand::TryRng;
-                let mut key = [0u8; 32];
-                rand::rngs::SysRng
-                    .try_fill_bytes(&mut key)
-                    .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?;
-                py.detach(|| {
-                    dispatch!(&self.any, m => perturb_columns(m, &items, |b| {
-                        let mut rng = rand_chacha::ChaCha20Rng::from_seed(key);
-                        rng.set_stream(b);
-                        rng
-                    }))
-                })
-            }
-        };
+        let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
+        let data = py.detach(|| {
+            dispatch!(&self.any, m => with_batch_rng!(streams, make => perturb_columns(m, &items, make)))
+        });
         Ok(Reports::new(self.clone(), data))
     }
 

@@ -1,12 +1,13 @@
 //! `ldp.Reports`: the reports of one mechanism as numpy columns.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::StreamReader;
 use arrow_ipc::writer::StreamWriter;
 use ldp_arrow::ArrowReports;
 use ldp_core::{Mechanism as _, OnInvalid, Reason, Rejections, dispatch};
+use ldp_jsonl::lines::{LineChunks, LineError};
 use ldp_jsonl::{Digits, JsonReport};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError};
@@ -370,86 +371,46 @@ impl Reports {
         let skip = skipping(on_invalid)?;
         let (data, skipped) = py.detach(|| -> PyResult<(Data, Rejections)> {
             let file = std::fs::File::open(&path).map_err(|e| crate::errors::io(&path, &e))?;
-            let mut input = std::io::BufReader::new(file);
-            let cap = ldp_jsonl::max_line_len(&mechanism.spec);
+            // The tool's rules (ldp_jsonl::lines): a byte-order mark at the start is not
+            // part of the first line; blank lines are accepted at the end only (or
+            // anywhere when skipping: they are not reports); a line longer than any report
+            // of the mechanism is refused, or skipped and counted.
+            let mut input = LineChunks::new(file, ldp_jsonl::max_line_len(&mechanism.spec));
+            if skip {
+                input = input.lenient();
+            }
             let mut skipped = Rejections::default();
-            let io = |e: std::io::Error| crate::errors::io(&path, &e);
+            let fail = |e: &dyn std::fmt::Display| report(format!("{}: {e}", path.display()));
             dispatch!(&mechanism.any, m => {
                 let mut data = m.empty();
-                let mut line = Vec::new();
-                let mut number = 0u64;
-                // The tool's rules: a byte-order mark at the start is not part of the
-                // first line; blank lines are accepted at the end only (or anywhere when
-                // skipping: they are not reports).
-                let mut blank_since: Option<u64> = None;
                 loop {
-                    line.clear();
-                    let read = std::io::Read::take(&mut input, cap as u64 + 2)
-                        .read_until(b'\n', &mut line)
-                        .map_err(io)?;
-                    if read == 0 {
-                        break;
-                    }
-                    number += 1;
-                    let at = || format!("line {number}");
-                    let fail = |e: String| report(format!("{}: line {number}: {e}", path.display()));
-                    if line.len() > cap + 1 {
-                        let e = format!("longer than any report of this mechanism ({cap} bytes)");
-                        if !skip {
-                            return Err(fail(e));
+                    let chunk = match input.next_chunk(1 << 16) {
+                        Ok(Some(chunk)) => chunk,
+                        Ok(None) => break,
+                        Err(LineError::Io { source, .. }) => {
+                            return Err(crate::errors::io(&path, &source));
                         }
-                        skipped.record(Reason::TooLong, number, at, &e);
-                        if line.last() != Some(&b'\n') {
-                            // Discard the rest of the line, a buffer at a time.
-                            loop {
-                                let buf = input.fill_buf().map_err(io)?;
-                                if buf.is_empty() {
-                                    break;
-                                }
-                                match buf.iter().position(|&b| b == b'\n') {
-                                    Some(pos) => {
-                                        input.consume(pos + 1);
-                                        break;
-                                    }
-                                    None => {
-                                        let n = buf.len();
-                                        input.consume(n);
-                                    }
-                                }
+                        Err(e) => return Err(fail(&e)),
+                    };
+                    for (number, text) in chunk {
+                        let at = || format!("line {number}");
+                        let r = match parse(m, text) {
+                            Ok(r) => r,
+                            Err(e) if skip => {
+                                skipped.record(Reason::Malformed, number, at, &e);
+                                continue;
                             }
+                            Err(e) => return Err(fail(&format_args!("line {number}: {e}"))),
+                        };
+                        match m.validate(&r) {
+                            Ok(()) => m.push(&mut data, &r),
+                            Err(e) if skip => skipped.record(Reason::from(&e), number, at, &e),
+                            Err(e) => return Err(fail(&format_args!("line {number}: {e}"))),
                         }
-                        continue;
                     }
-                    let text = line.strip_suffix(b"\n").unwrap_or(&line);
-                    let text = text.strip_suffix(b"\r").unwrap_or(text);
-                    let text = if number == 1 {
-                        text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text)
-                    } else {
-                        text
-                    };
-                    if text.iter().all(u8::is_ascii_whitespace) {
-                        blank_since.get_or_insert(number);
-                        continue;
-                    }
-                    if let (Some(blank), false) = (blank_since.take(), skip) {
-                        return Err(report(format!(
-                            "{}: line {blank}: blank line before line {number} (blank lines are accepted only at the end of the input)",
-                            path.display()
-                        )));
-                    }
-                    let r = match parse(m, text) {
-                        Ok(r) => r,
-                        Err(e) if skip => {
-                            skipped.record(Reason::Malformed, number, at, &e);
-                            continue;
-                        }
-                        Err(e) => return Err(fail(e.to_string())),
-                    };
-                    match m.validate(&r) {
-                        Ok(()) => m.push(&mut data, &r),
-                        Err(e) if skip => skipped.record(Reason::from(&e), number, at, &e),
-                        Err(e) => return Err(fail(e.to_string())),
-                    }
+                }
+                for long in input.take_skipped() {
+                    long.record(&mut skipped);
                 }
                 Ok((data, skipped))
             })

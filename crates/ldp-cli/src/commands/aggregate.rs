@@ -12,10 +12,10 @@ use ldp_core::{
     Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections, dispatch,
 };
 use ldp_jsonl::JsonReport;
+use ldp_jsonl::lines::ReadAhead;
 use rayon::prelude::*;
 
 use super::ProtocolArgs;
-use crate::lines::ReadAhead;
 use crate::output::number;
 use crate::protocol::{build, knob};
 use crate::streams::{CHUNK_LINES, chunk_lines};
@@ -252,9 +252,8 @@ where
     let mut valid = 0u64;
     let mut input = ReadAhead::spawn(std::io::stdin(), cap, chunk_lines(cap / 4), skip);
     while let Some(batch) = input.next_batch(BATCH_BYTES, CHUNK_LINES).context(reject)? {
-        for (number, reason) in batch.skipped() {
-            let error = format!("longer than {cap} bytes, more than any valid line can take here");
-            skipped.record(reason, number, || format!("line {number}"), &error);
+        for long in batch.skipped() {
+            long.record(&mut skipped);
         }
         let lines = batch.lines();
         let server = || m.server(clip);

@@ -7,15 +7,16 @@ use anyhow::{Context, Result, anyhow};
 use clap::Args;
 use ldp_attack::Prior;
 use ldp_attack::map::map_guess;
-use ldp_core::simulation::Role;
-use ldp_core::{AttackSurface, dispatch};
+use ldp_core::simulation::{BatchStreams, Role};
+use ldp_core::{AttackSurface, dispatch, with_batch_rng};
 use ldp_jsonl::JsonReport;
+use ldp_jsonl::lines::LineChunks;
 use rand::Rng;
 
 use super::ProtocolArgs;
-use crate::lines::{LineChunks, quote};
+use crate::lines::quote;
 use crate::protocol::build;
-use crate::streams::{Batches, Source, chunk_lines, with_source};
+use crate::streams::{Batches, chunk_lines};
 
 #[derive(Debug, Args)]
 pub(crate) struct AttackArgs {
@@ -57,9 +58,9 @@ pub(crate) fn run(a: &AttackArgs) -> Result<()> {
         Some(path) => Some(read_prior(path, spec.k().get())?),
         None => None,
     };
-    let source = Source::new(a.seed, Role::Attacker)?;
+    let streams = BatchStreams::new(a.seed, Role::Attacker)?;
     let cap = ldp_jsonl::max_line_len(&spec);
-    dispatch!(build(&spec)?, m => with_source!(source, make => attack_stream(&m, &make, cap, prior.as_ref())))
+    dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => attack_stream(&m, &make, cap, prior.as_ref())))
 }
 
 /// One guess per report, written chunk by chunk. A bad line stops the stream with an

@@ -6,15 +6,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use ldp_arrow::{ArrowReports, ReportWriter, SetEncoding};
-use ldp_core::simulation::Role;
-use ldp_core::{Mechanism, dispatch};
+use ldp_core::simulation::{BatchStreams, Role};
+use ldp_core::{Mechanism, dispatch, with_batch_rng};
+use ldp_jsonl::lines::LineChunks;
 use ldp_jsonl::{Digits, JsonReport};
 use rand::Rng;
 
 use super::ProtocolArgs;
-use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
+use crate::lines::{ITEM_LINE_CAP, parse_item};
 use crate::protocol::build;
-use crate::streams::{Batches, Source, chunk_lines, with_source};
+use crate::streams::{Batches, chunk_lines};
 
 #[derive(Debug, Args)]
 pub(crate) struct PerturbArgs {
@@ -46,7 +47,7 @@ enum EncodingArg {
 
 pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
     let spec = a.protocol.resolve()?.spec;
-    let source = Source::new(a.seed, Role::Genuine)?;
+    let streams = BatchStreams::new(a.seed, Role::Genuine)?;
     let encoding = match a.encoding {
         EncodingArg::Auto => None,
         EncodingArg::List => Some(SetEncoding::List),
@@ -78,13 +79,13 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
                 path.display()
             );
         }
-        return dispatch!(build(&spec)?, m => with_source!(source, make => perturb_parquet(&m, &make, path, encoding)));
+        return dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_parquet(&m, &make, path, encoding)));
     }
     if a.encoding != EncodingArg::Auto {
         bail!("--encoding: only Parquet output (--output FILE.parquet) has a set encoding");
     }
     let line_bytes = ldp_jsonl::max_line_len(&spec) / 4;
-    dispatch!(build(&spec)?, m => with_source!(source, make => perturb_stream(&m, &make, line_bytes)))
+    dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_stream(&m, &make, line_bytes)))
 }
 
 /// The items of a chunk of lines, up to the first bad line, and the error naming it.

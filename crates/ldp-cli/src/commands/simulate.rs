@@ -10,12 +10,13 @@ use ldp_attack::{
     Prior, ReconstructionAttack, measure,
 };
 use ldp_core::simulation;
+use ldp_jsonl::lines::LineChunks;
 
 use super::ProtocolArgs;
 use super::aggregate::server_clip;
 use super::attack::read_prior;
 use super::longitudinal;
-use crate::lines::{ITEM_LINE_CAP, LineChunks, parse_item};
+use crate::lines::{ITEM_LINE_CAP, parse_item};
 use crate::memory;
 use crate::output::{Format, Value, number, print};
 use crate::protocol::knob;
