@@ -4,15 +4,14 @@
 use ldp_analytic::longitudinal as closed_forms;
 use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal as Inner, LongitudinalProtocol, Memoized, Refreshable};
-use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
+use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{
     Aggregator, FamilyMechanism, Grr, GrrReport, Mechanism as _, OnesReport, Support,
-    UnaryEncoding, dispatch,
+    UnaryEncoding, dispatch, with_batch_rng,
 };
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rand::SeedableRng;
 use rayon::prelude::*;
 
 use crate::columns::{Columnar, Columns};
@@ -72,6 +71,32 @@ macro_rules! with_memoized {
     };
 }
 
+/// Every user's `collections` reports, batch b of users drawing from `make(b)`.
+fn draw_users<M, R>(
+    m: &Memoized<M>,
+    items: &[u32],
+    collections: u32,
+    make: impl Fn(u64) -> R + Sync,
+) -> Vec<Vec<M::Report>>
+where
+    M: FamilyMechanism,
+    M::Report: Refreshable,
+    R: rand::Rng,
+{
+    items
+        .par_chunks(USERS_PER_STREAM)
+        .enumerate()
+        .flat_map_iter(|(b, chunk)| {
+            let mut rng = make(b as u64);
+            let users: Vec<Vec<M::Report>> = chunk
+                .iter()
+                .map(|&x| collect_user(m, x, collections, &mut rng))
+                .collect();
+            users
+        })
+        .collect()
+}
+
 /// The user's memo then `collections` reports, from one stream per batch of users.
 fn collect_user<M, R>(m: &Memoized<M>, x: u32, collections: u32, rng: &mut R) -> Vec<M::Report>
 where
@@ -98,43 +123,8 @@ impl Longitudinal {
         M: FamilyMechanism,
         M::Report: Refreshable,
     {
-        let key = match seed {
-            Some(_) => [0u8; 32],
-            None => {
-                use rand::TryRng;
-                let mut key = [0u8; 32];
-                rand::rngs::SysRng
-                    .try_fill_bytes(&mut key)
-                    .map_err(|e| param(format!("the operating system gave no entropy: {e}")))?;
-                key
-            }
-        };
-        Ok(py.detach(|| {
-            items
-                .par_chunks(USERS_PER_STREAM)
-                .enumerate()
-                .flat_map_iter(|(b, chunk)| {
-                    let out: Vec<Vec<M::Report>> = match seed {
-                        Some(seed) => {
-                            let mut rng = stream_rng(seed, 0, Role::Genuine, b as u64);
-                            chunk
-                                .iter()
-                                .map(|&x| collect_user(m, x, collections, &mut rng))
-                                .collect()
-                        }
-                        None => {
-                            let mut rng = rand_chacha::ChaCha20Rng::from_seed(key);
-                            rng.set_stream(b as u64);
-                            chunk
-                                .iter()
-                                .map(|&x| collect_user(m, x, collections, &mut rng))
-                                .collect()
-                        }
-                    };
-                    out
-                })
-                .collect()
-        }))
+        let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
+        Ok(py.detach(|| with_batch_rng!(streams, make => draw_users(m, items, collections, make))))
     }
 
     /// The one-shot protocol one report follows, as an `ldp.Mechanism`, named as
