@@ -10,14 +10,15 @@ use ldp_analytic::{LhAsr, Poisoning, PoisoningError};
 use ldp_core::{DomainSize, Epsilon, ParamError, Protocol, Spec};
 use thiserror::Error;
 
-use crate::choose::{Choice, choose_protocol_after};
+use crate::choose::{ChooseError, Choice, choose_protocol_after};
 use crate::error::OptimizeError;
 use crate::objective::{Objective, ObjectiveSet, Weights};
 use crate::param_values::ParamValues;
 use crate::pareto::{Candidate, frontier_in};
 use crate::space::Search;
 use crate::strategy::{Bounds, Strategy};
-use crate::tune::{TuneOptions, Tuned, candidates, tune};
+use crate::options::TuneOptions;
+use crate::tune::{Tuned, candidates, tune};
 
 /// A setting of a request, as named in its errors. [`Knob::name`] is its keyword spelling
 /// (the Python keyword; the `ldp` tool's flag is `--` and the name with `-` for `_`).
@@ -221,13 +222,21 @@ pub enum RequestError {
     /// A frontier needs two or more objectives.
     #[error("a frontier needs two or more distinct objectives")]
     FewObjectives,
-    /// Tuning or choosing failed.
+    /// Tuning, or drawing a frontier, failed.
     #[error("{context}: {error}")]
     Tuning {
         /// What was being done (`tuning aue at k = 100, eps = 1`).
         context: String,
         /// Why it failed.
         error: OptimizeError,
+    },
+    /// No protocol could be chosen.
+    #[error("{context}: {error}")]
+    Choosing {
+        /// What was being done (`choosing a protocol at k = 100, eps = 1`).
+        context: String,
+        /// Why it failed.
+        error: ChooseError,
     },
 }
 
@@ -283,7 +292,7 @@ impl RequestError {
             | RequestError::RepeatedParameter(_)
             | RequestError::Param(_) => Knob::Param,
             RequestError::FewObjectives => Knob::Objectives,
-            RequestError::Tuning { .. } => return None,
+            RequestError::Tuning { .. } | RequestError::Choosing { .. } => return None,
         })
     }
 }
@@ -586,7 +595,7 @@ impl TuneRequest {
             &poisoning,
             collections,
         )
-        .map_err(|error| RequestError::Tuning {
+        .map_err(|error| RequestError::Choosing {
             context: format!("choosing a protocol at k = {k}, eps = {eps}"),
             error,
         })

@@ -4,7 +4,7 @@
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 use ldp_optimize::{
-    Bounds, OptimizeError, Strategy, TuneOptions, Weights, candidates, choose_protocol,
+    Bounds, ChooseError, OptimizeError, Strategy, TuneOptions, Weights, candidates, choose_protocol,
     choose_protocol_after, objectives, tune,
 };
 use proptest::prelude::*;
@@ -65,7 +65,7 @@ proptest! {
         if let Some(g) = epg_max { bounds = bounds.with_epg(g).unwrap(); }
         let got = choose_protocol(k, eps, &bounds, LhAsr::Paper, &Poisoning::default());
         match brute_force(k, eps, &bounds) {
-            None => prop_assert!(matches!(got, Err(OptimizeError::Infeasible { .. })), "{got:?}"),
+            None => prop_assert!(matches!(got, Err(ChooseError::Infeasible { .. })), "{got:?}"),
             Some((protocol, spec, mse)) => {
                 let got = got.unwrap();
                 prop_assert_eq!(got.protocol, protocol);
@@ -173,7 +173,7 @@ fn the_choice_after_t_reports_is_the_brute_force_answer() {
         let got = choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &Poisoning::default(), t);
         match brute_force_after(k, eps, &bounds, t) {
             None => assert!(
-                matches!(got, Err(OptimizeError::Infeasible { .. })),
+                matches!(got, Err(ChooseError::Infeasible { .. })),
                 "t = {t}"
             ),
             Some((protocol, spec, o)) => {
@@ -200,7 +200,7 @@ fn one_collection_is_the_one_shot_choice_and_zero_is_refused() {
     let bounds = Bounds::asr(0.1).unwrap();
     assert_eq!(
         choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &poisoning, 0),
-        Err(OptimizeError::NoCollections)
+        Err(ChooseError::Optimize(OptimizeError::NoCollections))
     );
 }
 
