@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{FullScan, OptimizeError};
 use crate::objective::{Objective, ObjectiveSet, Objectives, Weights};
+use crate::options::TuneOptions;
 use crate::space::{MAX_GRID_POINTS, paper_space, params_at};
 use crate::strategy::{Bounds, Strategy};
-use crate::options::TuneOptions;
 use crate::tune::{objectives, objectives_for};
 
 /// Why no protocol could be chosen.
@@ -20,7 +20,10 @@ pub enum ChooseError {
     /// No protocol instance meets the bounds. `reachable` says, for each bounded
     /// objective, the least value any single instance reaches (one report; empty after
     /// more), so that a caller can tell what to ask for instead.
-    #[error("no protocol instance meets the bounds{}", describe_reachable(reachable))]
+    #[error(
+        "no protocol instance meets the bounds{}",
+        describe_reachable(reachable)
+    )]
     Infeasible {
         /// The least value of each bounded objective, and an instance reaching it.
         reachable: Vec<Reachable>,

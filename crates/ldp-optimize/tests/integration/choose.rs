@@ -4,8 +4,8 @@
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 use ldp_optimize::{
-    Bounds, ChooseError, OptimizeError, Strategy, TuneOptions, Weights, candidates, choose_protocol,
-    choose_protocol_after, objectives, tune,
+    Bounds, ChooseError, OptimizeError, Strategy, TuneOptions, Weights, candidates,
+    choose_protocol, choose_protocol_after, objectives, tune,
 };
 use proptest::prelude::*;
 
