@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::aggregator::Aggregator;
 use crate::columns::{Columns, Data};
 use crate::errors::param;
-use crate::options::{TuneArgs, budget, domain, resolve};
+use crate::options::{budget, domain, resolve};
 use crate::reports::Reports;
 
 /// A protocol instance: its client (`perturb`) and its server (`aggregator`).
@@ -285,49 +285,20 @@ impl Mechanism {
 /// >>> ldp.mechanism("aue", k=100, eps=4.0, w_asr=0.5, strategy="weighted").tuning["strategy"]
 /// 'weighted'
 #[pyfunction]
-#[pyo3(signature = (protocol, k, eps, param=None, *, w_asr=None, w_epg=None, w_bits=None,
-    search=None, strategy=None, asr_max=None, epg_max=None, bits_max=None, lh_asr=None,
-    beta=None, targets=None, target_mass=None, asr_after=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (protocol, k, eps, param=None, **options))]
 pub(crate) fn mechanism(
     py: Python<'_>,
     protocol: &str,
     #[pyo3(from_py_with = crate::args::k)] k: i64,
     #[pyo3(from_py_with = crate::args::eps)] eps: f64,
     param: Option<&Bound<'_, PyAny>>,
-    w_asr: Option<f64>,
-    w_epg: Option<f64>,
-    w_bits: Option<f64>,
-    search: Option<String>,
-    strategy: Option<String>,
-    asr_max: Option<f64>,
-    epg_max: Option<f64>,
-    bits_max: Option<f64>,
-    lh_asr: Option<String>,
-    beta: Option<f64>,
-    targets: Option<u32>,
-    target_mass: Option<f64>,
-    asr_after: Option<u32>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Mechanism> {
     let p = crate::options::protocol(protocol)?;
     let (k, eps) = (domain(k)?, budget(eps)?);
     let param = crate::options::param_values(param)?;
-    let args = TuneArgs {
-        w_asr,
-        w_epg,
-        w_bits,
-        search,
-        strategy,
-        asr_max,
-        epg_max,
-        bits_max,
-        lh_asr,
-        beta,
-        targets,
-        target_mass,
-        asr_after,
-    };
-    let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, &args))?;
+    let tuning = crate::options::settings("mechanism", options, &ldp_optimize::SettingGroup::ALL)?;
+    let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, tuning))?;
     Mechanism::build(p, spec, tuned)
 }
 
