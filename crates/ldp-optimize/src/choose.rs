@@ -259,7 +259,7 @@ fn describe_reachable(reachable: &[Reachable]) -> String {
 }
 
 fn params_text(spec: &Spec) -> String {
-    let named = spec.family().named_values();
+    let named = spec.params().named_values();
     if named.is_empty() {
         String::new()
     } else {
@@ -324,7 +324,7 @@ fn classic_instances(protocol: Protocol, k: DomainSize, eps: Epsilon) -> Vec<Spe
             family
                 .alternatives(k, eps)
                 .into_iter()
-                .filter(|params| *params != preset.family())
+                .filter(|params| *params != preset.params())
                 .map(|params| Spec::new(k, eps, params).expect("alternatives pass the checks")),
         );
     }

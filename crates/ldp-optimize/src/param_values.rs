@@ -176,7 +176,7 @@ impl ParamValues {
             ParamValues::Named(given) => {
                 let preset = Spec::classic(protocol.classic_counterpart(), k, eps)
                     .expect("a classic protocol")
-                    .family()
+                    .params()
                     .values();
                 let mut values = preset.clone();
                 let mut seen = vec![false; names.len()];

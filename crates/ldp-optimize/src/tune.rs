@@ -37,7 +37,7 @@ pub struct Tuned {
 impl Tuned {
     /// The tuned parameter (omega, p, g or theta).
     pub fn param(&self) -> f64 {
-        self.spec.family().value().unwrap_or(f64::NAN)
+        self.spec.params().value().unwrap_or(f64::NAN)
     }
 
     /// The runnable mechanism (fails only beyond [`ldp_core::MAX_RUNNABLE_DOMAIN`]).
@@ -77,7 +77,7 @@ fn asr_objective(spec: &Spec, options: &TuneOptions) -> Result<f64, OptimizeErro
         0 => Err(OptimizeError::NoCollections),
         1 => Ok(asr::expected(spec, options.lh_asr)),
         t => ldp_analytic::longitudinal::asr_after(spec, t).ok_or(OptimizeError::NoRepeatedForm {
-            family: spec.family().family(),
+            family: spec.family(),
             collections: t,
         }),
     }
@@ -406,8 +406,8 @@ fn minimize(
 /// use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol};
 /// use ldp_optimize::{protocol_spec, TuneOptions};
 /// let (k, eps, o) = (DomainSize::new(100)?, Epsilon::new(4.0)?, TuneOptions::default());
-/// assert_eq!(protocol_spec(Protocol::Ss, k, eps, &o)?.family(), FamilyParams::SubsetSelection { omega: 2 });
-/// assert_eq!(protocol_spec(Protocol::Ass, k, eps, &o)?.family(), FamilyParams::SubsetSelection { omega: 7 });
+/// assert_eq!(protocol_spec(Protocol::Ss, k, eps, &o)?.params(), FamilyParams::SubsetSelection { omega: 2 });
+/// assert_eq!(protocol_spec(Protocol::Ass, k, eps, &o)?.params(), FamilyParams::SubsetSelection { omega: 7 });
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn protocol_spec(

@@ -112,7 +112,7 @@ pub(crate) fn analyze<'py>(
             let named: Vec<String> = a
                 .instance
                 .spec
-                .family()
+                .params()
                 .named_values()
                 .iter()
                 .map(|(n, v)| format!("{n}={v}"))
@@ -198,7 +198,7 @@ pub(crate) fn tune<'py>(
         let choice = py.detach(|| request.choose(k, eps)).map_err(failed)?;
         d.set_item("protocol", choice.protocol.name())?;
         d.set_item("strategy", "eps-constraint")?;
-        d.set_item("param", family_param(py, &choice.spec.family())?)?;
+        d.set_item("param", family_param(py, &choice.spec.params())?)?;
         d.set_item("asr", choice.objectives.asr)?;
         d.set_item("mse", choice.objectives.mse)?;
         d.set_item("epg", choice.objectives.epg)?;
@@ -209,7 +209,7 @@ pub(crate) fn tune<'py>(
         let t = py.detach(|| request.tune(p, k, eps)).map_err(failed)?;
         d.set_item("protocol", p.name())?;
         d.set_item("strategy", t.strategy.name())?;
-        d.set_item("param", family_param(py, &t.spec.family())?)?;
+        d.set_item("param", family_param(py, &t.spec.params())?)?;
         d.set_item("asr", t.objectives.asr)?;
         d.set_item("mse", t.objectives.mse)?;
         d.set_item("epg", t.objectives.epg)?;
@@ -472,7 +472,7 @@ pub(crate) fn simulate<'py>(
     d.set_item("protocol", mechanism.protocol.name())?;
     d.set_item("k", k.get())?;
     d.set_item("eps", spec.eps().get())?;
-    d.set_item("param", family_param(py, &spec.family())?)?;
+    d.set_item("param", family_param(py, &spec.params())?)?;
     d.set_item("runs", runs)?;
     d.set_item("users", pop.len())?;
     d.set_item("asr", m.asr.mean)?;

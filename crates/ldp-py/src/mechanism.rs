@@ -57,7 +57,7 @@ impl Mechanism {
                 .or_else(|| {
                     // Another parameter: the family's adaptive protocol, else a protocol
                     // of the family that takes any value of it.
-                    let family = parsed.family().family();
+                    let family = parsed.family();
                     Protocol::ALL
                         .into_iter()
                         .find(|p| p.is_adaptive() && p.family() == family)
@@ -69,7 +69,7 @@ impl Mechanism {
                 })
                 .ok_or_else(|| param("no protocol has this spec's family"))?,
         };
-        if p.family() != parsed.family().family() {
+        if p.family() != parsed.family() {
             return Err(param(format!(
                 "protocol {:?} is not of the spec's family",
                 p.name()
@@ -136,7 +136,7 @@ impl Mechanism {
     /// (GRR, SHE, HM), or a dict by name for a family with several.
     #[getter]
     fn param<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        family_param(py, &self.spec.family())
+        family_param(py, &self.spec.params())
     }
 
     /// The spec as JSON: what Parquet files record under `ldp.spec`, and what
@@ -155,7 +155,7 @@ impl Mechanism {
         };
         let d = PyDict::new(py);
         d.set_item("strategy", t.strategy.name())?;
-        d.set_item("param", family_param(py, &t.spec.family())?)?;
+        d.set_item("param", family_param(py, &t.spec.params())?)?;
         d.set_item("asr", t.objectives.asr)?;
         d.set_item("mse", t.objectives.mse)?;
         d.set_item("epg", t.objectives.epg)?;
@@ -248,7 +248,7 @@ impl Mechanism {
             self.spec.eps().get()
         );
         if !self.protocol.fixes_parameter() {
-            match self.spec.family().named_values().as_slice() {
+            match self.spec.params().named_values().as_slice() {
                 [] => {}
                 [(_, v)] => s += &format!(", param={v}"),
                 named => {
@@ -342,7 +342,7 @@ pub(crate) fn spec_difference(a: &Spec, b: &Spec, a_name: &str, b_name: &str) ->
     };
     field("k", a.k().get().to_string(), b.k().get().to_string());
     field("eps", number(a.eps().get()), number(b.eps().get()));
-    let (fa, fb) = (a.family(), b.family());
+    let (fa, fb) = (a.params(), b.params());
     if fa.family() != fb.family() {
         field(
             "the family",

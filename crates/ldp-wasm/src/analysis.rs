@@ -86,7 +86,7 @@ pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsV
                     for (column, value) in ANALYSIS_COLUMNS[2..].iter().zip(numbers) {
                         object.insert((*column).into(), json!(value));
                     }
-                    object.insert("param".into(), param_cell(&a.instance.spec.family()));
+                    object.insert("param".into(), param_cell(&a.instance.spec.params()));
                     object.insert("spec".into(), json!(a.instance.spec));
                 }
                 Err(e) => {
@@ -117,7 +117,7 @@ pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
         "k": choice.spec.k().get(),
         "eps": choice.spec.eps().get(),
         "strategy": "eps-constraint",
-        "param": param_cell(&choice.spec.family()),
+        "param": param_cell(&choice.spec.params()),
         "asr": o.asr,
         "mse": o.mse,
         "epg": o.epg.is_finite().then_some(o.epg),

@@ -147,7 +147,7 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             ];
             values.extend(r.numbers().map(|v| v.map_or(Value::Empty, Value::number)));
             // The param cell: several parameters as name=value pairs.
-            values[3] = Value::params(&r.instance.spec.family());
+            values[3] = Value::params(&r.instance.spec.params());
             if a.json_bytes {
                 values.push(Value::Num(json_bytes(&r.instance.spec)?));
             }

@@ -51,7 +51,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
             Value::Int(u64::from(k.get())),
             Value::Num(eps.get()),
             Value::from("eps-constraint"),
-            Value::params(&choice.spec.family()),
+            Value::params(&choice.spec.params()),
             Value::Num(o.asr),
             Value::Num(o.mse),
             o.epg.is_finite().then_some(o.epg).into(),

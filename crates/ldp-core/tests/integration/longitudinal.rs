@@ -321,7 +321,7 @@ fn one_collection_estimates_the_same_as_its_one_shot_protocol() {
         for r in &reports {
             chained.add(r).unwrap();
         }
-        let theirs = match spec.family() {
+        let theirs = match spec.params() {
             ldp_core::FamilyParams::Grr => {
                 let grr = Grr::new(spec.k(), spec.eps()).unwrap();
                 let mut agg = grr.aggregator();

@@ -38,7 +38,7 @@ impl Instance {
     /// The parameter shown beside the instance: its family's parameter, none for a family
     /// without one (GRR, SHE).
     pub fn shown_param(&self) -> Option<f64> {
-        self.spec.family().value()
+        self.spec.params().value()
     }
 
     /// One line on how an adaptive protocol was tuned:

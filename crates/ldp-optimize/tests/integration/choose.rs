@@ -216,7 +216,7 @@ fn a_sketch_shape_other_than_the_preset_can_win() {
     let pick = choose_protocol(k, eps, &bounds, LhAsr::Paper, &Poisoning::default()).unwrap();
     assert_eq!(pick.protocol, Protocol::Hcms);
     assert_eq!(
-        pick.spec.family(),
+        pick.spec.params(),
         ldp_core::FamilyParams::HadamardCountMeanSketch {
             hashes: 16,
             width: 64
@@ -235,5 +235,5 @@ fn alternatives_are_valid_and_include_hrs_preset() {
     }
     let hr = ldp_core::Family::HadamardResponse.alternatives(k, eps);
     assert_eq!(hr.len(), 11, "blocks 1, 2, ..., 1024 at k = 1000");
-    assert!(hr.contains(&Spec::classic(Protocol::Hr, k, eps).unwrap().family()));
+    assert!(hr.contains(&Spec::classic(Protocol::Hr, k, eps).unwrap().params()));
 }
