@@ -67,5 +67,5 @@ ldp_core::named_knob!(LhAsr, "LH ASR form");
 /// ```
 pub fn expected(spec: &Spec, lh: LhAsr) -> f64 {
     let (k, eps) = (spec.k(), spec.eps());
-    dispatch_family!(spec.family(), F, param => F::asr(k, eps, param, lh))
+    dispatch_family!(spec.params(), F, param => F::asr(k, eps, param, lh))
 }

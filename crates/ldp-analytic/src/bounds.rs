@@ -76,7 +76,7 @@ pub fn lower_bounds(
     poisoning: &Poisoning,
 ) -> LowerBounds {
     let (k, eps) = (lo.k(), lo.eps());
-    dispatch_family!(lo.family(), F, a => match F::param_of(&hi.family()) {
+    dispatch_family!(lo.params(), F, a => match F::param_of(&hi.params()) {
         Some(b) => F::lower_bounds(k, eps, a, b, wanted, lh, poisoning),
         None => LowerBounds::default(),
     })

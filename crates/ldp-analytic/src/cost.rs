@@ -71,7 +71,7 @@ pub(crate) fn index_bits(n: f64) -> f64 {
 /// ```
 pub fn encodings(spec: &Spec) -> Vec<(Encoding, f64)> {
     let (k, eps) = (spec.k(), spec.eps());
-    dispatch_family!(spec.family(), F, param => F::encodings(k, eps, param))
+    dispatch_family!(spec.params(), F, param => F::encodings(k, eps, param))
 }
 
 /// Expected bits of one report under the family's most compact encoding (SHE: 64-bit
@@ -88,18 +88,18 @@ pub fn encodings(spec: &Spec) -> Vec<(Encoding, f64)> {
 /// ```
 pub fn bits(spec: &Spec) -> f64 {
     let (k, eps) = (spec.k(), spec.eps());
-    dispatch_family!(spec.family(), F, param => F::bits(k, eps, param))
+    dispatch_family!(spec.params(), F, param => F::bits(k, eps, param))
 }
 
 /// Expected server operations to aggregate one report (counter increments, hash
 /// evaluations and floating-point additions; see the module docs).
 pub fn server_ops(spec: &Spec) -> f64 {
     let (k, eps) = (spec.k(), spec.eps());
-    dispatch_family!(spec.family(), F, param => F::server_ops(k, eps, param))
+    dispatch_family!(spec.params(), F, param => F::server_ops(k, eps, param))
 }
 
 /// Expected random variates one report consumes on the client (see the module docs).
 pub fn client_draws(spec: &Spec) -> f64 {
     let (k, eps) = (spec.k(), spec.eps());
-    dispatch_family!(spec.family(), F, param => F::client_draws(k, eps, param))
+    dispatch_family!(spec.params(), F, param => F::client_draws(k, eps, param))
 }

@@ -178,7 +178,7 @@ pub fn expected(spec: &Spec, attack: &Poisoning) -> Result<Gain, PoisoningError>
     attack.check(spec.k())?;
     let (k, eps, r) = (spec.k(), spec.eps(), attack.targets);
     let per_fake =
-        dispatch_family!(spec.family(), F, param => F::fake_report_gain(k, eps, param, r));
+        dispatch_family!(spec.params(), F, param => F::fake_report_gain(k, eps, param, r));
     Ok(match per_fake {
         Some(g) => Gain::Finite(attack.beta() * (g - attack.target_mass)),
         None => Gain::Unbounded,
@@ -216,7 +216,7 @@ pub fn expected_with_support(
         });
     }
     let (k, eps, r) = (spec.k(), spec.eps(), attack.targets);
-    let per_fake = dispatch_family!(spec.family(), F, param => F::fake_report_gain_supporting(k, eps, param, r, supported));
+    let per_fake = dispatch_family!(spec.params(), F, param => F::fake_report_gain_supporting(k, eps, param, r, supported));
     Ok(match per_fake {
         Some(g) => Gain::Finite(attack.beta() * (g - attack.target_mass)),
         None => Gain::Unbounded,
@@ -246,7 +246,7 @@ pub fn expected_against(
     attack: &Poisoning,
     clip: Clip,
 ) -> Result<Gain, PoisoningError> {
-    if !spec.family().family().clips() {
+    if !spec.family().clips() {
         return expected(spec, attack);
     }
     match clip.bound(spec.eps()) {
@@ -294,7 +294,7 @@ pub fn expected_she_clipped(
     attack: &Poisoning,
     bound: ClipBound,
 ) -> Result<f64, PoisoningError> {
-    let family = spec.family().family();
+    let family = spec.family();
     if !family.clips() {
         return Err(PoisoningError::NotShe(family));
     }

@@ -12,8 +12,10 @@ use crate::cost::Encoding;
 use crate::epg::Poisoning;
 
 /// A family's closed forms, as pure functions of (k, eps, parameter). Each family's module
-/// documents its formulas (a `# Formula` section per function, with the paper's equation
-/// labels) next to its implementation of this trait.
+/// documents its formulas next to its implementation of this trait: every function that
+/// computes one has a `# Formula` section, the formula in a text block and then the
+/// paper's equation it comes from (its label, `Eq. "var_ue"`), or how it was derived where
+/// the paper has none (the large-domain oracles).
 pub trait ClosedForms: FamilyMechanism {
     /// Approximate variance of one item's estimate per user (n = 1): the paper's MSE.
     fn variance(k: DomainSize, eps: Epsilon, param: Self::Param) -> f64;

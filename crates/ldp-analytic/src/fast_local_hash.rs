@@ -11,16 +11,31 @@ use crate::family::ClosedForms;
 use crate::local_hash;
 
 impl ClosedForms for FastLocalHashing {
-    /// LH's Eq. "var_lh" at g: the variance over the choice of the seeds. Fixed seeds add
-    /// a collision bias of spread about `1 / sqrt(k' g)` relative to the signal
+    /// LH's variance at g: the variance over the choice of the seeds.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// Var = (e^eps - 1 + g)^2 / ((e^eps - 1)^2 (g - 1))
+    /// ```
+    ///
+    /// Paper Eq. "var_lh". Fixed seeds add a collision bias of spread about `1 / sqrt(k' g)` relative to the signal
     /// (`ldp_core::families::fast_local_hash`), which this does not count.
     fn variance(_: DomainSize, eps: Epsilon, (g, _): (u32, u32)) -> f64 {
         local_hash::variance(eps, g)
     }
 
-    /// LH's exact variance (paper Eq. "var") plus the square of each item's bias from the
-    /// public seeds (`ldp_core::families::fast_local_hash::bias`, O(k' k) hashes): the
-    /// bias is what k' fixed seeds add, and at n in the tens of thousands it is not small
+    /// LH's exact MSE plus the mean squared bias of the items' estimates from the public
+    /// seeds.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// MSE = MSE_LH(n, f) + (1/k) sum_x bias_x^2
+    /// ```
+    ///
+    /// with `MSE_LH` paper Eq. "mse_var" over Eq. "var" and `bias_x` from
+    /// `ldp_core::families::fast_local_hash::bias` (O(k' k) hashes): the bias is what k' fixed seeds add, and at n in the tens of thousands it is not small
     /// (k' = 1000, g = 8: about a fifth of the variance on Adult Age).
     fn expected_mse(k: DomainSize, eps: Epsilon, (g, seeds): (u32, u32), n: f64, f: &[f64]) -> f64 {
         let ideal = <ldp_core::LocalHashing as ClosedForms>::expected_mse(k, eps, g, n, f);
@@ -29,6 +44,15 @@ impl ClosedForms for FastLocalHashing {
     }
 
     /// LH's, the paper's or the exact form for an ideal hash.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// paper: ASR = e^eps / ((e^eps + g - 1) max(k/g, 1))
+    /// exact: ASR = p g (1 - (1 - 1/g)^k) / k + (1 - p) (1 - 1/g)^(k-1) / k
+    /// ```
+    ///
+    /// Paper Eq. "exp_asr_lh", and [`local_hash::asr_exact`].
     fn asr(k: DomainSize, eps: Epsilon, (g, _): (u32, u32), lh: LhAsr) -> f64 {
         match lh {
             LhAsr::Paper => local_hash::asr_paper(k, eps, g),
@@ -36,9 +60,17 @@ impl ClosedForms for FastLocalHashing {
         }
     }
 
-    /// A seed under which every target hashes to one value, LH's
-    /// `r (1 + (g - 1) t) / (1 - t)`: for targets that some public seed hashes together
-    /// (`epg::expected_with_support` at what `plan_max_gain` finds otherwise).
+    /// A seed under which every target hashes to one value, as LH's.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = r (1 + (g - 1) t) / (1 - t),   t = e^-eps
+    /// ```
+    ///
+    /// Paper Eq. "epg_pq" without its `beta` and `f_T`: for targets that some public seed
+    /// hashes together (`epg::expected_with_support` at what `plan_max_gain` finds
+    /// otherwise).
     fn fake_report_gain(
         k: DomainSize,
         eps: Epsilon,
@@ -49,6 +81,12 @@ impl ClosedForms for FastLocalHashing {
     }
 
     /// The seed's index in `0..k'` and the value in `0..g`.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = ceil(log2 k') + ceil(log2 g)
+    /// ```
     fn encodings(k: DomainSize, eps: Epsilon, param: (u32, u32)) -> Vec<(Encoding, f64)> {
         vec![(Encoding::IndexAndValue, Self::bits(k, eps, param))]
     }
@@ -58,11 +96,23 @@ impl ClosedForms for FastLocalHashing {
     }
 
     /// One counter increment (the k' hashes of the domain run once per estimate).
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = 1
+    /// ```
     fn server_ops(_: DomainSize, _: Epsilon, _: (u32, u32)) -> f64 {
         1.0
     }
 
     /// The seed, a coin, and another value when the coin says not to keep the hash.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 3 - p*,   p* = e^eps / (e^eps + g - 1)
+    /// ```
     fn client_draws(_: DomainSize, eps: Epsilon, (g, _): (u32, u32)) -> f64 {
         3.0 - local_hash::probabilities(eps, g).0
     }

@@ -15,18 +15,30 @@ use crate::cost::{Encoding, index_bits};
 use crate::family::ClosedForms;
 use crate::pure::{one_minus_t, t};
 
-/// The estimator's scale, `D t / (1 - t)`.
+/// The estimator's scale: what one report in a column adds to each supported item's
+/// estimate.
+///
+/// # Formula
+///
+/// ```text
+/// scale = D / (e^eps - 1) = D t / (1 - t)
+/// ```
 fn scale(eps: Epsilon, blocks: u32) -> f64 {
     normalizer_t(eps, blocks) / one_minus_t(eps)
 }
 
 pub use ldp_core::families::hadamard::{item_variance, uniform_variance as variance};
 
-/// The exact expected ASR of the uniform-over-support attack:
-/// `(2 / (b D k)) (e^eps (K - E) + E)` with E the columns whose support is empty.
+/// The exact expected ASR of the uniform-over-support attack.
 ///
 /// # Formula
-/// A column supports the items of its block whose row is +1 there; every such item puts
+///
+/// ```text
+/// ASR = (2 / (b D k)) (e^eps (K - E) + E)
+/// ```
+///
+/// with K the columns and E those whose support is empty; derived here (the paper's
+/// attack, Section "ldp_protocols", on a family it does not treat). A column supports the items of its block whose row is +1 there; every such item puts
 /// `2 e^eps / (b D)` on it, so a column with a support contributes that much whatever its
 /// size, and a column without one `2 / (b D)` per item, guessed right once in k. A block
 /// of three or more items supports every column (rows 1 and 2 cannot both be -1 where
@@ -59,8 +71,16 @@ impl ClosedForms for HadamardResponse {
         variance(k, eps, blocks)
     }
 
-    /// `(1/k) sum_x (1/n) [scale^2 (F_x (e^eps + 1) + (1 - F_x) 2) / D - f_x]`, F_x the
-    /// share of x's block ([`item_variance`]).
+    /// The mean over the items of each estimate's variance.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// MSE = (1/k) sum_x (1/n) [scale^2 (F_x (e^eps + 1) + (1 - F_x) 2) / D - f_x]
+    /// ```
+    ///
+    /// with `F_x` the share of x's block ([`item_variance`]): paper Eq. "mse_var" with
+    /// HR's variances.
     fn expected_mse(k: DomainSize, eps: Epsilon, blocks: u32, n: f64, f: &[f64]) -> f64 {
         let per = Layout::new(k, blocks).per_block();
         f.chunks(usize::try_from(per).unwrap_or(usize::MAX))
@@ -79,14 +99,27 @@ impl ClosedForms for HadamardResponse {
     }
 
     /// Column 0 of a block adds `scale` to each of its items' estimates and nothing to
-    /// other blocks': `s scale` with s the targets in one block, at most `min(r, b - 1)`
-    /// (the targets all in one block).
+    /// other blocks'.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = s scale,   s = min(r, b - 1)
+    /// ```
+    ///
+    /// with s the targets in one block, at most every item of a block.
     fn fake_report_gain(k: DomainSize, eps: Epsilon, blocks: u32, targets: u32) -> Option<f64> {
         let per = Layout::new(k, blocks).per_block();
         Some(u64::from(targets).min(per) as f64 * scale(eps, blocks))
     }
 
-    /// Column 0 of a block holding `supported` targets: `supported scale`.
+    /// Column 0 of a block holding `supported` targets.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = supported scale
+    /// ```
     fn fake_report_gain_supporting(
         _: DomainSize,
         eps: Epsilon,
@@ -97,7 +130,13 @@ impl ClosedForms for HadamardResponse {
         Some(f64::from(supported) * scale(eps, blocks))
     }
 
-    /// One column in `0..K`: `log2 K` bits.
+    /// One column in `0..K`.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = ceil(log2 K)
+    /// ```
     fn encodings(k: DomainSize, _: Epsilon, blocks: u32) -> Vec<(Encoding, f64)> {
         let outputs = Layout::new(k, blocks).outputs() as f64;
         vec![(Encoding::Index, index_bits(outputs))]
@@ -105,11 +144,23 @@ impl ClosedForms for HadamardResponse {
 
     /// One counter increment (the transform, `K log2 b` additions, runs once per
     /// estimate, not per report).
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = 1
+    /// ```
     fn server_ops(_: DomainSize, _: Epsilon, _: u32) -> f64 {
         1.0
     }
 
     /// A coin, and a uniform column.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 2
+    /// ```
     fn client_draws(_: DomainSize, _: Epsilon, _: u32) -> f64 {
         2.0
     }

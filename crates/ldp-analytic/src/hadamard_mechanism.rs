@@ -9,18 +9,30 @@ use crate::asr::LhAsr;
 use crate::cost::{Encoding, index_bits};
 use crate::family::ClosedForms;
 
-/// Per-user variance, the pure `q*(1-q*) / (p*-q*)^2 = ((e^eps + 1) / (e^eps - 1))^2`:
-/// the basic Hadamard response's.
+/// HM's approximate variance per user (n = 1): the basic Hadamard response's.
+///
+/// # Formula
+///
+/// ```text
+/// Var = q* (1 - q*) / (p* - q*)^2 = ((e^eps + 1) / (e^eps - 1))^2
+/// ```
+///
+/// Paper Eq. "approx_var" at `p* = e^eps / (1 + e^eps)`, `q* = 1/2`.
 pub fn variance(eps: Epsilon) -> f64 {
     let p = keep_probability(eps);
     0.25 / ((p - 0.5) * (p - 0.5))
 }
 
-/// The exact expected ASR of the uniform-over-support attack:
-/// `(p (2K - 1) + (1 - p)) / (k K)`.
+/// The exact expected ASR of the uniform-over-support attack.
 ///
 /// # Formula
-/// Report (j, b) supports the items whose sign at column j is b; each of them puts
+///
+/// ```text
+/// ASR = (p (2K - 1) + (1 - p)) / (k K),   p = p*
+/// ```
+///
+/// with K the columns of the Sylvester matrix; derived here (the paper's attack, Section
+/// "ldp_protocols", on a family it does not treat). Report (j, b) supports the items whose sign at column j is b; each of them puts
 /// `p / K` on it, so a report with a support contributes `p / (k K)` whatever its size,
 /// and one without `(1 - p) / (k K)` (every item puts `(1 - p) / K` on it, guessed right
 /// once in k). Exactly one of the 2K reports has no support, (0, 1): row 0 is +1 at
@@ -41,12 +53,26 @@ impl ClosedForms for HadamardMechanism {
         asr(k, eps)
     }
 
-    /// Column 0 with bit 0 supports every target: `(r - r/2) / (p - 1/2)`.
+    /// Column 0 with bit 0 supports every target.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = (r - r/2) / (p* - 1/2)
+    /// ```
+    ///
+    /// Cao et al.'s maximal gain of one fake report, `(s - r q*) / (p* - q*)` with `s = r`.
     fn fake_report_gain(_: DomainSize, eps: Epsilon, (): (), targets: u32) -> Option<f64> {
         Some(0.5 * f64::from(targets) / (keep_probability(eps) - 0.5))
     }
 
     /// A column in `0..K` and a bit.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = ceil(log2 K) + 1
+    /// ```
     fn encodings(k: DomainSize, eps: Epsilon, (): ()) -> Vec<(Encoding, f64)> {
         vec![(Encoding::IndexAndValue, Self::bits(k, eps, ()))]
     }
@@ -56,11 +82,23 @@ impl ClosedForms for HadamardMechanism {
     }
 
     /// One counter increment (the transform runs once per estimate).
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = 1
+    /// ```
     fn server_ops(_: DomainSize, _: Epsilon, (): ()) -> f64 {
         1.0
     }
 
     /// A uniform column and a coin.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 2
+    /// ```
     fn client_draws(_: DomainSize, _: Epsilon, (): ()) -> f64 {
         2.0
     }

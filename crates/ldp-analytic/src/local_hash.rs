@@ -11,18 +11,45 @@ use crate::family::ClosedForms;
 use crate::pure::{one_minus_t, t};
 use crate::support::SupportLaw;
 
-/// Section "LH": `p* = e^eps / (e^eps + g - 1)`, `q* = 1/g`.
+/// LH's `(p*, q*)`: the report keeps the item's hash w.p. p*, and under an ideal hash
+/// any other item shares the reported value w.p. 1/g.
+///
+/// # Formula
+///
+/// ```text
+/// p* = e^eps / (e^eps + g - 1)
+/// q* = 1 / g
+/// ```
+///
+/// Paper Section "lh_protocols".
 pub fn probabilities(eps: Epsilon, g: u32) -> (f64, f64) {
     families::local_hash::probabilities(eps, g)
 }
 
-/// Eq. "var_lh": `(e^eps - 1 + g)^2 / ((e^eps - 1)^2 (g - 1))`.
+/// LH's approximate variance per user (n = 1): the paper's MSE.
+///
+/// # Formula
+///
+/// ```text
+/// Var = (e^eps - 1 + g)^2 / ((e^eps - 1)^2 (g - 1))
+/// ```
+///
+/// Paper Eq. "var_lh".
 pub fn variance(eps: Epsilon, g: u32) -> f64 {
     let (t, g) = (t(eps), f64::from(g));
     (1.0 + (g - 1.0) * t).powi(2) / (one_minus_t(eps).powi(2) * (g - 1.0))
 }
 
-/// The paper's Eq. "exp_asr_lh": `e^eps / ((e^eps + g - 1) max(k/g, 1))`.
+/// The paper's expected ASR of LH: a uniform guess among the items hashing to the
+/// reported value, taken to be `max(k/g, 1)` of them.
+///
+/// # Formula
+///
+/// ```text
+/// ASR = e^eps / ((e^eps + g - 1) max(k/g, 1))
+/// ```
+///
+/// Paper Eq. "exp_asr_lh".
 ///
 /// # Erratum
 /// This treats the support as exactly `max(k/g, 1)` items and ignores that the true item
@@ -33,10 +60,16 @@ pub fn asr_paper(k: DomainSize, eps: Epsilon, g: u32) -> f64 {
     probabilities(eps, g).0 / (k.as_f64() / g_f).max(1.0)
 }
 
-/// The exact expectation with an ideal (uniform, independent) hash:
-/// `p g (1 - (1 - 1/g)^k) / k + (1 - p)(1 - 1/g)^(k-1) / k`.
+/// The exact expected ASR of LH with an ideal (uniform, independent) hash.
 ///
-/// When the hash value is kept (probability p) the support is the true item plus
+/// # Formula
+///
+/// ```text
+/// ASR = p g (1 - (1 - 1/g)^k) / k + (1 - p) (1 - 1/g)^(k-1) / k,   p = p*
+/// ```
+///
+/// The UE form of paper Eq. "exp_asr_ue_closed" with `q = 1/g` (the paper gives only
+/// Eq. "exp_asr_lh"). When the hash value is kept (probability p) the support is the true item plus
 /// Bin(k-1, 1/g) colliding items; otherwise the true item is not in the support, and the
 /// attack succeeds only by the uniform guess when the support is empty.
 pub fn asr_exact(k: DomainSize, eps: Epsilon, g: u32) -> f64 {
@@ -67,13 +100,27 @@ impl ClosedForms for LocalHashing {
         }
     }
 
-    /// A seed under which every target hashes to one value: `r (1 + (g - 1) t) / (1 - t)`.
+    /// A seed under which every target hashes to one value.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = r (1 - q*) / (p* - q*) = r (1 + (g - 1) t) / (1 - t),   t = e^-eps
+    /// ```
+    ///
+    /// Paper Eq. "epg_pq" without its `beta` and `f_T`.
     fn fake_report_gain(_: DomainSize, eps: Epsilon, g: u32, targets: u32) -> Option<f64> {
         let r = f64::from(targets);
         Some(r * (1.0 + (f64::from(g) - 1.0) * t(eps)) / one_minus_t(eps))
     }
 
     /// The 32-bit seed and the value in `0..g`.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = 32 + ceil(log2 g)
+    /// ```
     fn encodings(k: DomainSize, eps: Epsilon, g: u32) -> Vec<(Encoding, f64)> {
         vec![(Encoding::SeedAndValue, Self::bits(k, eps, g))]
     }
@@ -83,6 +130,12 @@ impl ClosedForms for LocalHashing {
     }
 
     /// k hashes, then one increment per supported item.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = k + p* + (k - 1) / g
+    /// ```
     fn server_ops(k: DomainSize, eps: Epsilon, g: u32) -> f64 {
         let k = k.as_f64();
         let (p, _) = probabilities(eps, g);
@@ -90,6 +143,12 @@ impl ClosedForms for LocalHashing {
     }
 
     /// The seed, a coin, and another value when the coin says not to keep the hash.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 2 + (1 - p*) = 3 - p*
+    /// ```
     fn client_draws(_: DomainSize, eps: Epsilon, g: u32) -> f64 {
         3.0 - probabilities(eps, g).0
     }

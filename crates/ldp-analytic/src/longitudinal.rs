@@ -107,7 +107,7 @@ pub fn check_collections(collections: &[u32]) -> Result<(), CollectionsError> {
 /// ```
 pub fn asr_after(spec: &Spec, t: u32) -> Option<f64> {
     let (k, eps) = (spec.k(), spec.eps());
-    let asr = dispatch_family!(spec.family(), F, param => F::asr_after(k, eps, param, t));
+    let asr = dispatch_family!(spec.params(), F, param => F::asr_after(k, eps, param, t));
     // Rounding (about 1e-16 t ln t) must not print a probability above 1.
     asr.map(|a| a.clamp(0.0, 1.0))
 }
@@ -162,7 +162,7 @@ pub fn memoized_limit(l: &Longitudinal) -> f64 {
 pub fn error_exponent(spec: &Spec) -> Option<f64> {
     let (k, eps) = (spec.k(), spec.eps());
     let (p10, p01) =
-        dispatch_family!(spec.family(), F, param => F::pairwise_support(k, eps, param))?;
+        dispatch_family!(spec.params(), F, param => F::pairwise_support(k, eps, param))?;
     Some(-(-(p10.sqrt() - p01.sqrt()).powi(2)).ln_1p())
 }
 

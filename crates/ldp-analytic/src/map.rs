@@ -49,7 +49,7 @@ pub fn asr_exact(spec: &Spec, prior: &[f64]) -> Result<Option<f64>, PriorLength>
     }
     let mut pi = prior.to_vec();
     pi.sort_unstable_by(|a, b| b.total_cmp(a));
-    Ok(dispatch_family!(spec.family(), F, param => F::map_asr(k, eps, param, &pi)))
+    Ok(dispatch_family!(spec.params(), F, param => F::map_asr(k, eps, param, &pi)))
 }
 
 /// `E_S[max(rho pi_a(S), pi_b(S))]` for S holding each rank independently w.p. `incl`,

@@ -22,17 +22,38 @@ impl OneBits {
         }
     }
 
-    /// Expected number of one-bits: `p + (k - 1) q`.
+    /// Expected number of one-bits.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// E[ones] = p + (k - 1) q
+    /// ```
     pub(crate) fn expected_ones(self) -> f64 {
         self.p + (self.k.as_f64() - 1.0) * self.q
     }
 
-    /// Every target bit set: `r (1 - q) / (p - q)`.
+    /// Every target bit set, and no other.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = r (1 - q) / (p - q)
+    /// ```
+    ///
+    /// Paper Eq. "epg_pq" without its `beta` and `f_T`.
     pub(crate) fn fake_report_gain(self, targets: u32) -> f64 {
         f64::from(targets) * (1.0 - self.q) / (self.p - self.q)
     }
 
-    /// The k bits, and the count of one-bits followed by their indices.
+    /// The k bits, and the count of one-bits followed by their indices, the smaller first.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// dense  = k
+    /// sparse = ceil(log2 (k + 1)) + E[ones] ceil(log2 k)
+    /// ```
     pub(crate) fn encodings(self) -> Vec<(Encoding, f64)> {
         let mut out = vec![
             (Encoding::Dense, self.k.as_f64()),
@@ -42,7 +63,8 @@ impl OneBits {
         out
     }
 
-    /// `ceil(log2 (k + 1)) + E[ones] ceil(log2 k)`.
+    /// The count of one-bits, then their indices: the `sparse` of
+    /// [`OneBits::encodings`].
     fn sparse(self) -> f64 {
         let k = self.k.as_f64();
         index_bits(k + 1.0) + self.expected_ones() * index_bits(k)
@@ -53,12 +75,24 @@ impl OneBits {
     }
 
     /// One counter increment per one-bit.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = E[ones] = p + (k - 1) q
+    /// ```
     pub(crate) fn server_ops(self) -> f64 {
         self.expected_ones()
     }
 
     /// The true bit, one geometric gap per other one-bit, and the gap that ends each of
     /// the two ranges (below and above the item).
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 1 + (k - 1) q + 2
+    /// ```
     pub(crate) fn client_draws(self) -> f64 {
         3.0 + (self.k.as_f64() - 1.0) * self.q
     }

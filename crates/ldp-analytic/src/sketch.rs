@@ -17,13 +17,25 @@ use crate::asr::LhAsr;
 use crate::cost::{Encoding, index_bits};
 use crate::family::ClosedForms;
 
-/// `E[rho^2]` for an ideal hash: `1/m^2 + (m - 1) / (m^2 h)`.
+/// The mean squared share of another item's column, for an ideal hash.
+///
+/// # Formula
+///
+/// ```text
+/// E[rho^2] = 1/m^2 + (m - 1) / (m^2 h)
+/// ```
 fn mean_square_share(hashes: u32, width: u32) -> f64 {
     let (h, m) = (f64::from(hashes), f64::from(width));
     1.0 / (m * m) + (m - 1.0) / (m * m * h)
 }
 
-/// `(m / (m - 1))^2`.
+/// The square of the sketches' debiasing scale.
+///
+/// # Formula
+///
+/// ```text
+/// (m / (m - 1))^2
+/// ```
 fn scale2(width: u32) -> f64 {
     let m = f64::from(width);
     (m / (m - 1.0)).powi(2)
@@ -179,17 +191,29 @@ fn column_rank(k: DomainSize, row: u32, width: u32) -> u32 {
     rank
 }
 
-/// HCMS: `p = e^eps / (1 + e^eps)` and `c = 1 / (2p - 1)`.
+/// HCMS's keep probability of the sign and its debiasing factor.
+///
+/// # Formula
+///
+/// ```text
+/// p = e^eps / (1 + e^eps)
+/// c = 1 / (2p - 1)
+/// ```
 fn hcms_pc(eps: Epsilon) -> (f64, f64) {
     let p = sketch::hcms::keep_probability(eps);
     (p, sketch::hcms::debias(eps))
 }
 
 /// HCMS per-user variance of an item of share `f_x`, the others sharing a column with it
-/// `E[rho^2]` of the time on average: `(m / (m - 1))^2 (c^2 - f_x - (1 - f_x) E[rho^2])`.
+/// `E[rho^2]` of the time on average.
 ///
 /// # Formula
-/// A user's term is `(m / (m - 1)) (c s H[l][h_j(x)] - 1/m)`, `s` its reported sign: its
+///
+/// ```text
+/// Var_x = (m / (m - 1))^2 (c^2 - f_x - (1 - f_x) E[rho^2])
+/// ```
+///
+/// Derived here (Apple's sketches are not in the paper). A user's term is `(m / (m - 1)) (c s H[l][h_j(x)] - 1/m)`, `s` its reported sign: its
 /// square is fixed and its mean `rho_ux` (1 for the item itself), so its variance is
 /// `(m / (m - 1))^2 (c^2 - rho_ux^2)`.
 pub fn hcms_item_variance(eps: Epsilon, hashes: u32, width: u32, f_x: f64) -> f64 {
@@ -197,11 +221,16 @@ pub fn hcms_item_variance(eps: Epsilon, hashes: u32, width: u32, f_x: f64) -> f6
     scale2(width) * (c * c - f_x - (1.0 - f_x) * mean_square_share(hashes, width))
 }
 
-/// HCMS's exact expected ASR from the public hashes:
-/// `(1 / (h m k)) sum_j (p (2m - E_j) + (1 - p) E_j)`, `E_j = m / 2^rank_j`.
+/// HCMS's exact expected ASR from the public hashes.
 ///
 /// # Formula
-/// Report (j, l, s) supports the items whose column in row j has sign s in row l of H;
+///
+/// ```text
+/// ASR = (1 / (h m k)) sum_j (p (2m - E_j) + (1 - p) E_j),   E_j = m / 2^rank_j
+/// ```
+///
+/// Derived here (the paper's attack, Section "ldp_protocols", on a family it does not
+/// treat). Report (j, l, s) supports the items whose column in row j has sign s in row l of H;
 /// each of them puts `p / (h m)` on it, so a report with a support contributes
 /// `p / (h m k)` whatever its size, and one without `(1 - p) / (h m k)`. Row l of H is
 /// constant over the columns row j uses exactly when l is orthogonal (over GF(2)) to
@@ -222,12 +251,26 @@ pub fn hcms_asr(k: DomainSize, eps: Epsilon, hashes: u32, width: u32) -> f64 {
 
 impl ClosedForms for HadamardCountMeanSketch {
     /// [`hcms_item_variance`] at `f_x -> 0`.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// Var = (m / (m - 1))^2 (c^2 - E[rho^2])
+    /// ```
     fn variance(_: DomainSize, eps: Epsilon, (hashes, width): (u32, u32)) -> f64 {
         hcms_item_variance(eps, hashes, width, 0.0)
     }
 
-    /// `(1/k) sum_x [var_x / n + b_x^2]`, the bias `b` of the public hashes exact
-    /// (`collision_bias`, O(h k) hashes).
+    /// The mean over the items of each estimate's variance and squared bias.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// MSE = (1/k) sum_x [Var_x / n + b_x^2]
+    /// ```
+    ///
+    /// with `Var_x` [`hcms_item_variance`] and `b` the exact bias of the public hashes
+    /// (`collision_bias`, O(h k) hashes): paper Eq. "mse_var" with a bias term.
     fn expected_mse(_: DomainSize, eps: Epsilon, (h, m): (u32, u32), n: f64, f: &[f64]) -> f64 {
         let var: f64 = f
             .iter()
@@ -242,7 +285,13 @@ impl ClosedForms for HadamardCountMeanSketch {
         hcms_asr(k, eps, h, m)
     }
 
-    /// Row 0, coefficient 0, sign +: `r (m / (m - 1)) (c - 1/m)`.
+    /// Row 0, coefficient 0, sign +.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = r (m / (m - 1)) (c - 1/m)
+    /// ```
     fn fake_report_gain(
         k: DomainSize,
         eps: Epsilon,
@@ -252,8 +301,13 @@ impl ClosedForms for HadamardCountMeanSketch {
         Self::fake_report_gain_supporting(k, eps, param, targets, targets)
     }
 
-    /// `(m / (m - 1)) (s (c - 1/m) + (r - s) (-c - 1/m))`: a target the report does not
-    /// support gets the opposite sign.
+    /// A target the report does not support gets the opposite sign.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = (m / (m - 1)) (s (c - 1/m) + (r - s) (-c - 1/m))
+    /// ```
     fn fake_report_gain_supporting(
         _: DomainSize,
         eps: Epsilon,
@@ -268,6 +322,12 @@ impl ClosedForms for HadamardCountMeanSketch {
     }
 
     /// The (row, coefficient) index and the sign bit.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = ceil(log2 (h m)) + 1
+    /// ```
     fn encodings(k: DomainSize, eps: Epsilon, param: (u32, u32)) -> Vec<(Encoding, f64)> {
         vec![(Encoding::IndexAndValue, Self::bits(k, eps, param))]
     }
@@ -277,11 +337,23 @@ impl ClosedForms for HadamardCountMeanSketch {
     }
 
     /// One counter increment (the transforms and the O(h k) hashes run once per estimate).
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = 1
+    /// ```
     fn server_ops(_: DomainSize, _: Epsilon, _: (u32, u32)) -> f64 {
         1.0
     }
 
     /// A row, a coefficient and a coin.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 3
+    /// ```
     fn client_draws(_: DomainSize, _: Epsilon, _: (u32, u32)) -> f64 {
         3.0
     }
@@ -300,17 +372,27 @@ impl ClosedForms for HadamardCountMeanSketch {
     }
 }
 
-/// CMS: each bit's `(p, q)` and `c = 1 / (2p - 1)`.
+/// CMS: each bit's `(p, q)` and the debiasing factor.
+///
+/// # Formula
+///
+/// ```text
+/// c = 1 / (2p - 1)
+/// ```
 fn cms_pqc(eps: Epsilon) -> (f64, f64, f64) {
     let (p, q) = sketch::cms::bit_probabilities(eps);
     (p, q, sketch::cms::debias(eps))
 }
 
-/// CMS per-user variance of an item of share `f_x`:
-/// `(m / (m - 1))^2 (c^2 - f_x - (1 - f_x) E[(2 rho - 1)^2]) / 4`.
+/// CMS per-user variance of an item of share `f_x`.
 ///
 /// # Formula
-/// A user's term is `(m / (m - 1)) ((c/2) v + 1/2 - 1/m)`, `v = ±1` its bit at x's column
+///
+/// ```text
+/// Var_x = (m / (m - 1))^2 (c^2 - f_x - (1 - f_x) E[(2 rho - 1)^2]) / 4
+/// ```
+///
+/// Derived here (Apple's sketches are not in the paper). A user's term is `(m / (m - 1)) ((c/2) v + 1/2 - 1/m)`, `v = ±1` its bit at x's column
 /// in its row, whose mean is `(2 rho_ux - 1) / c` (1/c for the item itself): the variance
 /// is `(m / (m - 1))^2 (c^2 - (2 rho_ux - 1)^2) / 4`.
 pub fn cms_item_variance(eps: Epsilon, hashes: u32, width: u32, f_x: f64) -> f64 {
@@ -320,11 +402,16 @@ pub fn cms_item_variance(eps: Epsilon, hashes: u32, width: u32, f_x: f64) -> f64
     scale2(width) * (c * c - f_x - (1.0 - f_x) * others) / 4.0
 }
 
-/// CMS's exact expected ASR from the public hashes:
-/// `(1 / (k h)) sum_j [(p/q)(1 - p^u_j) + q p^(u_j - 1)]`, `u_j` the columns row j uses.
+/// CMS's exact expected ASR from the public hashes.
 ///
 /// # Formula
-/// A report of row j with one-bits y supports the items whose column is set. Every such
+///
+/// ```text
+/// ASR = (1 / (k h)) sum_j [(p/q) (1 - p^u_j) + q p^(u_j - 1)]
+/// ```
+///
+/// with `u_j` the columns row j uses; derived here (the paper's attack, Section
+/// "ldp_protocols", on a family it does not treat). A report of row j with one-bits y supports the items whose column is set. Every such
 /// item puts `P_1(|y|) / h = q^(|y|-1) p^(m-|y|+1) / h` on it, so a report with a support
 /// contributes that over k; one without contributes `P_0(|y|) / (h k)`, with
 /// `P_0(w) = q^(w+1) p^(m-1-w)`. Of the `C(m, w)` reports of weight w, `C(m - u, w)`
@@ -362,11 +449,26 @@ fn sum_by_count(counts: &[u32], term: impl Fn(u32) -> f64) -> f64 {
 
 impl ClosedForms for CountMeanSketch {
     /// [`cms_item_variance`] at `f_x -> 0`.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// Var = (m / (m - 1))^2 (c^2 - E[(2 rho - 1)^2]) / 4
+    /// ```
     fn variance(_: DomainSize, eps: Epsilon, (hashes, width): (u32, u32)) -> f64 {
         cms_item_variance(eps, hashes, width, 0.0)
     }
 
-    /// `(1/k) sum_x [var_x / n + b_x^2]`, the bias `b` of the public hashes exact.
+    /// The mean over the items of each estimate's variance and squared bias.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// MSE = (1/k) sum_x [Var_x / n + b_x^2]
+    /// ```
+    ///
+    /// with `Var_x` [`cms_item_variance`] and `b` the exact bias of the public hashes:
+    /// paper Eq. "mse_var" with a bias term.
     fn expected_mse(_: DomainSize, eps: Epsilon, (h, m): (u32, u32), n: f64, f: &[f64]) -> f64 {
         let var: f64 = f
             .iter()
@@ -381,7 +483,13 @@ impl ClosedForms for CountMeanSketch {
         cms_asr(k, eps, h, m)
     }
 
-    /// A row with every bit set: `r (m / (m - 1)) ((c + 1)/2 - 1/m)`.
+    /// A row with every bit set.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = r (m / (m - 1)) ((c + 1)/2 - 1/m)
+    /// ```
     fn fake_report_gain(
         k: DomainSize,
         eps: Epsilon,
@@ -391,7 +499,13 @@ impl ClosedForms for CountMeanSketch {
         Self::fake_report_gain_supporting(k, eps, param, targets, targets)
     }
 
-    /// `(m / (m - 1)) (s ((c + 1)/2 - 1/m) + (r - s) ((1 - c)/2 - 1/m))`.
+    /// A row whose bits are set at `s` of the targets' columns only.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = (m / (m - 1)) (s ((c + 1)/2 - 1/m) + (r - s) ((1 - c)/2 - 1/m))
+    /// ```
     fn fake_report_gain_supporting(
         _: DomainSize,
         eps: Epsilon,
@@ -407,6 +521,12 @@ impl ClosedForms for CountMeanSketch {
     }
 
     /// The row's index and its m bits.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = ceil(log2 h) + m
+    /// ```
     fn encodings(k: DomainSize, eps: Epsilon, param: (u32, u32)) -> Vec<(Encoding, f64)> {
         vec![(Encoding::IndexAndBits, Self::bits(k, eps, param))]
     }
@@ -416,12 +536,24 @@ impl ClosedForms for CountMeanSketch {
     }
 
     /// The row's counter and one increment per one-bit.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = 1 + p + (m - 1) q
+    /// ```
     fn server_ops(_: DomainSize, eps: Epsilon, (_, m): (u32, u32)) -> f64 {
         let (p, q, _) = cms_pqc(eps);
         1.0 + p + (f64::from(m) - 1.0) * q
     }
 
     /// The row, then unary encoding's draws over the m columns.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 1 + 3 + (m - 1) q
+    /// ```
     fn client_draws(_: DomainSize, eps: Epsilon, (_, m): (u32, u32)) -> f64 {
         let (_, q, _) = cms_pqc(eps);
         4.0 + (f64::from(m) - 1.0) * q

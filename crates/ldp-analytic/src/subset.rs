@@ -11,15 +11,31 @@ use crate::family::ClosedForms;
 use crate::pure::{one_minus_t, t};
 use crate::support::SupportLaw;
 
-/// Section "SS": `p = w e^eps / (w e^eps + k - w)`,
-/// `q = (w e^eps (w - 1) + (k - w) w) / ((k - 1)(w e^eps + k - w))`.
+/// SS's `(p*, q*)`: the probabilities that a report's subset holds the true item, and
+/// any other given item.
+///
+/// # Formula
+///
+/// ```text
+/// p* = w e^eps / (w e^eps + k - w)
+/// q* = (w e^eps (w - 1) + (k - w) w) / ((k - 1) (w e^eps + k - w))
+/// ```
+///
+/// with `w` the subset size omega (paper Section "ss_protocol").
 pub fn probabilities(k: DomainSize, eps: Epsilon, omega: u32) -> (f64, f64) {
     families::subset::probabilities(k, eps, omega)
 }
 
-/// `q*(1-q*)/(p*-q*)^2`, which simplifies to
-/// `(w e^eps - e^eps + k - w)(w e^eps + k - w - 1) / (w (e^eps - 1)^2 (k - w))`
-/// and equals GRR's at `w = 1`.
+/// SS's approximate variance per user (n = 1): the paper's MSE.
+///
+/// # Formula
+///
+/// ```text
+/// Var = q* (1 - q*) / (p* - q*)^2
+///     = (w e^eps - e^eps + k - w) (w e^eps + k - w - 1) / (w (e^eps - 1)^2 (k - w))
+/// ```
+///
+/// Paper Eq. "approx_var" at SS's p* and q*; it equals GRR's at `w = 1`.
 ///
 /// # Erratum
 /// The paper's Eq. "var_ss" does not reduce to GRR at `w = 1`; it is not used.
@@ -29,13 +45,27 @@ pub fn variance(k: DomainSize, eps: Epsilon, omega: u32) -> f64 {
     (w - 1.0 + (k - w) * t) * (w + (k - w - 1.0) * t) / (w * (k - w) * one_minus_t(eps).powi(2))
 }
 
-/// Eq. "exp_asr_ss": a uniform guess in the subset, `e^eps / (w e^eps + k - w)`.
+/// SS's expected ASR: a uniform guess in the reported subset.
+///
+/// # Formula
+///
+/// ```text
+/// ASR = e^eps / (w e^eps + k - w)
+/// ```
+///
+/// Paper Eq. "exp_asr_ss".
 pub fn asr(k: DomainSize, eps: Epsilon, omega: u32) -> f64 {
     let w = f64::from(omega);
     1.0 / (w + (k.as_f64() - w) * t(eps))
 }
 
-/// `ceil(log2 C(k, omega))`: the rank of the subset among all subsets of its size.
+/// The rank of the subset among all subsets of its size.
+///
+/// # Formula
+///
+/// ```text
+/// bits = ceil(log2 C(k, w))
+/// ```
 fn rank_bits(k: DomainSize, omega: u32) -> f64 {
     whole_bits(ln_binomial(u64::from(k.get()), u64::from(omega)) / std::f64::consts::LN_2)
 }
@@ -56,8 +86,15 @@ impl ClosedForms for SubsetSelection {
         asr(k, eps, omega)
     }
 
-    /// An SS report holds at most omega targets: `(s - r q*) / (p* - q*)` with
-    /// `s = min(r, omega)`.
+    /// An SS report holds at most omega targets.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// gain = (s - r q*) / (p* - q*),   s = min(r, w)
+    /// ```
+    ///
+    /// Cao et al.'s maximal gain of one fake report (paper Section "results_poisoning").
     fn fake_report_gain(k: DomainSize, eps: Epsilon, omega: u32, targets: u32) -> Option<f64> {
         let (p, q) = probabilities(k, eps, omega);
         let r = f64::from(targets);
@@ -65,6 +102,13 @@ impl ClosedForms for SubsetSelection {
         Some((s - r * q) / (p - q))
     }
 
+    /// The subset's rank, or its w indices, the smaller first.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = min(ceil(log2 C(k, w)), w ceil(log2 k))
+    /// ```
     fn encodings(k: DomainSize, _: Epsilon, omega: u32) -> Vec<(Encoding, f64)> {
         let mut out = vec![
             (Encoding::SubsetRank, rank_bits(k, omega)),
@@ -82,11 +126,23 @@ impl ClosedForms for SubsetSelection {
     }
 
     /// One counter increment per item of the subset.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = w
+    /// ```
     fn server_ops(_: DomainSize, _: Epsilon, omega: u32) -> f64 {
         f64::from(omega)
     }
 
     /// A coin, then omega - 1 or omega draws of Floyd's algorithm.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 1 + p* (w - 1) + (1 - p*) w = 1 + w - p*
+    /// ```
     fn client_draws(k: DomainSize, eps: Epsilon, omega: u32) -> f64 {
         1.0 + f64::from(omega) - probabilities(k, eps, omega).0
     }

@@ -9,14 +9,29 @@ use crate::cost::Encoding;
 use crate::family::ClosedForms;
 use crate::quad;
 
-/// Eq. "var_she": `8 / eps^2` (the variance of Laplace noise of scale `2 / eps`).
+/// SHE's variance per user (n = 1): that of Laplace noise of scale `2 / eps`.
+///
+/// # Formula
+///
+/// ```text
+/// Var = 8 / eps^2
+/// ```
+///
+/// Paper Eq. "var_she".
 pub fn variance(eps: Epsilon) -> f64 {
     8.0 / eps.get().powi(2)
 }
 
-/// Eq. "full_exp_asr_she": the attacker guesses the largest coordinate,
-/// `P[1 + Z_x > max_{i != x} Z_i] = integral f(z) F(z + 1)^(k-1) dz` with Laplace noise of
-/// scale `b = 2 / eps`.
+/// SHE's expected ASR: the attacker guesses the largest coordinate.
+///
+/// # Formula
+///
+/// ```text
+/// ASR = P[1 + Z_x > max_{i != x} Z_i] = integral f(z) F(z + 1)^(k-1) dz
+/// ```
+///
+/// with `f` and `F` the density and distribution of Laplace noise of scale `b = 2 / eps`.
+/// Paper Eq. "exp_asr_she", whose integral is Eq. "full_exp_asr_she".
 ///
 /// # Evaluation
 /// With `c = e^(-1/b) / 2`, the integral splits at the kinks z = -1 and z = 0 into
@@ -63,6 +78,12 @@ impl ClosedForms for SummationHistogram {
 
     /// k IEEE doubles, as this toolkit sends them, or k singles if a deployment rounds;
     /// the doubles first although they are larger.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// bits = 64 k   (or 32 k)
+    /// ```
     fn encodings(k: DomainSize, _: Epsilon, (): ()) -> Vec<(Encoding, f64)> {
         let k = k.as_f64();
         vec![(Encoding::Float64, 64.0 * k), (Encoding::Float32, 32.0 * k)]
@@ -73,11 +94,23 @@ impl ClosedForms for SummationHistogram {
     }
 
     /// k floating-point additions.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ops = k
+    /// ```
     fn server_ops(k: DomainSize, _: Epsilon, (): ()) -> f64 {
         k.as_f64()
     }
 
     /// Two exponentials per coordinate.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// draws = 2 k
+    /// ```
     fn client_draws(k: DomainSize, _: Epsilon, (): ()) -> f64 {
         2.0 * k.as_f64()
     }

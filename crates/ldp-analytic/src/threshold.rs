@@ -8,13 +8,31 @@ use crate::cost::Encoding;
 use crate::family::ClosedForms;
 use crate::ones::OneBits;
 
-/// Eq. "the_parameters": `p = 1 - e^(eps (theta - 1) / 2) / 2`, `q = e^(-eps theta / 2) / 2`.
+/// THE's `(p, q)`: the probabilities that a coordinate with Laplace noise of scale
+/// `2 / eps` exceeds the threshold theta where the true item's is 1, and where it is 0.
+///
+/// # Formula
+///
+/// ```text
+/// p = 1 - e^(eps (theta - 1) / 2) / 2
+/// q = e^(-eps theta / 2) / 2
+/// ```
+///
+/// Paper Eq. "the_parameters"; THE is pure with `p* = p`, `q* = q`.
 pub fn probabilities(eps: Epsilon, theta: f64) -> (f64, f64) {
     families::threshold::probabilities(eps, theta)
 }
 
-/// Eq. "var_the": `q(1-q)/(p-q)^2` with THE's p and q, equal to
-/// `(2 e^(eps theta/2) - 1) / (1 + e^(eps (theta - 1/2)) - 2 e^(eps theta/2))^2`.
+/// THE's approximate variance per user (n = 1): the paper's MSE.
+///
+/// # Formula
+///
+/// ```text
+/// Var = q (1 - q) / (p - q)^2
+///     = (2 e^(eps theta / 2) - 1) / (1 + e^(eps (theta - 1/2)) - 2 e^(eps theta / 2))^2
+/// ```
+///
+/// Paper Eq. "var_the".
 pub fn variance(eps: Epsilon, theta: f64) -> f64 {
     let (p, q) = probabilities(eps, theta);
     q * (1.0 - q) / (p - q).powi(2)
@@ -30,7 +48,16 @@ impl ClosedForms for ThresholdHistogram {
         variance(eps, theta)
     }
 
-    /// Eq. "exp_asr_the", in closed form ([`crate::asr::ones`]).
+    /// A uniform guess among the set bits, or among all items when none is set.
+    ///
+    /// # Formula
+    ///
+    /// ```text
+    /// ASR = (1/k) [ (1 - p) (1 - q)^(k-1) + (p / q) (1 - (1 - q)^k) ]
+    /// ```
+    ///
+    /// Paper Eq. "exp_asr_the_closed" (the closed form of Eq. "exp_asr_the"), through
+    /// [`crate::asr::ones`].
     fn asr(k: DomainSize, eps: Epsilon, theta: f64, _: LhAsr) -> f64 {
         bits(k, eps, theta).law().asr(k)
     }

@@ -21,7 +21,7 @@ use crate::family::ClosedForms;
 /// ```
 pub fn approx_per_user(spec: &Spec) -> f64 {
     let (k, eps) = (spec.k(), spec.eps());
-    dispatch_family!(spec.family(), F, param => F::variance(k, eps, param))
+    dispatch_family!(spec.params(), F, param => F::variance(k, eps, param))
 }
 
 /// Approximate variance for `n` users, Eq. "approx_var": `q*(1-q*) / (n (p*-q*)^2)`.
@@ -45,5 +45,5 @@ pub fn exact(spec: &Spec, n: f64, f: f64) -> f64 {
 /// so this is its MSE (paper Eq. "mse_var").
 pub fn expected_mse(spec: &Spec, n: f64, f: &[f64]) -> f64 {
     let (k, eps) = (spec.k(), spec.eps());
-    dispatch_family!(spec.family(), F, param => F::expected_mse(k, eps, param, n, f))
+    dispatch_family!(spec.params(), F, param => F::expected_mse(k, eps, param, n, f))
 }

@@ -97,7 +97,7 @@ pub fn exact_audit(mech: &AnyMechanism) -> Result<ExactAudit, AuditError> {
             })
             .collect()
     };
-    let result = match (mech, spec.family()) {
+    let result = match (mech, spec.params()) {
         (AnyMechanism::Grr(m), _) => {
             budget(u64::from(k))?;
             worst(m, (0..k).map(|y| GrrReport { y }), Coverage::Every)

@@ -6,15 +6,16 @@
 //! with a strategy that has none, or `--param` on a protocol whose definition fixes its
 //! parameter are errors naming the flag.
 
+use std::marker::PhantomData;
 use std::str::FromStr;
 
 use anyhow::{Context, Result};
-use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use ldp_analytic::LhAsr;
+use clap::error::ErrorKind;
+use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use ldp_core::{AnyMechanism, DomainSize, Epsilon, ParamError, Protocol, Spec};
 use ldp_optimize::{
-    Instance, InstanceRequest, Knob, ParamValues, RequestError, Search, Strategy, TuneRequest,
+    Instance, InstanceRequest, Knob, ParamValues, RequestError, SettingGroup, TuneRequest,
 };
 
 use crate::output::number;
@@ -31,92 +32,113 @@ where
     PossibleValuesParser::new(names).map(|s| s.parse::<T>().expect("a listed name parses"))
 }
 
-/// How adaptive protocols are tuned.
-#[derive(Debug, Clone, Default, Args)]
-pub(crate) struct TuneArgs {
-    /// ASR weight of the tuning objective, in [0, 1] (default 0.5); the MSE weight is
-    /// 1 - W. Weights are normalized once EPG and bits weights are added.
-    #[arg(long = "w-asr", value_name = "W")]
-    pub(crate) w_asr: Option<f64>,
-    /// EPG weight (default 0): the poisoning gain as a further objective.
-    #[arg(long = "w-epg", value_name = "W")]
-    pub(crate) w_epg: Option<f64>,
-    /// Bits weight (default 0): the report size as a further objective.
-    #[arg(long = "w-bits", value_name = "W")]
-    pub(crate) w_bits: Option<f64>,
-    /// Search mode: the paper's grid, or grid then golden section (default paper).
-    #[arg(long, value_parser = knob::<Search>(Search::ALL.map(Search::name)))]
-    pub(crate) search: Option<Search>,
-    /// Selection strategy (default weighted; eps-constraint when a bound is given).
-    /// Utopia, elbow, hypervolume and eps-constraint look only at which weights are
-    /// positive.
-    #[arg(long, value_parser = knob::<Strategy>(Strategy::PAPER.map(|s| s.name())))]
-    pub(crate) strategy: Option<Strategy>,
-    /// Tune against the ASR after T linked reports of an unchanged value (a device that
-    /// reports daily for a year: 365) instead of one report (default 1). AUE, ALH and
-    /// ATHE only: ASS has no exact form after more than one report. With `--protocol
-    /// all`, bounds the ASR after T reports (SS and ASS beyond omega = 1, and SHE, are
-    /// left out).
-    #[arg(long = "asr-after", value_name = "T")]
-    pub(crate) asr_after: Option<u32>,
+/// The groups of settings a command takes as flags.
+pub(crate) trait Offer {
+    /// The groups, whose settings become flags in the order of ldp-optimize's table.
+    const GROUPS: &'static [SettingGroup];
 }
 
-/// Upper bounds of the eps-constraint strategy: the lowest MSE meeting them.
-#[derive(Debug, Clone, Default, Args)]
-pub(crate) struct BoundArgs {
-    /// Largest ASR (selects the eps-constraint strategy unless --strategy says otherwise;
-    /// its default is 0.1).
-    #[arg(long = "asr-max", value_name = "A")]
-    pub(crate) asr_max: Option<f64>,
-    /// Largest EPG.
-    #[arg(long = "epg-max", value_name = "E")]
-    pub(crate) epg_max: Option<f64>,
-    /// Largest report size, in bits.
-    #[arg(long = "bits-max", value_name = "B")]
-    pub(crate) bits_max: Option<f64>,
+/// Every setting: `ldp tune`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Every;
+
+impl Offer for Every {
+    const GROUPS: &'static [SettingGroup] = &SettingGroup::ALL;
 }
 
-/// The maximal gain attack behind the EPG objective.
-#[derive(Debug, Clone, Default, Args)]
-pub(crate) struct PoisoningArgs {
-    /// Fraction of fake users of the maximal gain attack (for --w-epg and --epg-max).
-    #[arg(long)]
-    pub(crate) beta: Option<f64>,
-    /// Number of target items r (for --w-epg and --epg-max).
-    #[arg(long)]
-    pub(crate) targets: Option<u32>,
-    /// True mass of the targets f_T (for --w-epg and --epg-max).
-    #[arg(long = "target-mass")]
-    pub(crate) target_mass: Option<f64>,
+/// What tunes one instance: the commands of one protocol (`perturb`, `aggregate`, ...).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Tuning;
+
+impl Offer for Tuning {
+    const GROUPS: &'static [SettingGroup] = &SettingGroup::TUNING;
 }
 
-/// The parser of `--lh-asr`.
-pub(crate) fn lh_asr_parser() -> impl TypedValueParser<Value = LhAsr> {
-    knob::<LhAsr>(LhAsr::ALL.map(LhAsr::name))
+/// `ldp analyze`: the tuning of its adaptive rows without bounds (its `--asr-max` and
+/// `--bits-max` filter rows), and the LH ASR form and poisoning of its columns.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Columns;
+
+impl Offer for Columns {
+    const GROUPS: &'static [SettingGroup] = &[
+        SettingGroup::Weights,
+        SettingGroup::Method,
+        SettingGroup::Collections,
+        SettingGroup::LhAsr,
+        SettingGroup::Poisoning,
+    ];
 }
 
-/// The request the flags make; `lh_asr` and the poisoning flags where the command has
-/// them.
-pub(crate) fn tune_request(
-    tuning: &TuneArgs,
-    bounds: &BoundArgs,
-    lh_asr: Option<LhAsr>,
-    poisoning: &PoisoningArgs,
-) -> TuneRequest {
-    TuneRequest {
-        w_asr: tuning.w_asr,
-        w_epg: tuning.w_epg,
-        w_bits: tuning.w_bits,
-        search: tuning.search,
-        strategy: tuning.strategy,
-        asr_max: bounds.asr_max,
-        epg_max: bounds.epg_max,
-        bits_max: bounds.bits_max,
-        collections: tuning.asr_after,
-        lh_asr,
-        beta: poisoning.beta,
-        targets: poisoning.targets,
-        target_mass: poisoning.target_mass,
+/// `ldp frontier`: the LH ASR form and the poisoning setting.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Frontier;
+
+impl Offer for Frontier {
+    const GROUPS: &'static [SettingGroup] = &[SettingGroup::LhAsr, SettingGroup::Poisoning];
+}
+
+/// The settings of a tuning request that a command takes, one flag per setting of the
+/// groups `G` offers: named, documented and parsed by ldp-optimize's table of settings
+/// ([`Knob`]), so that the tool spells no setting itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RequestArgs<G> {
+    /// The request the flags make.
+    pub(crate) request: TuneRequest,
+    groups: PhantomData<G>,
+}
+
+impl<G: Offer> RequestArgs<G> {
+    fn offered() -> impl Iterator<Item = Knob> {
+        G::GROUPS.iter().flat_map(|&g| Knob::of(g))
+    }
+}
+
+/// The flag of a setting: `--w-asr W`, with its help; a named choice lists its names.
+fn setting_flag(knob: Knob) -> Arg {
+    let arg = Arg::new(knob.name())
+        .long(knob.name().replace('_', "-"))
+        .value_name(knob.placeholder())
+        .help(knob.help().trim_end_matches('.'));
+    match knob.choices() {
+        Some(names) => arg.value_parser(PossibleValuesParser::new(names)),
+        None => arg.value_parser(move |text: &str| {
+            TuneRequest::default()
+                .set_text(knob, text)
+                .map(|()| text.to_owned())
+                .map_err(|e| e.message)
+        }),
+    }
+}
+
+impl<G: Offer> Args for RequestArgs<G> {
+    fn augment_args(cmd: Command) -> Command {
+        Self::offered().fold(cmd, |cmd, knob| cmd.arg(setting_flag(knob)))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl<G: Offer> FromArgMatches for RequestArgs<G> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut args = RequestArgs {
+            request: TuneRequest::default(),
+            groups: PhantomData,
+        };
+        args.update_from_arg_matches(matches)?;
+        Ok(args)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        for knob in Self::offered() {
+            if let Some(text) = matches.get_one::<String>(knob.name()) {
+                self.request
+                    .set_text(knob, text)
+                    .map_err(|e| clap::Error::raw(ErrorKind::ValueValidation, e))?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -12,6 +12,8 @@ use std::borrow::Cow;
 use std::fmt::Debug;
 
 use crate::error::AggregateError;
+// The estimator is the estimators' (`estimate`); its path of old stays.
+pub use crate::estimate::support_estimate;
 use crate::estimate::{Channel, Estimator, Fit, FitOptions};
 use crate::mechanism::{Mechanism, PureProtocol, Wire};
 
@@ -344,30 +346,9 @@ impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
         Some(Cow::Borrowed(&self.counts))
     }
 
-    /// Paper Eq. "estimator": `f_i = (C_i - n q*) / (n (p* - q*))`.
+    /// The paper's unbiased estimator from the support counts ([`support_estimate`]).
     fn raw_estimate(&self) -> Result<Vec<f64>, AggregateError> {
         let (p, q) = (self.mechanism.p_star(), self.mechanism.q_star());
         support_estimate(&self.counts, self.n, p, q)
     }
-}
-
-/// The unbiased estimate from support counts of `n` reports, each supporting its true
-/// item w.p. `p` and any other w.p. `q`: `(c_v - n q) / (n (p - q))`.
-pub fn support_estimate(
-    counts: &[u64],
-    n: u64,
-    p: f64,
-    q: f64,
-) -> Result<Vec<f64>, AggregateError> {
-    if n == 0 {
-        return Err(AggregateError::Empty);
-    }
-    if p <= q {
-        // eps so small that p and q coincide in floating point: reports carry no usable
-        // signal, and the estimator would divide by zero.
-        return Err(AggregateError::Uninformative { p, q });
-    }
-    let n = n as f64;
-    let scale = 1.0 / (n * (p - q));
-    Ok(counts.iter().map(|&c| (c as f64 - n * q) * scale).collect())
 }

@@ -72,7 +72,7 @@ pub use estimate::Estimator;
 pub use families::grr::Grr;
 pub use families::local_hash::LocalHashing;
 pub use families::subset::SubsetSelection;
-pub use families::summation::{ClipBound, SheSums, SummationHistogram};
+pub use families::summation::{SheSums, SummationHistogram};
 pub use families::threshold::ThresholdHistogram;
 pub use families::unary::UnaryEncoding;
 pub use families::{
@@ -85,7 +85,7 @@ pub use output_counts::{CountedOutputs, OutputCounts};
 pub use protocol_set::{ProtocolSet, ProtocolSetError};
 pub use rejections::{OnInvalid, Reason, Rejected, Rejections};
 pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
-pub use server::{Clip, ClipError};
+pub use server::{Clip, ClipBound, ClipError};
 pub use space::ParameterSpace;
 pub use spec::Spec;
 pub use vocab::{DomainSize, Epsilon, FakeFraction};

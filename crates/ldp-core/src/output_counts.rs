@@ -6,8 +6,9 @@
 
 use std::borrow::Cow;
 
-use crate::aggregate::{Aggregator, StateValues, check_same, checked_count, support_estimate};
+use crate::aggregate::{Aggregator, StateValues, check_same, checked_count};
 use crate::error::AggregateError;
+use crate::estimate::support_estimate;
 use crate::mechanism::Mechanism;
 
 /// A mechanism whose reports are counted by cells ([`OutputCounts`]).

@@ -155,9 +155,18 @@ mod seed32 {
     serde(deny_unknown_fields)
 )]
 pub struct SheReport {
-    /// Exactly k finite numbers, each at most `1e150` in magnitude.
+    /// Exactly k finite numbers, each at most [`REPORT_BOUND`] in magnitude.
     pub y: Vec<f64>,
 }
+
+/// The largest magnitude of a coordinate of a valid [`SheReport`], and so of a server's
+/// clipping bound ([`crate::ClipBound`]).
+///
+/// Honest noise never comes near it (see
+/// [`MIN_EPS`](crate::families::summation::MIN_EPS)); a report beyond it can only be
+/// forged, and rejecting it keeps every sum of up to 2^64 reports, and every estimate
+/// made from them, finite.
+pub const REPORT_BOUND: f64 = 1e150;
 
 /// Checks that `list` is strictly increasing with every entry in `0..bound`.
 pub(crate) fn check_sorted_distinct(

@@ -10,7 +10,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::families::summation::ClipBound;
+use crate::error::ParamError;
+use crate::report::REPORT_BOUND;
 use crate::vocab::{Epsilon, Family};
 
 /// Whether and where a server clips report coordinates.
@@ -83,7 +84,7 @@ pub enum ClipError {
     Syntax(String),
     /// A number outside the bounds of [`ClipBound`].
     #[error(transparent)]
-    Bound(#[from] crate::ParamError),
+    Bound(#[from] ParamError),
     /// The family's reports are not real vectors: its servers do not clip.
     #[error(
         "clipping applies to SHE reports only (the {0:?} family's reports are indices or bits)"
@@ -134,5 +135,64 @@ impl TryFrom<ClipForm> for Clip {
             ClipForm::Bound(v) => Ok(Clip::At(ClipBound::new(v)?)),
             ClipForm::Name(name) => name.parse(),
         }
+    }
+}
+
+/// A server's clipping bound c in `[1, REPORT_BOUND]`: every report coordinate is
+/// clamped to `[-c, c]` before it is summed (the families whose reports are real vectors,
+/// SHE's).
+///
+/// Clipping bounds a fake report's effect: the maximal gain attack then puts c on each of
+/// r targets, for an expected gain of `beta (r c - f_T)` (ldp-analytic's
+/// `expected_she_clipped`), instead of any amount. It biases genuine coordinates by at most
+/// `(b/2) e^-((c - 1)/b)` each, with `b = 2/eps`.
+///
+/// ```
+/// use ldp_core::{ClipBound, Epsilon};
+/// let c = ClipBound::recommended(Epsilon::new(1.0)?);
+/// assert_eq!(c.get(), 41.0); // 1 + 20 b, b = 2
+/// assert!(ClipBound::new(0.5).is_err());
+/// # Ok::<(), ldp_core::ParamError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "f64", into = "f64")
+)]
+pub struct ClipBound(f64);
+
+impl ClipBound {
+    /// Validates `bound`: finite, at least 1 (the one-hot value), at most [`REPORT_BOUND`].
+    pub fn new(bound: f64) -> Result<Self, ParamError> {
+        if (1.0..=REPORT_BOUND).contains(&bound) {
+            Ok(Self(bound))
+        } else {
+            Err(ParamError::ClipBound { value: bound })
+        }
+    }
+
+    /// `1 + 20 b` with `b = 2 / eps`: the clipping bias on a genuine coordinate is then
+    /// below `(b/2) e^-20`, about `1e-9 b`, far under the estimate's noise.
+    pub fn recommended(eps: Epsilon) -> Self {
+        Self((1.0 + 20.0 * 2.0 / eps.get()).min(REPORT_BOUND))
+    }
+
+    /// The bound as a number.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl TryFrom<f64> for ClipBound {
+    type Error = ParamError;
+    fn try_from(v: f64) -> Result<Self, ParamError> {
+        Self::new(v)
+    }
+}
+
+impl From<ClipBound> for f64 {
+    fn from(c: ClipBound) -> f64 {
+        c.0
     }
 }

@@ -8,7 +8,7 @@
 use crate::error::ParamError;
 pub use crate::families::{AnyMechanism, FamilyParams, NotClassic};
 use crate::report::ReportLimits;
-use crate::vocab::{DomainSize, Epsilon, Protocol};
+use crate::vocab::{DomainSize, Epsilon, Family, Protocol};
 
 /// A validated protocol instance: the identity of a mechanism.
 ///
@@ -16,7 +16,7 @@ use crate::vocab::{DomainSize, Epsilon, Protocol};
 /// use ldp_core::{DomainSize, Epsilon, Protocol, spec::{FamilyParams, Spec}};
 /// let (k, eps) = (DomainSize::new(100)?, Epsilon::new(4.0)?);
 /// let olh = Spec::classic(Protocol::Olh, k, eps)?;
-/// assert_eq!(olh.family(), FamilyParams::LocalHashing { g: 56 });
+/// assert_eq!(olh.params(), FamilyParams::LocalHashing { g: 56 });
 /// let alh = Spec::new(k, eps, FamilyParams::LocalHashing { g: 13 })?;
 /// assert!(Spec::new(k, eps, FamilyParams::LocalHashing { g: 1 }).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -73,9 +73,14 @@ impl Spec {
         self.eps
     }
 
-    /// Family and parameter.
-    pub fn family(&self) -> FamilyParams {
+    /// The family with its parameter values.
+    pub fn params(&self) -> FamilyParams {
         self.family
+    }
+
+    /// The family.
+    pub fn family(&self) -> Family {
+        self.family.family()
     }
 
     /// A classic protocol at its preset parameter (for the paper's eight, the paper's

@@ -213,7 +213,7 @@ impl AggregateUDFImpl for LdpAggregate {
         let clip = match options.she_clip {
             None => Clip::Recommended,
             Some(clip) => clip
-                .check_for(spec.family().family())
+                .check_for(spec.family())
                 .map_err(|e| plan_error(format!("{name}: she_clip: {e}")))?,
         };
         accumulator_for(&spec, self.output, &options, clip, name)

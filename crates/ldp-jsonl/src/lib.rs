@@ -159,7 +159,7 @@ impl JsonReport for SheReport {
 /// ```
 pub fn max_line_len(spec: &Spec) -> usize {
     let limits = spec.report_limits();
-    let canonical = dispatch_family!(spec.family(), F, _param => {
+    let canonical = dispatch_family!(spec.params(), F, _param => {
         <<F as Mechanism>::Report as JsonReport>::max_canonical_len(&limits)
     });
     4 * canonical + 256

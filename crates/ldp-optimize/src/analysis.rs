@@ -207,15 +207,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
             param: Some(given.clone()),
             tuning: TuneRequest::default(),
         };
-        if let Err(
-            e @ (RequestError::NoParameter(_)
-            | RequestError::FixedParameter { .. }
-            | RequestError::NotWhole(_)
-            | RequestError::NameParameters { .. }
-            | RequestError::UnknownParameter { .. }
-            | RequestError::RepeatedParameter(_)),
-        ) = probe.resolve()
-        {
+        if let Err(e @ RequestError::ParamValues(_)) = probe.resolve() {
             return Err(e.into());
         }
     }

@@ -6,8 +6,8 @@ use ldp_analytic::bounds::Wanted;
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
 use crate::objective::{Objective, ObjectiveSet, Objectives};
+use crate::options::TuneOptions;
 use crate::space::params_at;
-use crate::tune::TuneOptions;
 
 /// Lower bounds of the objectives over the integers `a..=b` of `protocol`'s parameter, the
 /// objectives that are not needed bounded by 0; `None` when some objective of `needed` has

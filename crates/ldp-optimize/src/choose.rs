@@ -6,11 +6,32 @@ use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 use serde::{Deserialize, Serialize};
 
-use crate::error::OptimizeError;
+use crate::error::{FullScan, OptimizeError};
 use crate::objective::{Objective, ObjectiveSet, Objectives, Weights};
+use crate::options::TuneOptions;
 use crate::space::{MAX_GRID_POINTS, paper_space, params_at};
 use crate::strategy::{Bounds, Strategy};
-use crate::tune::{TuneOptions, objectives, objectives_for};
+use crate::tune::{objectives, objectives_for};
+
+/// Why no protocol could be chosen.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChooseError {
+    /// No protocol instance meets the bounds. `reachable` says, for each bounded
+    /// objective, the least value any single instance reaches (one report; empty after
+    /// more), so that a caller can tell what to ask for instead.
+    #[error(
+        "no protocol instance meets the bounds{}",
+        describe_reachable(reachable)
+    )]
+    Infeasible {
+        /// The least value of each bounded objective, and an instance reaching it.
+        reachable: Vec<Reachable>,
+    },
+    /// A setting is out of range, or an instance cannot be evaluated.
+    #[error(transparent)]
+    Optimize(#[from] OptimizeError),
+}
 
 /// The protocol instance [`choose_protocol`] (or [`choose_protocol_after`]) picked.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -49,7 +70,7 @@ pub fn choose_protocol(
     bounds: &Bounds,
     lh_asr: LhAsr,
     poisoning: &Poisoning,
-) -> Result<Choice, OptimizeError> {
+) -> Result<Choice, ChooseError> {
     choose_protocol_after(k, eps, bounds, lh_asr, poisoning, 1)
 }
 
@@ -79,9 +100,9 @@ pub fn choose_protocol_after(
     lh_asr: LhAsr,
     poisoning: &Poisoning,
     collections: u32,
-) -> Result<Choice, OptimizeError> {
+) -> Result<Choice, ChooseError> {
     if collections == 0 {
-        return Err(OptimizeError::NoCollections);
+        return Err(OptimizeError::NoCollections.into());
     }
     let options = TuneOptions {
         strategy: Strategy::EpsConstraint(*bounds),
@@ -148,10 +169,10 @@ pub fn choose_protocol_after(
     }
     match best {
         Some(b) => Ok(Choice { evaluations, ..b }),
-        None if collections == 1 => Err(OptimizeError::Infeasible {
+        None if collections == 1 => Err(ChooseError::Infeasible {
             reachable: reachable(k, eps, bounds, lh_asr, poisoning)?,
         }),
-        None => Err(OptimizeError::Infeasible { reachable: vec![] }),
+        None => Err(ChooseError::Infeasible { reachable: vec![] }),
     }
 }
 
@@ -209,8 +230,8 @@ fn reachable(
     Ok(lowest.into_iter().flatten().collect())
 }
 
-/// The end of [`OptimizeError::Infeasible`]'s message: what can be reached instead.
-pub(crate) fn describe_reachable(reachable: &[Reachable]) -> String {
+/// The end of [`ChooseError::Infeasible`]'s message: what can be reached instead.
+fn describe_reachable(reachable: &[Reachable]) -> String {
     if reachable.is_empty() {
         return String::new();
     }
@@ -238,7 +259,7 @@ pub(crate) fn describe_reachable(reachable: &[Reachable]) -> String {
 }
 
 fn params_text(spec: &Spec) -> String {
-    let named = spec.family().named_values();
+    let named = spec.params().named_values();
     if named.is_empty() {
         String::new()
     } else {
@@ -265,7 +286,7 @@ fn scan_after(
                 protocol,
                 points: space.len(),
                 limit: MAX_GRID_POINTS,
-                reason: crate::error::FullScan::RepeatedAsr,
+                reason: FullScan::RepeatedAsr,
             });
         }
         let grid = space.grid().into_iter();
@@ -303,7 +324,7 @@ fn classic_instances(protocol: Protocol, k: DomainSize, eps: Epsilon) -> Vec<Spe
             family
                 .alternatives(k, eps)
                 .into_iter()
-                .filter(|params| *params != preset.family())
+                .filter(|params| *params != preset.params())
                 .map(|params| Spec::new(k, eps, params).expect("alternatives pass the checks")),
         );
     }

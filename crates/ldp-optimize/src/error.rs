@@ -1,7 +1,7 @@
 //! Errors of tuning and selection.
 
 use ldp_analytic::PoisoningError;
-use ldp_core::Protocol;
+use ldp_core::{Family, Protocol};
 
 /// Invalid tuning input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -69,37 +69,50 @@ pub enum OptimizeError {
     /// The ASR after several collections has no exact form for this protocol (SS with
     /// omega > 1, SHE), so it cannot be an objective.
     #[error(
-        "the {family:?} family has no exact ASR after {collections} linked reports (only after one); tune AUE, ALH or ATHE, or measure it with ldp-attack's linked module"
+        "the {family:?} family has no exact ASR after {collections} linked reports (only after one); tune {}, or measure it with ldp-attack's linked module",
+        adaptive_labels_beside(*family)
     )]
     NoRepeatedForm {
         /// The family.
-        family: ldp_core::Family,
+        family: Family,
         /// The number of collections asked for.
         collections: u32,
     },
     /// The protocol has no free parameter to tune.
-    #[error("{0} has no parameter to tune; adaptive protocols are ASS, AUE, ALH and ATHE")]
+    #[error(
+        "{0} has no parameter to tune; adaptive protocols are {list}",
+        list = listed(Protocol::ADAPTIVE.map(Protocol::label), "and")
+    )]
     NotAdaptive(Protocol),
     /// An empty candidate set was given to a selection strategy.
     #[error("no candidates to select from")]
     NoCandidates,
-    /// No protocol instance meets the bounds. `reachable` says, for each bounded
-    /// objective, the least value any single instance reaches (one report; empty after
-    /// more), so that a caller can tell what to ask for instead.
-    #[error(
-        "no protocol instance meets the bounds{}",
-        crate::choose::describe_reachable(reachable)
-    )]
-    Infeasible {
-        /// The least value of each bounded objective, and an instance reaching it.
-        reachable: Vec<crate::choose::Reachable>,
-    },
     /// A parameter value lies outside its family's range.
     #[error(transparent)]
     Param(#[from] ldp_core::ParamError),
     /// The poisoning setting is invalid.
     #[error(transparent)]
     Poisoning(#[from] PoisoningError),
+}
+
+/// `items` as a sentence's list: `a`, `a or b`, `a, b and c` (`last` joins the last two).
+pub(crate) fn listed<'a>(items: impl IntoIterator<Item = &'a str>, last: &str) -> String {
+    let items: Vec<&str> = items.into_iter().collect();
+    match items.as_slice() {
+        [] => "none".to_owned(),
+        [one] => (*one).to_owned(),
+        [rest @ .., end] => format!("{} {last} {end}", rest.join(", ")),
+    }
+}
+
+/// The adaptive protocols of the families other than `family`, by label (`AUE, ALH or
+/// ATHE` beside subset selection): what to tune instead of `family`'s.
+fn adaptive_labels_beside(family: Family) -> String {
+    let others = Protocol::ADAPTIVE
+        .into_iter()
+        .filter(|p| p.family() != family)
+        .map(Protocol::label);
+    listed(others, "or")
 }
 
 /// Why a request needs every point of a parameter space.

@@ -38,6 +38,7 @@ mod bounds;
 mod choose;
 mod error;
 mod objective;
+mod options;
 mod param_values;
 mod pareto;
 mod request;
@@ -50,16 +51,19 @@ pub use analysis::{
     ANALYSIS_COLUMNS, Analysis, AnalysisError, AnalysisRequest, AnalysisRow, MAX_ANALYSIS_ROWS,
     analyze,
 };
-pub use choose::{Choice, Reachable, choose_protocol, choose_protocol_after};
+pub use choose::{Choice, ChooseError, Reachable, choose_protocol, choose_protocol_after};
 pub use error::{FullScan, OptimizeError};
 pub use ldp_core::ParameterSpace;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
-pub use param_values::{ParamSyntax, ParamValues};
+pub use options::TuneOptions;
+pub use param_values::{ParamSyntax, ParamValues, ParamValuesError};
 pub use pareto::{Candidate, frontier, frontier_in};
-pub use request::{Instance, InstanceRequest, Knob, RequestError, TuneRequest};
+pub use request::{
+    Instance, InstanceRequest, Knob, RequestError, SettingGroup, SettingSyntax, SettingValue,
+    TuneRequest,
+};
 pub use space::{MAX_GRID_POINTS, Search, paper_space};
 pub use strategy::{Bounds, Reference, Rho, Selection, Strategy, select};
 pub use tune::{
-    TuneOptions, Tuned, candidates, candidates_in, objectives, objectives_for, protocol_spec, tune,
-    tune_in,
+    Tuned, candidates, candidates_in, objectives, objectives_for, protocol_spec, tune, tune_in,
 };

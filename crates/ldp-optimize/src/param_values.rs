@@ -1,13 +1,12 @@
 //! Family parameters as front ends take them: one number for a family with one parameter
 //! (`--param 0.5`, `param=0.5`), or values by name for any family (`--param h=256,m=1024`,
-//! `param={"h": 256, "m": 1024}`), the ones left out keeping the preset's values.
+//! `param={"h": 256, "m": 1024}`), the ones left out keeping the preset's values. They
+//! print as the `param` cell of an analysis does (`h=256;m=1024`), which parses back.
 
 use std::fmt;
 use std::str::FromStr;
 
 use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
-
-use crate::request::RequestError;
 
 /// Family parameters given instead of a preset or tuning.
 ///
@@ -16,7 +15,8 @@ use crate::request::RequestError;
 /// assert_eq!("0.5".parse::<ParamValues>(), Ok(ParamValues::One(0.5)));
 /// let named: ParamValues = "h=256, m=1024".parse().unwrap();
 /// assert_eq!(named, ParamValues::Named(vec![("h".into(), 256.0), ("m".into(), 1024.0)]));
-/// assert_eq!(named.to_string(), "h=256,m=1024");
+/// assert_eq!(named.to_string(), "h=256;m=1024"); // as an analysis's `param` cell
+/// assert_eq!("h=256;m=1024".parse::<ParamValues>(), Ok(named));
 /// assert!("h=".parse::<ParamValues>().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -39,7 +39,7 @@ impl fmt::Display for ParamValues {
             ParamValues::One(v) => write!(f, "{}", Short(*v)),
             ParamValues::Named(values) => {
                 for (i, (name, v)) in values.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { "," };
+                    let sep = if i == 0 { "" } else { ";" };
                     write!(f, "{sep}{name}={}", Short(*v))?;
                 }
                 Ok(())
@@ -48,9 +48,9 @@ impl fmt::Display for ParamValues {
     }
 }
 
-/// A number as people write it: exponent form below 1e-5 and from 1e16 (`1e308`, not
-/// 309 digits).
-struct Short(f64);
+/// A number as the front ends print it: the shortest round trip, in exponent form below
+/// 1e-5 and from 1e16 (`1e308`, not 309 digits).
+pub(crate) struct Short(pub(crate) f64);
 
 impl fmt::Display for Short {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -65,8 +65,53 @@ impl fmt::Display for Short {
 
 /// Parameters that are neither a number nor `name=value` pairs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected a number or name=value pairs separated by commas (h=256,m=1024), got `{0}`")]
+#[error(
+    "expected a number or name=value pairs separated by commas or semicolons (h=256,m=1024), got `{0}`"
+)]
 pub struct ParamSyntax(pub String);
+
+/// Parameters that do not fit a protocol's family.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamValuesError {
+    /// A parameter was given for a protocol without one.
+    #[error("{0} has no parameter")]
+    NoParameter(&'static str),
+    /// A parameter was given for a protocol whose definition fixes it.
+    #[error("{protocol} fixes {name} by its definition; for another {name} use {adaptive}")]
+    FixedParameter {
+        /// The protocol.
+        protocol: &'static str,
+        /// The parameter's name.
+        name: &'static str,
+        /// The adaptive protocol of the family, which takes any value.
+        adaptive: &'static str,
+    },
+    /// A whole-number parameter was given a fraction (or a value out of `u32`).
+    #[error("{0} must be a whole number from 0 to 2^32 - 1")]
+    NotWhole(&'static str),
+    /// One number was given for a family with several parameters.
+    #[error("{protocol} has the parameters {names}: give them by name, as name=value pairs")]
+    NameParameters {
+        /// The protocol.
+        protocol: &'static str,
+        /// Its family's parameter names.
+        names: String,
+    },
+    /// A parameter name the family does not have.
+    #[error("{protocol} has no parameter `{name}`; its parameters are {names}")]
+    UnknownParameter {
+        /// The protocol.
+        protocol: &'static str,
+        /// The name given.
+        name: String,
+        /// Its family's parameter names.
+        names: String,
+    },
+    /// A parameter was given twice.
+    #[error("{0} is given twice")]
+    RepeatedParameter(&'static str),
+}
 
 impl FromStr for ParamValues {
     type Err = ParamSyntax;
@@ -82,7 +127,7 @@ impl FromStr for ParamValues {
                 !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             Some((name.to_owned(), value.trim().parse::<f64>().ok()?)).filter(|_| valid)
         };
-        s.split(',')
+        s.split([',', ';'])
             .map(pair)
             .collect::<Option<Vec<_>>>()
             .map(ParamValues::Named)
@@ -101,18 +146,18 @@ impl ParamValues {
         protocol: Protocol,
         k: DomainSize,
         eps: Epsilon,
-    ) -> Result<FamilyParams, RequestError> {
+    ) -> Result<FamilyParams, ParamValuesError> {
         let family = protocol.family();
         let names = family.parameter_names();
         if names.is_empty() {
-            return Err(RequestError::NoParameter(protocol.name()));
+            return Err(ParamValuesError::NoParameter(protocol.name()));
         }
         if protocol.fixes_parameter() {
             let adaptive = Protocol::ADAPTIVE
                 .into_iter()
                 .find(|a| a.family() == family)
                 .map_or("an adaptive protocol", Protocol::name);
-            return Err(RequestError::FixedParameter {
+            return Err(ParamValuesError::FixedParameter {
                 protocol: protocol.name(),
                 name: names[0],
                 adaptive,
@@ -120,8 +165,10 @@ impl ParamValues {
         }
         match self {
             ParamValues::One(x) => match names {
-                [name] => FamilyParams::with_value(family, *x).ok_or(RequestError::NotWhole(name)),
-                _ => Err(RequestError::NameParameters {
+                [name] => {
+                    FamilyParams::with_value(family, *x).ok_or(ParamValuesError::NotWhole(name))
+                }
+                _ => Err(ParamValuesError::NameParameters {
                     protocol: protocol.name(),
                     names: names.join(", "),
                 }),
@@ -129,26 +176,26 @@ impl ParamValues {
             ParamValues::Named(given) => {
                 let preset = Spec::classic(protocol.classic_counterpart(), k, eps)
                     .expect("a classic protocol")
-                    .family()
+                    .params()
                     .values();
                 let mut values = preset.clone();
                 let mut seen = vec![false; names.len()];
                 for (name, v) in given {
                     let Some(i) = names.iter().position(|n| n == name) else {
-                        return Err(RequestError::UnknownParameter {
+                        return Err(ParamValuesError::UnknownParameter {
                             protocol: protocol.name(),
                             name: name.clone(),
                             names: names.join(", "),
                         });
                     };
                     if std::mem::replace(&mut seen[i], true) {
-                        return Err(RequestError::RepeatedParameter(names[i]));
+                        return Err(ParamValuesError::RepeatedParameter(names[i]));
                     }
                     // Each value alone against the preset, to name the one that is not whole.
                     let mut alone = preset.clone();
                     alone[i] = *v;
                     if FamilyParams::with_values(family, &alone).is_none() {
-                        return Err(RequestError::NotWhole(names[i]));
+                        return Err(ParamValuesError::NotWhole(names[i]));
                     }
                     values[i] = *v;
                 }

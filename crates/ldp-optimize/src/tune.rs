@@ -7,55 +7,12 @@ use serde::{Deserialize, Serialize};
 use crate::bounds;
 use crate::error::{FullScan, OptimizeError};
 use crate::objective::{ObjectiveSet, Objectives, Scale, Scaler, Weights};
+use crate::options::TuneOptions;
 use crate::pareto::{Candidate, frontier_in};
 use crate::search::{Best, Problem, golden_section};
 use crate::space::{MAX_GRID_POINTS, Search, paper_space, params_at};
 use crate::strategy::{Bounds, Strategy, select};
 use ldp_core::ParameterSpace;
-
-/// Everything that shapes a tuning, with the paper's defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TuneOptions {
-    /// Objective weights (default 0.5 / 0.5 on ASR and MSE). The objectives with a
-    /// positive weight are the ones every strategy looks at.
-    pub weights: Weights,
-    /// Grid only, or grid then golden-section refinement.
-    pub search: Search,
-    /// How to pick the parameter (default: weighted scalarization).
-    pub strategy: Strategy,
-    /// Raw or min-max normalized objectives.
-    pub scale: Scale,
-    /// LH ASR form used in the objective (default: the paper's).
-    pub lh_asr: LhAsr,
-    /// The poisoning attack whose gain is the EPG objective.
-    pub poisoning: Poisoning,
-    /// Reports of one unchanged value the attacker links: the ASR objective is the exact
-    /// ASR after this many collections (`ldp_analytic::longitudinal::asr_after`; LH under an
-    /// ideal hash). The default, 1, is the paper's one-shot ASR (LH in the `lh_asr` form).
-    /// Above 1 every strategy scans the whole grid, and protocols without an exact form
-    /// (ASS beyond omega = 1) fail with [`OptimizeError::NoRepeatedForm`].
-    #[serde(default = "one")]
-    pub collections: u32,
-}
-
-fn one() -> u32 {
-    1
-}
-
-impl Default for TuneOptions {
-    fn default() -> Self {
-        Self {
-            weights: Weights::default(),
-            search: Search::Paper,
-            strategy: Strategy::Weighted,
-            scale: Scale::Raw,
-            lh_asr: LhAsr::Paper,
-            poisoning: Poisoning::default(),
-            collections: 1,
-        }
-    }
-}
 
 /// The outcome of tuning one adaptive protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -80,7 +37,7 @@ pub struct Tuned {
 impl Tuned {
     /// The tuned parameter (omega, p, g or theta).
     pub fn param(&self) -> f64 {
-        self.spec.family().value().unwrap_or(f64::NAN)
+        self.spec.params().value().unwrap_or(f64::NAN)
     }
 
     /// The runnable mechanism (fails only beyond [`ldp_core::MAX_RUNNABLE_DOMAIN`]).
@@ -120,7 +77,7 @@ fn asr_objective(spec: &Spec, options: &TuneOptions) -> Result<f64, OptimizeErro
         0 => Err(OptimizeError::NoCollections),
         1 => Ok(asr::expected(spec, options.lh_asr)),
         t => ldp_analytic::longitudinal::asr_after(spec, t).ok_or(OptimizeError::NoRepeatedForm {
-            family: spec.family().family(),
+            family: spec.family(),
             collections: t,
         }),
     }
@@ -449,8 +406,8 @@ fn minimize(
 /// use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol};
 /// use ldp_optimize::{protocol_spec, TuneOptions};
 /// let (k, eps, o) = (DomainSize::new(100)?, Epsilon::new(4.0)?, TuneOptions::default());
-/// assert_eq!(protocol_spec(Protocol::Ss, k, eps, &o)?.family(), FamilyParams::SubsetSelection { omega: 2 });
-/// assert_eq!(protocol_spec(Protocol::Ass, k, eps, &o)?.family(), FamilyParams::SubsetSelection { omega: 7 });
+/// assert_eq!(protocol_spec(Protocol::Ss, k, eps, &o)?.params(), FamilyParams::SubsetSelection { omega: 2 });
+/// assert_eq!(protocol_spec(Protocol::Ass, k, eps, &o)?.params(), FamilyParams::SubsetSelection { omega: 7 });
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn protocol_spec(

@@ -35,12 +35,11 @@ pub(crate) fn she_clip(spec: &Spec, arg: Option<&Bound<'_, PyAny>>) -> PyResult<
                     )
                 }
             };
-            clip.check_for(spec.family().family())
+            clip.check_for(spec.family())
                 .map_err(|e| param(format!("she_clip: {e}")))?
         }
     };
     Ok(spec
-        .family()
         .family()
         .clips()
         .then(|| clip.bound(spec.eps()))
@@ -352,7 +351,7 @@ pub(crate) fn _aggregator_from_state(
     let state: AnyAggregator = serde_json::from_str(state).map_err(aggregate)?;
     let spec = dispatch_aggregator!(&state, a => ldp_core::Mechanism::spec(a.mechanism()));
     let p = crate::options::protocol(protocol)?;
-    if p.family() != spec.family().family() {
+    if p.family() != spec.family() {
         return Err(aggregate(format!(
             "the state holds reports of {}, not of protocol {:?}",
             serde_json::to_string(&spec).expect("a spec serializes"),

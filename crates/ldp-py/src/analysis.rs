@@ -12,7 +12,9 @@ use ldp_attack::{
 };
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{AttackSurface, Protocol, dispatch, with_batch_rng};
-use ldp_optimize::{ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet};
+use ldp_optimize::{
+    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, SettingGroup,
+};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -21,7 +23,7 @@ use rayon::prelude::*;
 use crate::columns::Columns;
 use crate::errors::{param, tuning};
 use crate::mechanism::{Mechanism, family_param};
-use crate::options::{TuneArgs, budget, domain, named, protocol, request_error};
+use crate::options::{budget, domain, named, protocol, request_error, settings};
 use crate::reports::Reports;
 
 /// Protocol names: a string, a list of strings, or "all".
@@ -55,24 +57,14 @@ struct Row(Protocol, u32, String, [f64; 8]);
 /// >>> list(ldp._ldp.analyze("grr", 10, [1.0, 2.0])["eps"])
 /// [1.0, 2.0]
 #[pyfunction]
-#[pyo3(signature = (protocols, k, eps, param=None, *, lh_asr=None, beta=None, targets=None,
-    target_mass=None, w_asr=None, w_epg=None, w_bits=None, search=None, strategy=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (protocols, k, eps, param=None, **options))]
 pub(crate) fn analyze<'py>(
     py: Python<'py>,
     protocols: &Bound<'py, PyAny>,
     k: &Bound<'py, PyAny>,
     eps: &Bound<'py, PyAny>,
     param: Option<&Bound<'py, PyAny>>,
-    lh_asr: Option<String>,
-    beta: Option<f64>,
-    targets: Option<u32>,
-    target_mass: Option<f64>,
-    w_asr: Option<f64>,
-    w_epg: Option<f64>,
-    w_bits: Option<f64>,
-    search: Option<String>,
-    strategy: Option<String>,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ps = self::protocols(protocols)?;
     let param = crate::options::param_values(param)?;
@@ -84,19 +76,14 @@ pub(crate) fn analyze<'py>(
         .into_iter()
         .map(budget)
         .collect::<PyResult<Vec<_>>>()?;
-    let args = TuneArgs {
-        w_asr,
-        w_epg,
-        w_bits,
-        search,
-        strategy,
-        lh_asr,
-        beta,
-        targets,
-        target_mass,
-        ..TuneArgs::default()
-    };
-    let tuning = args.request()?;
+    // Bounds filter rows only in the `ldp` tool, and linked reports are `asr_after`'s.
+    let groups = [
+        SettingGroup::Weights,
+        SettingGroup::Method,
+        SettingGroup::LhAsr,
+        SettingGroup::Poisoning,
+    ];
+    let tuning = settings("analyze", options, &groups)?;
     let request = AnalysisRequest {
         protocols: ps,
         ks,
@@ -125,7 +112,7 @@ pub(crate) fn analyze<'py>(
             let named: Vec<String> = a
                 .instance
                 .spec
-                .family()
+                .params()
                 .named_values()
                 .iter()
                 .map(|(n, v)| format!("{n}={v}"))
@@ -195,53 +182,23 @@ pub(crate) fn analyze<'py>(
 /// >>> t["strategy"], round(t["param"], 4)
 /// ('weighted', 0.8182)
 #[pyfunction]
-#[pyo3(signature = (protocol, k, eps, *, w_asr=None, w_epg=None, w_bits=None, search=None,
-    strategy=None, asr_max=None, epg_max=None, bits_max=None, lh_asr=None, beta=None,
-    targets=None, target_mass=None, asr_after=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (protocol, k, eps, **options))]
 pub(crate) fn tune<'py>(
     py: Python<'py>,
     protocol: &str,
     #[pyo3(from_py_with = crate::args::k)] k: i64,
     #[pyo3(from_py_with = crate::args::eps)] eps: f64,
-    w_asr: Option<f64>,
-    w_epg: Option<f64>,
-    w_bits: Option<f64>,
-    search: Option<String>,
-    strategy: Option<String>,
-    asr_max: Option<f64>,
-    epg_max: Option<f64>,
-    bits_max: Option<f64>,
-    lh_asr: Option<String>,
-    beta: Option<f64>,
-    targets: Option<u32>,
-    target_mass: Option<f64>,
-    asr_after: Option<u32>,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (k, eps) = (domain(k)?, budget(eps)?);
-    let args = TuneArgs {
-        w_asr,
-        w_epg,
-        w_bits,
-        search,
-        strategy,
-        asr_max,
-        epg_max,
-        bits_max,
-        lh_asr,
-        beta,
-        targets,
-        target_mass,
-        asr_after,
-    };
-    let request = args.request()?;
+    let request = settings("tune", options, &SettingGroup::ALL)?;
     let failed = |e| request_error(e, &request, None);
     let d = PyDict::new(py);
     if protocol.trim().eq_ignore_ascii_case("all") {
         let choice = py.detach(|| request.choose(k, eps)).map_err(failed)?;
         d.set_item("protocol", choice.protocol.name())?;
         d.set_item("strategy", "eps-constraint")?;
-        d.set_item("param", family_param(py, &choice.spec.family())?)?;
+        d.set_item("param", family_param(py, &choice.spec.params())?)?;
         d.set_item("asr", choice.objectives.asr)?;
         d.set_item("mse", choice.objectives.mse)?;
         d.set_item("epg", choice.objectives.epg)?;
@@ -252,7 +209,7 @@ pub(crate) fn tune<'py>(
         let t = py.detach(|| request.tune(p, k, eps)).map_err(failed)?;
         d.set_item("protocol", p.name())?;
         d.set_item("strategy", t.strategy.name())?;
-        d.set_item("param", family_param(py, &t.spec.family())?)?;
+        d.set_item("param", family_param(py, &t.spec.params())?)?;
         d.set_item("asr", t.objectives.asr)?;
         d.set_item("mse", t.objectives.mse)?;
         d.set_item("epg", t.objectives.epg)?;
@@ -273,19 +230,14 @@ pub(crate) fn tune<'py>(
 /// >>> bool((f["asr"][1:] >= f["asr"][:-1]).all())
 /// True
 #[pyfunction]
-#[pyo3(signature = (protocol, k, eps, objectives=None, *,
-    lh_asr=None, beta=None, targets=None, target_mass=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (protocol, k, eps, objectives=None, **options))]
 pub(crate) fn frontier<'py>(
     py: Python<'py>,
     protocol: &str,
     #[pyo3(from_py_with = crate::args::k)] k: i64,
     #[pyo3(from_py_with = crate::args::eps)] eps: f64,
     objectives: Option<Vec<String>>,
-    lh_asr: Option<String>,
-    beta: Option<f64>,
-    targets: Option<u32>,
-    target_mass: Option<f64>,
+    options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let p = self::protocol(protocol)?;
     // Default: ASR and MSE (a `None` default, so that `help()` shows a value).
@@ -295,14 +247,8 @@ pub(crate) fn frontier<'py>(
         .map(|o| named::<Objective>("objectives", Some(o)).map(|o| o.expect("given")))
         .collect::<PyResult<Vec<_>>>()?;
     let set = ObjectiveSet::of(&list);
-    let args = TuneArgs {
-        lh_asr,
-        beta,
-        targets,
-        target_mass,
-        ..TuneArgs::default()
-    };
-    let request = args.request()?;
+    let groups = [SettingGroup::LhAsr, SettingGroup::Poisoning];
+    let request = settings("frontier", options, &groups)?;
     let (k, eps) = (domain(k)?, budget(eps)?);
     let front = py
         .detach(|| request.frontier(p, k, eps, &list))
@@ -518,7 +464,7 @@ pub(crate) fn simulate<'py>(
     d.set_item("protocol", mechanism.protocol.name())?;
     d.set_item("k", k.get())?;
     d.set_item("eps", spec.eps().get())?;
-    d.set_item("param", family_param(py, &spec.family())?)?;
+    d.set_item("param", family_param(py, &spec.params())?)?;
     d.set_item("runs", runs)?;
     d.set_item("users", pop.len())?;
     d.set_item("asr", m.asr.mean)?;

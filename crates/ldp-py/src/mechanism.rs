@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::aggregator::Aggregator;
 use crate::columns::{Columns, Data};
 use crate::errors::param;
-use crate::options::{TuneArgs, budget, domain, resolve};
+use crate::options::{budget, domain, resolve};
 use crate::reports::Reports;
 
 /// A protocol instance: its client (`perturb`) and its server (`aggregator`).
@@ -57,7 +57,7 @@ impl Mechanism {
                 .or_else(|| {
                     // Another parameter: the family's adaptive protocol, else a protocol
                     // of the family that takes any value of it.
-                    let family = parsed.family().family();
+                    let family = parsed.family();
                     Protocol::ALL
                         .into_iter()
                         .find(|p| p.is_adaptive() && p.family() == family)
@@ -69,7 +69,7 @@ impl Mechanism {
                 })
                 .ok_or_else(|| param("no protocol has this spec's family"))?,
         };
-        if p.family() != parsed.family().family() {
+        if p.family() != parsed.family() {
             return Err(param(format!(
                 "protocol {:?} is not of the spec's family",
                 p.name()
@@ -136,7 +136,7 @@ impl Mechanism {
     /// (GRR, SHE, HM), or a dict by name for a family with several.
     #[getter]
     fn param<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        family_param(py, &self.spec.family())
+        family_param(py, &self.spec.params())
     }
 
     /// The spec as JSON: what Parquet files record under `ldp.spec`, and what
@@ -155,7 +155,7 @@ impl Mechanism {
         };
         let d = PyDict::new(py);
         d.set_item("strategy", t.strategy.name())?;
-        d.set_item("param", family_param(py, &t.spec.family())?)?;
+        d.set_item("param", family_param(py, &t.spec.params())?)?;
         d.set_item("asr", t.objectives.asr)?;
         d.set_item("mse", t.objectives.mse)?;
         d.set_item("epg", t.objectives.epg)?;
@@ -233,7 +233,7 @@ impl Mechanism {
             self.spec.eps().get()
         );
         if !self.protocol.fixes_parameter() {
-            match self.spec.family().named_values().as_slice() {
+            match self.spec.params().named_values().as_slice() {
                 [] => {}
                 [(_, v)] => s += &format!(", param={v}"),
                 named => {
@@ -270,49 +270,20 @@ impl Mechanism {
 /// >>> ldp.mechanism("aue", k=100, eps=4.0, w_asr=0.5, strategy="weighted").tuning["strategy"]
 /// 'weighted'
 #[pyfunction]
-#[pyo3(signature = (protocol, k, eps, param=None, *, w_asr=None, w_epg=None, w_bits=None,
-    search=None, strategy=None, asr_max=None, epg_max=None, bits_max=None, lh_asr=None,
-    beta=None, targets=None, target_mass=None, asr_after=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (protocol, k, eps, param=None, **options))]
 pub(crate) fn mechanism(
     py: Python<'_>,
     protocol: &str,
     #[pyo3(from_py_with = crate::args::k)] k: i64,
     #[pyo3(from_py_with = crate::args::eps)] eps: f64,
     param: Option<&Bound<'_, PyAny>>,
-    w_asr: Option<f64>,
-    w_epg: Option<f64>,
-    w_bits: Option<f64>,
-    search: Option<String>,
-    strategy: Option<String>,
-    asr_max: Option<f64>,
-    epg_max: Option<f64>,
-    bits_max: Option<f64>,
-    lh_asr: Option<String>,
-    beta: Option<f64>,
-    targets: Option<u32>,
-    target_mass: Option<f64>,
-    asr_after: Option<u32>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Mechanism> {
     let p = crate::options::protocol(protocol)?;
     let (k, eps) = (domain(k)?, budget(eps)?);
     let param = crate::options::param_values(param)?;
-    let args = TuneArgs {
-        w_asr,
-        w_epg,
-        w_bits,
-        search,
-        strategy,
-        asr_max,
-        epg_max,
-        bits_max,
-        lh_asr,
-        beta,
-        targets,
-        target_mass,
-        asr_after,
-    };
-    let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, &args))?;
+    let tuning = crate::options::settings("mechanism", options, &ldp_optimize::SettingGroup::ALL)?;
+    let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, tuning))?;
     Mechanism::build(p, spec, tuned)
 }
 
@@ -356,7 +327,7 @@ pub(crate) fn spec_difference(a: &Spec, b: &Spec, a_name: &str, b_name: &str) ->
     };
     field("k", a.k().get().to_string(), b.k().get().to_string());
     field("eps", number(a.eps().get()), number(b.eps().get()));
-    let (fa, fb) = (a.family(), b.family());
+    let (fa, fb) = (a.params(), b.params());
     if fa.family() != fb.family() {
         field(
             "the family",

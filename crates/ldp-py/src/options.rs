@@ -5,9 +5,12 @@
 use std::str::FromStr;
 
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
-use ldp_optimize::{InstanceRequest, Knob, ParamValues, RequestError, TuneRequest, Tuned};
+use ldp_optimize::{
+    InstanceRequest, Knob, ParamValues, RequestError, SettingGroup, TuneRequest, Tuned,
+};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict};
 
 use crate::errors::{param, tuning};
 
@@ -64,43 +67,56 @@ where
         .transpose()
 }
 
-/// The tuning, bound and poisoning keywords, as given.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct TuneArgs {
-    pub(crate) w_asr: Option<f64>,
-    pub(crate) w_epg: Option<f64>,
-    pub(crate) w_bits: Option<f64>,
-    pub(crate) search: Option<String>,
-    pub(crate) strategy: Option<String>,
-    pub(crate) asr_max: Option<f64>,
-    pub(crate) epg_max: Option<f64>,
-    pub(crate) bits_max: Option<f64>,
-    pub(crate) lh_asr: Option<String>,
-    pub(crate) beta: Option<f64>,
-    pub(crate) targets: Option<u32>,
-    pub(crate) target_mass: Option<f64>,
-    /// Tune against the ASR after this many linked reports (default 1).
-    pub(crate) asr_after: Option<u32>,
+/// The tuning keywords of `function` (its `**options`), read straight into
+/// ldp-optimize's request by the settings' names: the settings of `groups` are taken, any
+/// other keyword is Python's own `TypeError`, and a value that does not parse is a
+/// `ParamError` naming its keyword.
+pub(crate) fn settings(
+    function: &str,
+    options: Option<&Bound<'_, PyDict>>,
+    groups: &[SettingGroup],
+) -> PyResult<TuneRequest> {
+    let mut given = serde_json::Map::new();
+    for (key, value) in options.into_iter().flat_map(|d| d.iter()) {
+        let key: String = key.extract()?;
+        let taken = Knob::SETTINGS
+            .iter()
+            .any(|k| k.name() == key && k.group().is_some_and(|g| groups.contains(&g)));
+        if !taken {
+            return Err(PyTypeError::new_err(format!(
+                "{function}() got an unexpected keyword argument '{key}'"
+            )));
+        }
+        let value = data(&key, &value)?;
+        given.insert(key, value);
+    }
+    serde_json::from_value(serde_json::Value::Object(given)).map_err(param)
 }
 
-impl TuneArgs {
-    /// The request the keywords make.
-    pub(crate) fn request(&self) -> PyResult<TuneRequest> {
-        Ok(TuneRequest {
-            w_asr: self.w_asr,
-            w_epg: self.w_epg,
-            w_bits: self.w_bits,
-            search: named("search", self.search.as_deref())?,
-            strategy: named("strategy", self.strategy.as_deref())?,
-            asr_max: self.asr_max,
-            epg_max: self.epg_max,
-            bits_max: self.bits_max,
-            collections: self.asr_after,
-            lh_asr: named("lh_asr", self.lh_asr.as_deref())?,
-            beta: self.beta,
-            targets: self.targets,
-            target_mass: self.target_mass,
-        })
+/// A keyword's value as data: `None`, a bool, a name, a whole number (by `__index__`,
+/// numpy's too) or a finite real number (by `__float__`).
+fn data(key: &str, value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    use serde_json::Value;
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(text) = value.extract::<String>() {
+        return Ok(Value::String(text));
+    }
+    if let Ok(n) = value.extract::<i64>() {
+        return Ok(Value::from(n));
+    }
+    match value.extract::<f64>() {
+        Ok(v) => serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| param(format!("{key} = {v}: expected a finite number"))),
+        Err(_) => Err(param(format!(
+            "{key}: expected a number or a name, got {}",
+            value.get_type().name()?
+        ))),
     }
 }
 
@@ -138,9 +154,8 @@ pub(crate) fn resolve(
     k: DomainSize,
     eps: Epsilon,
     value: Option<ParamValues>,
-    args: &TuneArgs,
+    tuning: TuneRequest,
 ) -> PyResult<(Spec, Option<Tuned>)> {
-    let tuning = args.request()?;
     let request = InstanceRequest {
         protocol,
         k,

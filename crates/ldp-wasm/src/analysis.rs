@@ -1,68 +1,21 @@
 //! The closed forms and the choice of protocol, as `ldp analyze`, `ldp tune` and
 //! `ldp frontier` give them: the same library calls, the same column names.
+//!
+//! Every `options` object is read straight into ldp-optimize's `TuneRequest`, with the
+//! settings' keyword names as keys (`{asr_max: 0.1, bits_max: 64}`, `{w_asr: 0.7}`): a
+//! key left out takes the default, and a misspelt key, or a key the call does not use, is
+//! refused by name.
 
 use ldp_core::{FamilyParams, Protocol};
 use ldp_optimize::{
-    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, TuneRequest,
+    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, SettingGroup,
+    TuneRequest,
 };
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::error::{Kind, error, request};
-
-/// The settings of an analysis or a choice, as a JavaScript object with the CLI's flags
-/// as keys (`{asr_max: 0.1, bits_max: 64}`, `{w_asr: 0.7}`); a key left out takes the
-/// CLI's default, and a key the call does not use is refused by name.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Options {
-    w_asr: Option<f64>,
-    w_epg: Option<f64>,
-    w_bits: Option<f64>,
-    search: Option<String>,
-    strategy: Option<String>,
-    asr_max: Option<f64>,
-    epg_max: Option<f64>,
-    bits_max: Option<f64>,
-    asr_after: Option<u32>,
-    lh_asr: Option<String>,
-    beta: Option<f64>,
-    targets: Option<u32>,
-    target_mass: Option<f64>,
-}
-
-impl Options {
-    fn request(&self) -> Result<TuneRequest, JsValue> {
-        fn named<T: std::str::FromStr>(key: &str, v: &Option<String>) -> Result<Option<T>, JsValue>
-        where
-            T::Err: std::fmt::Display,
-        {
-            v.as_deref()
-                .map(|s| {
-                    s.parse()
-                        .map_err(|e| error(Kind::Param, format!("{key}: {e}")))
-                })
-                .transpose()
-        }
-        Ok(TuneRequest {
-            w_asr: self.w_asr,
-            w_epg: self.w_epg,
-            w_bits: self.w_bits,
-            search: named("search", &self.search)?,
-            strategy: named("strategy", &self.strategy)?,
-            asr_max: self.asr_max,
-            epg_max: self.epg_max,
-            bits_max: self.bits_max,
-            collections: self.asr_after,
-            lh_asr: named("lh_asr", &self.lh_asr)?,
-            beta: self.beta,
-            targets: self.targets,
-            target_mass: self.target_mass,
-        })
-    }
-}
 
 /// The `param` cell as the CLI prints it: the family's parameter, `null` for a family
 /// without one, `name=value` pairs joined by `;` for a family with several.
@@ -102,19 +55,11 @@ fn protocols(list: &str) -> Result<Vec<Protocol>, JsValue> {
 /// ```
 #[wasm_bindgen]
 pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
-    let options: Options = args::options(&options)?;
-    if let Some(key) = [
-        ("asr_max", options.asr_max.is_some()),
-        ("epg_max", options.epg_max.is_some()),
-        ("bits_max", options.bits_max.is_some()),
-        ("asr_after", options.asr_after.is_some()),
-    ]
-    .into_iter()
-    .find_map(|(key, on)| on.then_some(key))
-    {
+    let tuning: TuneRequest = args::options(&options)?;
+    if let Some(knob) = tuning.first_given(&[SettingGroup::Bounds, SettingGroup::Collections]) {
         return Err(error(
             Kind::Param,
-            format!("{key}: analyze takes no bounds (choose does)"),
+            format!("{}: analyze takes no bounds (choose does)", knob.name()),
         ));
     }
     let asked = AnalysisRequest {
@@ -122,7 +67,7 @@ pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsV
         ks: vec![args::domain(k)?],
         eps: vec![args::budget(eps)?],
         param: None,
-        tuning: options.request()?,
+        tuning,
         collections: None,
     };
     let rows = ldp_optimize::analyze(&asked).map_err(|e| match e {
@@ -141,7 +86,7 @@ pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsV
                     for (column, value) in ANALYSIS_COLUMNS[2..].iter().zip(numbers) {
                         object.insert((*column).into(), json!(value));
                     }
-                    object.insert("param".into(), param_cell(&a.instance.spec.family()));
+                    object.insert("param".into(), param_cell(&a.instance.spec.params()));
                     object.insert("spec".into(), json!(a.instance.spec));
                 }
                 Err(e) => {
@@ -162,9 +107,8 @@ pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsV
 /// `TuningError` when no instance meets the bounds, saying what is reachable.
 #[wasm_bindgen]
 pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
-    let options: Options = args::options(&options)?;
-    let choice = options
-        .request()?
+    let settings: TuneRequest = args::options(&options)?;
+    let choice = settings
         .choose(args::domain(k)?, args::budget(eps)?)
         .map_err(request)?;
     let o = choice.objectives;
@@ -173,7 +117,7 @@ pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
         "k": choice.spec.k().get(),
         "eps": choice.spec.eps().get(),
         "strategy": "eps-constraint",
-        "param": param_cell(&choice.spec.family()),
+        "param": param_cell(&choice.spec.params()),
         "asr": o.asr,
         "mse": o.mse,
         "epg": o.epg.is_finite().then_some(o.epg),
@@ -187,10 +131,9 @@ pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
 /// eps, strategy, param, asr, mse, epg, bits, fell_back, spec}`.
 #[wasm_bindgen]
 pub fn tune(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
-    let options: Options = args::options(&options)?;
+    let settings: TuneRequest = args::options(&options)?;
     let p = args::protocol(protocol)?;
-    let t = options
-        .request()?
+    let t = settings
         .tune(p, args::domain(k)?, args::budget(eps)?)
         .map_err(request)?;
     let o = t.objectives;
@@ -221,7 +164,7 @@ pub fn frontier(
     objectives: Option<String>,
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let options: Options = args::options(&options)?;
+    let settings: TuneRequest = args::options(&options)?;
     let p = args::protocol(protocol)?;
     let objectives: Vec<Objective> = objectives
         .as_deref()
@@ -233,8 +176,7 @@ pub fn frontier(
                 .map_err(|e| error(Kind::Param, format!("objectives: {e}")))
         })
         .collect::<Result<_, _>>()?;
-    let front = options
-        .request()?
+    let front = settings
         .frontier(p, args::domain(k)?, args::budget(eps)?, &objectives)
         .map_err(request)?;
     let set = ObjectiveSet::of(&objectives);

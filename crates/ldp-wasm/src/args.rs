@@ -100,5 +100,9 @@ pub(crate) fn options<T: DeserializeOwned + Default>(value: &JsValue) -> Result<
     let text: String = js_sys::JSON::stringify(value)
         .map_err(|_| error(Kind::Param, "options: not an object JSON can represent"))?
         .into();
-    serde_json::from_str(&text).map_err(|e| error(Kind::Param, format!("options: {e}")))
+    // Through a JSON value, so that a message names the key at fault and no position in
+    // a text the caller never wrote.
+    serde_json::from_str::<serde_json::Value>(&text)
+        .and_then(T::deserialize)
+        .map_err(|e| error(Kind::Param, format!("options: {e}")))
 }

@@ -113,14 +113,14 @@ fn encode(
         }
         Encoding::SeedAndValue => {
             let r = report.downcast_ref::<LhReport>().unwrap();
-            let FamilyParams::LocalHashing { g } = spec.family() else {
+            let FamilyParams::LocalHashing { g } = spec.params() else {
                 unreachable!()
             };
             w.put(u128::from(r.seed), 1 << 32);
             w.put(u128::from(r.y), u128::from(g));
         }
         Encoding::IndexAndBits => {
-            let FamilyParams::CountMeanSketch { hashes, width } = spec.family() else {
+            let FamilyParams::CountMeanSketch { hashes, width } = spec.params() else {
                 unreachable!()
             };
             let ones = &report.downcast_ref::<OnesReport>().unwrap().ones;

@@ -213,7 +213,7 @@ fn one_block_is_a_pure_protocol_with_the_pure_variance() {
             assert_eq!(
                 Spec::classic(ldp_core::Protocol::Hr, k(50), eps(e))
                     .unwrap()
-                    .family(),
+                    .params(),
                 FamilyParams::HadamardResponse { blocks: 1 }
             );
         }

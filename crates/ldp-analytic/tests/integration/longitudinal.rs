@@ -76,7 +76,7 @@ fn brute_force(k: u32, outs: &[Vec<u32>], t: u32, joint: impl Fn(u32, &[&Vec<u32
 
 fn one_shot_brute(spec: &Spec, t: u32) -> f64 {
     let kk = spec.k().get();
-    let items = matches!(spec.family(), FamilyParams::Grr);
+    let items = matches!(spec.params(), FamilyParams::Grr);
     let (p, q) = spec.pure_probabilities().unwrap();
     let round = Round { p, q };
     let outs = outputs(kk, items);
@@ -115,7 +115,7 @@ fn one_shot_closed_forms_match_brute_force() {
     ];
     for spec in &specs {
         for t in 1..=4 {
-            if spec.family() != FamilyParams::Grr && t > 3 {
+            if spec.params() != FamilyParams::Grr && t > 3 {
                 continue;
             }
             let closed = longitudinal::asr_after(spec, t).unwrap();
@@ -157,7 +157,7 @@ fn one_report_is_the_one_shot_asr() {
             ] {
                 let spec = Spec::classic(protocol, k(kv), e(eps)).unwrap();
                 let one = longitudinal::asr_after(&spec, 1).unwrap();
-                let want = match spec.family() {
+                let want = match spec.params() {
                     FamilyParams::LocalHashing { g } => local_hash::asr_exact(k(kv), e(eps), g),
                     _ => asr::expected(&spec, Default::default()),
                 };
@@ -272,7 +272,7 @@ fn extreme_parameters_stay_finite_probabilities() {
             let unary = [0.5, 0.9, 0.999, 0.999999]
                 .map(|p| Spec::new(k(kv), e(eps), FamilyParams::UnaryEncoding { p }).unwrap());
             for spec in presets.into_iter().chain(unary) {
-                let p = spec.family();
+                let p = spec.params();
                 for t in [1, 2, 50] {
                     let a = longitudinal::asr_after(&spec, t).unwrap();
                     assert!(
@@ -280,7 +280,7 @@ fn extreme_parameters_stay_finite_probabilities() {
                         "k={kv} eps={eps} {p:?} t={t}: {a}"
                     );
                     if t == 1 {
-                        let want = match spec.family() {
+                        let want = match spec.params() {
                             FamilyParams::LocalHashing { g } => {
                                 local_hash::asr_exact(k(kv), e(eps), g)
                             }

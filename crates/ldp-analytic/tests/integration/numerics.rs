@@ -54,7 +54,7 @@ fn objectives_stay_in_range_at_the_extremes() {
                     if let Some(g) = m.epg.finite() {
                         assert!(g.is_finite() && g > 0.0, "{spec:?}: EPG {g}");
                     } else {
-                        assert_eq!(spec.family(), FamilyParams::SummationHistogram);
+                        assert_eq!(spec.params(), FamilyParams::SummationHistogram);
                     }
                 }
             }
@@ -78,7 +78,7 @@ fn classic_protocols_value_table() {
             let m = evaluate(&spec, &Options::default()).unwrap();
             let row = format!(
                 "param={} asr={} mse={} epg={}",
-                spec.family().value().map_or("-".into(), round),
+                spec.params().value().map_or("-".into(), round),
                 round(m.asr),
                 round(m.mse),
                 m.epg.finite().map_or("unbounded".into(), round),

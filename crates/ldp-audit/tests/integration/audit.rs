@@ -43,7 +43,7 @@ fn exact_audits_meet_the_closed_forms() {
             for &protocol in PAPER {
                 let mech = build(protocol, k, eps);
                 let exact = exact_audit(&mech).unwrap();
-                let expected = match mech.spec().family() {
+                let expected = match mech.spec().params() {
                     ldp_core::FamilyParams::ThresholdHistogram { theta } => the_budget(eps, theta),
                     _ => eps,
                 };

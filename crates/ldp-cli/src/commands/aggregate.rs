@@ -75,7 +75,7 @@ pub(crate) fn server_clip(arg: Option<&str>, spec: &ldp_core::Spec) -> Result<Cl
     let clip: Clip = text
         .parse()
         .with_context(|| format!("--she-clip {}", text.trim()))?;
-    clip.check_for(spec.family().family())
+    clip.check_for(spec.family())
         .map_err(|e| anyhow!("--she-clip: {e}"))
 }
 

@@ -2,19 +2,17 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use ldp_analytic::LhAsr;
 use ldp_core::simulation::{Role, perturb_all};
 use ldp_core::{Protocol, Spec, dispatch};
 use ldp_jsonl::JsonReport;
-use ldp_optimize::{ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, analyze};
+use ldp_optimize::{
+    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, SettingGroup, analyze,
+};
 use rayon::prelude::*;
 
 use super::longitudinal;
 use crate::output::{Format, Value, number, print};
-use crate::protocol::{
-    BoundArgs, PoisoningArgs, TuneArgs, budget, build, domain, flagged, lh_asr_parser,
-    parse_protocol, tune_request,
-};
+use crate::protocol::{Columns, RequestArgs, budget, build, domain, flagged, parse_protocol};
 
 #[derive(Debug, Args)]
 pub(crate) struct AnalyzeArgs {
@@ -30,13 +28,6 @@ pub(crate) struct AnalyzeArgs {
     /// The family parameters, for a single protocol (see `ldp perturb --help`).
     #[arg(long)]
     param: Option<ParamValues>,
-    /// LH ASR form: the paper's approximation or the exact expectation (default paper).
-    #[arg(long = "lh-asr", value_parser = lh_asr_parser())]
-    lh_asr: Option<LhAsr>,
-    /// The maximal gain attack of the epg column (defaults: --beta 0.05, --targets 1,
-    /// --target-mass 0.01).
-    #[command(flatten)]
-    poisoning: PoisoningArgs,
     /// Keep only the rows with ASR at most A.
     #[arg(long = "asr-max", value_name = "A")]
     asr_max: Option<f64>,
@@ -62,8 +53,10 @@ pub(crate) struct AnalyzeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
+    /// The tuning of the adaptive rows, the LH ASR form of the asr column and the
+    /// maximal gain attack of the epg column.
     #[command(flatten)]
-    tuning: TuneArgs,
+    settings: RequestArgs<Columns>,
 }
 
 pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
@@ -127,7 +120,7 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         .map(|&e| budget(e))
         .collect::<Result<Vec<_>>>()?;
     // --asr-max and --bits-max filter rows here: they are not tuning bounds.
-    let tuning = tune_request(&a.tuning, &BoundArgs::default(), a.lh_asr, &a.poisoning);
+    let tuning = a.settings.request;
     let request = AnalysisRequest {
         protocols,
         ks,
@@ -154,7 +147,7 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             ];
             values.extend(r.numbers().map(|v| v.map_or(Value::Empty, Value::number)));
             // The param cell: several parameters as name=value pairs.
-            values[3] = Value::params(&r.instance.spec.family());
+            values[3] = Value::params(&r.instance.spec.params());
             if a.json_bytes {
                 values.push(Value::Num(json_bytes(&r.instance.spec)?));
             }
@@ -213,21 +206,15 @@ fn run_memoized(a: &AnalyzeArgs) -> Result<()> {
         ("--asr-max", a.asr_max.is_some()),
         ("--bits-max", a.bits_max.is_some()),
         ("--sort", a.sort.is_some()),
-        ("--lh-asr", a.lh_asr.is_some()),
-        ("--beta", a.poisoning.beta.is_some()),
-        ("--targets", a.poisoning.targets.is_some()),
-        ("--target-mass", a.poisoning.target_mass.is_some()),
     ] {
         if given {
             bail!("{flag} does not apply to the memoized protocols");
         }
     }
-    let tuning = tune_request(
-        &a.tuning,
-        &BoundArgs::default(),
-        None,
-        &PoisoningArgs::default(),
-    );
+    let tuning = a.settings.request;
+    if let Some(knob) = tuning.first_given(&[SettingGroup::LhAsr, SettingGroup::Poisoning]) {
+        bail!("{} does not apply to the memoized protocols", knob.flag());
+    }
     if let Some(knob) = tuning.tuning_given() {
         bail!("{}: the memoized protocols are not tuned", knob.flag());
     }

@@ -10,13 +10,11 @@ use ldp_audit::{
     audit_linked, audit_mechanism_with_progress, exact_audit, exact_linked,
 };
 use ldp_core::DomainSize;
-use ldp_optimize::ParamValues;
+use ldp_optimize::{ParamValues, TuneRequest};
 
 use super::longitudinal;
 use crate::output::{Format, Value, number, print};
-use crate::protocol::{
-    BoundArgs, PoisoningArgs, TuneArgs, budget, domain, parse_protocol, resolve, tune_request,
-};
+use crate::protocol::{budget, domain, parse_protocol, resolve};
 
 #[derive(Debug, Args)]
 pub(crate) struct AuditArgs {
@@ -144,18 +142,12 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
     }
     if let Some(protocol) = &a.protocol {
         let eps = a.eps.context("--eps: the protocol's budget is needed")?;
-        let request = tune_request(
-            &TuneArgs::default(),
-            &BoundArgs::default(),
-            None,
-            &PoisoningArgs::default(),
-        );
         let instance = resolve(
             parse_protocol(protocol)?,
             k,
             budget(eps)?,
             a.param.as_ref(),
-            request,
+            TuneRequest::default(),
         )?;
         let mech = instance.spec.build()?;
         let client = instance.protocol.name().to_string();

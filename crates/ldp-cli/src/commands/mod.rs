@@ -12,9 +12,7 @@ mod tune;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
-use crate::protocol::{
-    BoundArgs, PoisoningArgs, TuneArgs, budget, domain, parse_protocol, resolve, tune_request,
-};
+use crate::protocol::{RequestArgs, Tuning, budget, domain, parse_protocol, resolve};
 use ldp_optimize::{Instance, ParamValues};
 
 #[derive(Parser)]
@@ -47,16 +45,15 @@ pub(crate) struct ProtocolArgs {
     /// preset's values).
     #[arg(long)]
     pub(crate) param: Option<ParamValues>,
+    /// How an adaptive protocol is tuned.
     #[command(flatten)]
-    pub(crate) tuning: TuneArgs,
-    #[command(flatten)]
-    pub(crate) bounds: BoundArgs,
+    pub(crate) tuning: RequestArgs<Tuning>,
 }
 
 impl ProtocolArgs {
     /// The instance; prints how an adaptive protocol was tuned on stderr.
     pub(crate) fn resolve(&self) -> Result<Instance> {
-        let request = tune_request(&self.tuning, &self.bounds, None, &PoisoningArgs::default());
+        let request = self.tuning.request;
         let instance = resolve(
             parse_protocol(&self.protocol)?,
             domain(self.k)?,

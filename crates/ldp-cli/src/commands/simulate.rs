@@ -286,7 +286,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         Value::from(protocol),
         Value::Int(u64::from(k.get())),
         Value::Num(spec.eps().get()),
-        Value::params(&spec.family()),
+        Value::params(&spec.params()),
         Value::Int(a.runs),
         Value::Int(pop.len() as u64),
         Value::Num(m.asr.mean),
@@ -305,7 +305,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
             // The gain at what one report supports of these targets: fewer than r when
             // no report of the protocol supports them all.
             PoisonKind::Mga => match m.targets_supported {
-                Some(s) if !spec.family().family().clips() => {
+                Some(s) if !spec.family().clips() => {
                     epg::expected_with_support(&spec, &attack, s)?.finite()
                 }
                 _ => epg::expected_against(&spec, &attack, p.clip())?.finite(),

@@ -2,13 +2,11 @@
 
 use anyhow::Result;
 use clap::Args;
-use ldp_analytic::LhAsr;
 use ldp_optimize::{Objective, ObjectiveSet};
 
 use crate::output::{Format, Value, print};
 use crate::protocol::{
-    BoundArgs, PoisoningArgs, TuneArgs, budget, domain, flagged, knob, lh_asr_parser,
-    parse_protocol, tune_request,
+    Every, Frontier, RequestArgs, budget, domain, flagged, knob, parse_protocol,
 };
 
 #[derive(Debug, Args)]
@@ -23,18 +21,12 @@ pub(crate) struct TuneCmd {
     /// Privacy budget.
     #[arg(long)]
     eps: f64,
-    /// LH ASR form used in the objective (default paper).
-    #[arg(long = "lh-asr", value_parser = lh_asr_parser())]
-    lh_asr: Option<LhAsr>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
+    /// How the protocol is tuned, or the bounds of the choice among every protocol.
     #[command(flatten)]
-    tuning: TuneArgs,
-    #[command(flatten)]
-    bounds: BoundArgs,
-    #[command(flatten)]
-    poisoning: PoisoningArgs,
+    settings: RequestArgs<Every>,
 }
 
 const TUNE_COLUMNS: [&str; 9] = [
@@ -43,7 +35,7 @@ const TUNE_COLUMNS: [&str; 9] = [
 
 pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
     let (k, eps) = (domain(a.k)?, budget(a.eps)?);
-    let request = tune_request(&a.tuning, &a.bounds, a.lh_asr, &a.poisoning);
+    let request = a.settings.request;
     let flag = |e| flagged(e, &request, None);
     let row = if a.protocol.trim().eq_ignore_ascii_case("all") {
         let collections = request.collections.unwrap_or(1);
@@ -59,7 +51,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
             Value::Int(u64::from(k.get())),
             Value::Num(eps.get()),
             Value::from("eps-constraint"),
-            Value::params(&choice.spec.family()),
+            Value::params(&choice.spec.params()),
             Value::Num(o.asr),
             Value::Num(o.mse),
             o.epg.is_finite().then_some(o.epg).into(),
@@ -110,24 +102,17 @@ pub(crate) struct FrontierCmd {
         default_values = ["asr", "mse"]
     )]
     objectives: Vec<Objective>,
-    /// LH ASR form (default paper).
-    #[arg(long = "lh-asr", value_parser = lh_asr_parser())]
-    lh_asr: Option<LhAsr>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
+    /// The LH ASR form of the asr objective and the maximal gain attack of the epg one.
     #[command(flatten)]
-    poisoning: PoisoningArgs,
+    settings: RequestArgs<Frontier>,
 }
 
 pub(crate) fn run_frontier(a: &FrontierCmd) -> Result<()> {
     let p = parse_protocol(&a.protocol)?;
-    let request = tune_request(
-        &TuneArgs::default(),
-        &BoundArgs::default(),
-        a.lh_asr,
-        &a.poisoning,
-    );
+    let request = a.settings.request;
     let front = request
         .frontier(p, domain(a.k)?, budget(a.eps)?, &a.objectives)
         .map_err(|e| flagged(e, &request, None))?;

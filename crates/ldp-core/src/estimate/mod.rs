@@ -217,7 +217,7 @@ impl Estimator {
         channel: Channel,
         options: &FitOptions,
     ) -> Result<Fit, AggregateError> {
-        let raw = crate::aggregate::support_estimate(counts, n, channel.p, channel.q)?;
+        let raw = support_estimate(counts, n, channel.p, channel.q)?;
         match self {
             Estimator::Ibu => likelihood::ibu(counts, channel, options),
             Estimator::Mle => likelihood::mle(counts, n, channel, options),
@@ -231,4 +231,42 @@ impl Estimator {
             raw_only => raw_only.apply(raw).map(Fit::direct),
         }
     }
+}
+
+/// The unbiased estimate from support counts of `n` reports, each supporting its true
+/// item w.p. `p` and any other w.p. `q` (paper Eq. "estimator").
+///
+/// # Formula
+///
+/// ```text
+/// f_v = (C_v - n q) / (n (p - q))
+/// ```
+///
+/// with `C_v` the reports supporting item v: `E[C_v] = n (f_v p + (1 - f_v) q)`, so the
+/// estimate is unbiased. Refused without reports, and where `p <= q` (a budget so small
+/// that the two coincide in floating point: the reports carry no signal).
+///
+/// ```
+/// use ldp_core::estimate::support_estimate;
+/// let f = support_estimate(&[60, 25, 15], 100, 0.6, 0.2)?;
+/// assert!((f[0] - 1.0).abs() < 1e-12 && (f[2] + 0.125).abs() < 1e-12);
+/// # Ok::<(), ldp_core::AggregateError>(())
+/// ```
+pub fn support_estimate(
+    counts: &[u64],
+    n: u64,
+    p: f64,
+    q: f64,
+) -> Result<Vec<f64>, AggregateError> {
+    if n == 0 {
+        return Err(AggregateError::Empty);
+    }
+    if p <= q {
+        // eps so small that p and q coincide in floating point: reports carry no usable
+        // signal, and the estimator would divide by zero.
+        return Err(AggregateError::Uninformative { p, q });
+    }
+    let n = n as f64;
+    let scale = 1.0 / (n * (p - q));
+    Ok(counts.iter().map(|&c| (c as f64 - n * q) * scale).collect())
 }

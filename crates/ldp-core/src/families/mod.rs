@@ -500,7 +500,7 @@ mod tests {
     fn parameters_round_trip_through_numbers() {
         let (k, eps) = (DomainSize::new(100).unwrap(), Epsilon::new(4.0).unwrap());
         for p in Protocol::CLASSIC {
-            let params = Spec::classic(p, k, eps).unwrap().family();
+            let params = Spec::classic(p, k, eps).unwrap().params();
             let family = params.family();
             assert_eq!(params.values().len(), family.parameter_names().len());
             assert_eq!(

@@ -294,7 +294,7 @@ macro_rules! registry {
                     if let AnyMechanism::$Family(m) = any {
                         Ok(m)
                     } else {
-                        Err(WrongFamily { expected: Family::$Family, found: any.spec().family().family() })
+                        Err(WrongFamily { expected: Family::$Family, found: any.spec().family() })
                     }
                 }
             }
@@ -492,7 +492,7 @@ macro_rules! registry {
         /// ```
         /// use ldp_core::{dispatch_family, FamilyMechanism, DomainSize, Epsilon, Protocol, Spec};
         /// let spec = Spec::classic(Protocol::Ss, DomainSize::new(100)?, Epsilon::new(4.0)?)?;
-        /// let range = dispatch_family!(spec.family(), F, param => F::support_size_range(spec.k(), param));
+        /// let range = dispatch_family!(spec.params(), F, param => F::support_size_range(spec.k(), param));
         /// assert_eq!(range, Some((2, 2))); // omega = 2
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```

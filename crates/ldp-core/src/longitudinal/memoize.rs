@@ -267,9 +267,9 @@ where
     pub fn refreshed(first: M, second: Round, eps_1: Epsilon) -> Result<Self, ParamError> {
         let spec = first.spec();
         let no_refresh = ParamError::NoRefresh {
-            family: spec.family().family(),
+            family: spec.family(),
         };
-        let param = M::param_of(&spec.family()).ok_or(no_refresh.clone())?;
+        let param = M::param_of(&spec.params()).ok_or(no_refresh.clone())?;
         let refresh = M::refresh(spec.k(), param)
             .filter(|r| M::Report::has_shape(r.shape))
             .ok_or(no_refresh.clone())?;
@@ -380,10 +380,10 @@ where
         use serde::de::Error as _;
         let state = MemoizedState::deserialize(deserializer)?;
         let spec = state.first;
-        let param = M::param_of(&spec.family()).ok_or_else(|| {
+        let param = M::param_of(&spec.params()).ok_or_else(|| {
             D::Error::custom(crate::WrongFamily {
                 expected: M::FAMILY,
-                found: spec.family().family(),
+                found: spec.family(),
             })
         })?;
         let first = M::build(spec.k(), spec.eps(), param).map_err(D::Error::custom)?;

@@ -362,9 +362,9 @@ impl Longitudinal {
         M::Report: Refreshable,
     {
         let spec = self.first_spec();
-        let param = M::param_of(&spec.family()).ok_or(WrongFamily {
+        let param = M::param_of(&spec.params()).ok_or(WrongFamily {
             expected: M::FAMILY,
-            found: spec.family().family(),
+            found: spec.family(),
         })?;
         let first = M::build(spec.k(), spec.eps(), param)?;
         Ok(Memoized::refreshed(first, self.second, self.params.eps_1)?)

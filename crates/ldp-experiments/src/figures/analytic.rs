@@ -69,7 +69,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                 (*k).into(),
                 regime.clone().into(),
                 (*e).into(),
-                spec.family().value().into(),
+                spec.params().value().into(),
                 asr::expected(&spec, options.lh_asr).into(),
                 variance::approx_per_user(&spec).into(),
                 epg::expected(&spec, &poisoning)?.finite().into(),

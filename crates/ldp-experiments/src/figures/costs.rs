@@ -48,7 +48,7 @@ pub(super) fn run(
                 p.label().into(),
                 k.into(),
                 e.into(),
-                spec.family().value().into(),
+                spec.params().value().into(),
                 cost::bits(&spec).into(),
                 variance::approx_per_user(&spec).into(),
                 asr::expected(&spec, options.lh_asr).into(),

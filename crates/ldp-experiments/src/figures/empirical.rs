@@ -70,7 +70,7 @@ pub(super) fn run(
             table.push(vec![
                 p.label().into(),
                 e.into(),
-                spec.family().value().into(),
+                spec.params().value().into(),
                 (runs as f64).into(),
                 n.into(),
                 m.asr.mean.into(),

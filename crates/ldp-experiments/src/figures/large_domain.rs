@@ -186,7 +186,7 @@ fn log2(k: u32) -> u32 {
 
 /// The parameters by name, `g=8;seeds=1000` (empty for a family without one).
 fn params_text(spec: &Spec) -> String {
-    spec.family()
+    spec.params()
         .named_values()
         .iter()
         .map(|(n, v)| format!("{n}={}", value(*v)))

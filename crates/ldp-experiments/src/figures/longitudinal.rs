@@ -351,7 +351,7 @@ fn compute(
                 Collection::OneShot(spec),
                 Box::new(move |t| longitudinal::asr_after(&spec, t)),
                 None,
-                spec.family().value(),
+                spec.params().value(),
                 summary,
             )
         }

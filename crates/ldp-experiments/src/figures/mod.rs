@@ -256,5 +256,5 @@ pub(crate) fn classic_param(
 ) -> Result<Option<f64>, ExperimentError> {
     let spec = ldp_core::Spec::classic(p.classic_counterpart(), k, eps)
         .map_err(|e| ExperimentError::Config(e.to_string()))?;
-    Ok(spec.family().value())
+    Ok(spec.params().value())
 }

@@ -72,7 +72,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                     p.label().into(),
                     (n as f64).into(),
                     (*e).into(),
-                    spec.family().value().into(),
+                    spec.params().value().into(),
                     (*runs as f64).into(),
                     m.asr.mean.into(),
                     m.asr.se.into(),

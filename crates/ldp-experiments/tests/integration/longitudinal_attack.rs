@@ -57,7 +57,7 @@ fn one_shot_protocols_on_adult_age_match_the_closed_forms() {
     for spec in twelve(pop.k(), eps(1.0)) {
         let m = measure_linked(&Collection::OneShot(spec), &pop, &config(4000, 7)).unwrap();
         for (i, &t) in TS.iter().enumerate() {
-            let what = format!("{:?} t={t}", spec.family());
+            let what = format!("{:?} t={t}", spec.params());
             match longitudinal::asr_after(&spec, t) {
                 Some(want) => check(&what, &m.asr[i], want),
                 // SS (omega > 1) and SHE: one report is the one-shot closed form; beyond
@@ -105,7 +105,7 @@ fn a_uniform_population_gives_the_same_rates() {
         let m = measure_linked(&Collection::OneShot(spec), &pop, &config(6000, 9)).unwrap();
         for (i, &t) in TS.iter().enumerate() {
             check(
-                &format!("{:?} t={t}", spec.family()),
+                &format!("{:?} t={t}", spec.params()),
                 &m.asr[i],
                 longitudinal::asr_after(&spec, t).unwrap(),
             );

@@ -4,8 +4,8 @@
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 use ldp_optimize::{
-    Bounds, OptimizeError, Strategy, TuneOptions, Weights, candidates, choose_protocol,
-    choose_protocol_after, objectives, tune,
+    Bounds, ChooseError, OptimizeError, Strategy, TuneOptions, Weights, candidates,
+    choose_protocol, choose_protocol_after, objectives, tune,
 };
 use proptest::prelude::*;
 
@@ -65,7 +65,7 @@ proptest! {
         if let Some(g) = epg_max { bounds = bounds.with_epg(g).unwrap(); }
         let got = choose_protocol(k, eps, &bounds, LhAsr::Paper, &Poisoning::default());
         match brute_force(k, eps, &bounds) {
-            None => prop_assert!(matches!(got, Err(OptimizeError::Infeasible { .. })), "{got:?}"),
+            None => prop_assert!(matches!(got, Err(ChooseError::Infeasible { .. })), "{got:?}"),
             Some((protocol, spec, mse)) => {
                 let got = got.unwrap();
                 prop_assert_eq!(got.protocol, protocol);
@@ -173,7 +173,7 @@ fn the_choice_after_t_reports_is_the_brute_force_answer() {
         let got = choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &Poisoning::default(), t);
         match brute_force_after(k, eps, &bounds, t) {
             None => assert!(
-                matches!(got, Err(OptimizeError::Infeasible { .. })),
+                matches!(got, Err(ChooseError::Infeasible { .. })),
                 "t = {t}"
             ),
             Some((protocol, spec, o)) => {
@@ -200,7 +200,7 @@ fn one_collection_is_the_one_shot_choice_and_zero_is_refused() {
     let bounds = Bounds::asr(0.1).unwrap();
     assert_eq!(
         choose_protocol_after(k, eps, &bounds, LhAsr::Paper, &poisoning, 0),
-        Err(OptimizeError::NoCollections)
+        Err(ChooseError::Optimize(OptimizeError::NoCollections))
     );
 }
 
@@ -216,7 +216,7 @@ fn a_sketch_shape_other_than_the_preset_can_win() {
     let pick = choose_protocol(k, eps, &bounds, LhAsr::Paper, &Poisoning::default()).unwrap();
     assert_eq!(pick.protocol, Protocol::Hcms);
     assert_eq!(
-        pick.spec.family(),
+        pick.spec.params(),
         ldp_core::FamilyParams::HadamardCountMeanSketch {
             hashes: 16,
             width: 64
@@ -235,5 +235,5 @@ fn alternatives_are_valid_and_include_hrs_preset() {
     }
     let hr = ldp_core::Family::HadamardResponse.alternatives(k, eps);
     assert_eq!(hr.len(), 11, "blocks 1, 2, ..., 1024 at k = 1000");
-    assert!(hr.contains(&Spec::classic(Protocol::Hr, k, eps).unwrap().family()));
+    assert!(hr.contains(&Spec::classic(Protocol::Hr, k, eps).unwrap().params()));
 }

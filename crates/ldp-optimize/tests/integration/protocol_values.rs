@@ -24,7 +24,7 @@ fn protocol_value_table() {
         for p in Protocol::ALL {
             let spec = protocol_spec(p, k, eps, &o).unwrap();
             let m = objectives(&spec, o.lh_asr, &o.poisoning).unwrap();
-            let named = spec.family().named_values();
+            let named = spec.params().named_values();
             let param = match named.as_slice() {
                 [] => "-".to_owned(),
                 [(_, v)] => round(*v),

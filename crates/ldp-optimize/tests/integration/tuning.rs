@@ -35,7 +35,7 @@ fn paper_appendix_parameters_at_k100_eps4() {
     let c = |proto| {
         Spec::classic(proto, kk, ee)
             .unwrap()
-            .family()
+            .params()
             .value()
             .unwrap()
     };
@@ -290,7 +290,7 @@ fn bad_input_gives_typed_errors() {
     let t = tune_in(Protocol::Alh, kk, ee, &narrow, &TuneOptions::default()).unwrap();
     assert!((3.0..=5.0).contains(&t.param()));
     assert_eq!(
-        t.spec.family(),
+        t.spec.params(),
         FamilyParams::LocalHashing {
             g: t.param() as u32
         }

@@ -1,0 +1,417 @@
+//! What a request does with its settings: checks them against each other and against
+//! the protocols asked about, then tunes, chooses or draws a frontier.
+
+use ldp_analytic::longitudinal::check_collections;
+use ldp_analytic::{LhAsr, Poisoning, PoisoningError};
+use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+
+use super::{Knob, RequestError, SettingGroup, TuneRequest};
+use crate::choose::{Choice, choose_protocol_after};
+use crate::objective::{Objective, ObjectiveSet, Weights};
+use crate::options::TuneOptions;
+use crate::pareto::{Candidate, frontier_in};
+use crate::strategy::{Bounds, Strategy};
+use crate::tune::{Tuned, candidates, tune};
+
+impl TuneRequest {
+    /// The bounds given, `None` when none is.
+    pub fn bounds(&self) -> Result<Option<Bounds>, RequestError> {
+        let mut out: Option<Bounds> = None;
+        for (knob, value) in [
+            (Knob::AsrMax, self.asr_max),
+            (Knob::EpgMax, self.epg_max),
+            (Knob::BitsMax, self.bits_max),
+        ] {
+            let Some(v) = value else { continue };
+            let next = match (knob, out) {
+                (Knob::AsrMax, None) => Bounds::asr(v),
+                (Knob::AsrMax, Some(b)) => b.with_asr(v),
+                (Knob::EpgMax, None) => Bounds::epg(v),
+                (Knob::EpgMax, Some(b)) => b.with_epg(v),
+                (_, None) => Bounds::bits(v),
+                (_, Some(b)) => b.with_bits(v),
+            };
+            out = Some(next.map_err(|error| RequestError::Bound {
+                knob,
+                value: v,
+                error,
+            })?);
+        }
+        Ok(out)
+    }
+
+    /// The poisoning setting of EPG, each setting not given at its default.
+    pub fn poisoning(&self) -> Result<Poisoning, RequestError> {
+        let d = Poisoning::default();
+        let (beta, targets, mass) = (
+            self.beta.unwrap_or(d.beta()),
+            self.targets.unwrap_or(d.targets()),
+            self.target_mass.unwrap_or(d.target_mass()),
+        );
+        Poisoning::new(beta, targets, mass).map_err(|e| {
+            let knob = match e {
+                PoisoningError::Param(_) => Knob::Beta,
+                PoisoningError::TargetMass(_) => Knob::TargetMass,
+                _ => Knob::Targets,
+            };
+            RequestError::Poisoning(e, knob)
+        })
+    }
+
+    /// Refuses an LH ASR form when no protocol of `protocols` has two: only local
+    /// hashing's ASR has a paper and an exact form (found by evaluating both at the
+    /// protocol's classic counterpart, so a new family with two forms is covered).
+    pub fn check_lh_asr_used(
+        &self,
+        protocols: &[Protocol],
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<(), RequestError> {
+        if self.lh_asr.is_none() {
+            return Ok(());
+        }
+        let has_two_forms = |p: &Protocol| {
+            Spec::classic(p.classic_counterpart(), k, eps).is_ok_and(|spec| {
+                ldp_analytic::asr::expected(&spec, LhAsr::Paper)
+                    != ldp_analytic::asr::expected(&spec, LhAsr::Exact)
+            })
+        };
+        if protocols.iter().any(has_two_forms) {
+            Ok(())
+        } else {
+            Err(RequestError::Unused {
+                knob: Knob::LhAsr,
+                why: "only local hashing's ASR has a paper and an exact form",
+            })
+        }
+    }
+
+    /// Refuses a poisoning setting when every protocol of `protocols` has an unbounded
+    /// EPG (SHE without clipping), which no setting changes.
+    pub fn check_poisoning_used(
+        &self,
+        protocols: &[Protocol],
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<(), RequestError> {
+        let Some(knob) = self.first_given(&[SettingGroup::Poisoning]) else {
+            return Ok(());
+        };
+        let poisoning = self.poisoning()?;
+        let bounded = |p: &Protocol| {
+            Spec::classic(p.classic_counterpart(), k, eps).is_ok_and(|spec| {
+                !matches!(
+                    ldp_analytic::epg::expected(&spec, &poisoning),
+                    Ok(ldp_analytic::Gain::Unbounded)
+                )
+            })
+        };
+        if protocols.iter().any(bounded) {
+            Ok(())
+        } else {
+            Err(RequestError::Unused {
+                knob,
+                why: "the EPG of these protocols is unbounded whatever the poisoning setting",
+            })
+        }
+    }
+
+    /// The poisoning setting, refused when given but unused: EPG is then neither
+    /// weighted, bounded, nor (`epg_objective`) an objective.
+    fn used_poisoning(&self, epg_objective: bool) -> Result<Poisoning, RequestError> {
+        let used = epg_objective || self.w_epg.is_some_and(|w| w > 0.0) || self.epg_max.is_some();
+        match self.first_given(&[SettingGroup::Poisoning]) {
+            Some(knob) if !used => Err(RequestError::PoisoningUnused(knob)),
+            _ => self.poisoning(),
+        }
+    }
+
+    /// The tuning options.
+    pub fn options(&self) -> Result<TuneOptions, RequestError> {
+        let w_asr = self.w_asr.unwrap_or(0.5);
+        if !(0.0..=1.0).contains(&w_asr) {
+            return Err(RequestError::AsrWeight(w_asr));
+        }
+        let (w_epg, w_bits) = (self.w_epg.unwrap_or(0.0), self.w_bits.unwrap_or(0.0));
+        for (knob, value) in [(Knob::EpgWeight, w_epg), (Knob::BitsWeight, w_bits)] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(RequestError::Weight { knob, value });
+            }
+        }
+        // ASR and MSE weigh 1 together, so the total is positive and nothing is left to fail.
+        let weights =
+            Weights::all(w_asr, 1.0 - w_asr, w_epg, w_bits).map_err(RequestError::Strategy)?;
+        let strategy = match (self.strategy, self.bounds()?) {
+            (None, None) => Strategy::Weighted,
+            (None | Some(Strategy::EpsConstraint(_)), Some(b)) => Strategy::EpsConstraint(b),
+            (Some(s), Some(_)) => {
+                return Err(RequestError::BoundNotTaken {
+                    knob: self
+                        .first_given(&[SettingGroup::Bounds])
+                        .expect("a bound was given"),
+                    strategy: s.name(),
+                });
+            }
+            (Some(s), None) => s,
+        };
+        strategy
+            .check_dimensions(weights.active())
+            .map_err(RequestError::Strategy)?;
+        let collections = self.collections.unwrap_or(1);
+        check_collections(&[collections])?;
+        Ok(TuneOptions {
+            weights,
+            search: self.search.unwrap_or_default(),
+            strategy,
+            collections,
+            lh_asr: self.lh_asr.unwrap_or_default(),
+            poisoning: self.used_poisoning(false)?,
+            ..TuneOptions::default()
+        })
+    }
+
+    /// Tunes the adaptive `protocol` at (k, eps).
+    pub fn tune(
+        &self,
+        protocol: Protocol,
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<Tuned, RequestError> {
+        if !protocol.is_adaptive() {
+            return Err(RequestError::NotAdaptive {
+                protocol: protocol.name(),
+            });
+        }
+        self.check_lh_asr_used(&[protocol], k, eps)?;
+        let options = self.options()?;
+        tune(protocol, k, eps, &options).map_err(|error| RequestError::Tuning {
+            context: format!("tuning {} at k = {k}, eps = {eps}", protocol.name()),
+            error,
+        })
+    }
+
+    /// The lowest-MSE instance among every protocol under the bounds (the ASR after
+    /// `collections` reports where given): [`choose_protocol_after`]. Takes bounds, and no
+    /// weights, search or strategy.
+    pub fn choose(&self, k: DomainSize, eps: Epsilon) -> Result<Choice, RequestError> {
+        if let Some(knob) = self.first_given(&[SettingGroup::Weights, SettingGroup::Method]) {
+            return Err(RequestError::ChooseTakesNoWeights(knob));
+        }
+        let bounds = self.bounds()?.ok_or(RequestError::ChooseNeedsBounds)?;
+        let collections = self.collections.unwrap_or(1);
+        check_collections(&[collections])?;
+        let poisoning = self.used_poisoning(false)?;
+        choose_protocol_after(
+            k,
+            eps,
+            &bounds,
+            self.lh_asr.unwrap_or_default(),
+            &poisoning,
+            collections,
+        )
+        .map_err(|error| RequestError::Choosing {
+            context: format!("choosing a protocol at k = {k}, eps = {eps}"),
+            error,
+        })
+    }
+
+    /// The Pareto frontier of the adaptive `protocol`'s parameter in `objectives` (two
+    /// or more), over its paper space. Takes the LH ASR form and the poisoning setting
+    /// (for EPG); the tuning settings do not apply.
+    pub fn frontier(
+        &self,
+        protocol: Protocol,
+        k: DomainSize,
+        eps: Epsilon,
+        objectives: &[Objective],
+    ) -> Result<Vec<Candidate>, RequestError> {
+        if !protocol.is_adaptive() {
+            return Err(RequestError::NotAdaptive {
+                protocol: protocol.name(),
+            });
+        }
+        let set = ObjectiveSet::of(objectives);
+        if set.len() < 2 {
+            return Err(RequestError::FewObjectives);
+        }
+        if set.contains(Objective::Asr) {
+            self.check_lh_asr_used(&[protocol], k, eps)?;
+        } else if self.lh_asr.is_some() {
+            return Err(RequestError::Unused {
+                knob: Knob::LhAsr,
+                why: "ASR is not an objective of this frontier",
+            });
+        }
+        let options = TuneOptions {
+            lh_asr: self.lh_asr.unwrap_or_default(),
+            poisoning: self.used_poisoning(set.contains(Objective::Epg))?,
+            ..TuneOptions::default()
+        };
+        let all = candidates(protocol, k, eps, &options).map_err(|error| RequestError::Tuning {
+            context: format!(
+                "the frontier of {} at k = {k}, eps = {eps}",
+                protocol.name()
+            ),
+            error,
+        })?;
+        Ok(frontier_in(&all, set))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ldp_analytic::longitudinal::MAX_COLLECTIONS;
+
+    #[test]
+    fn the_empty_request_is_the_default_options() {
+        assert_eq!(TuneRequest::default().options(), Ok(TuneOptions::default()));
+    }
+
+    #[test]
+    fn weights_are_normalized_with_mse_the_complement_of_asr() {
+        let o = TuneRequest {
+            w_asr: Some(0.2),
+            w_epg: Some(1.0),
+            ..TuneRequest::default()
+        }
+        .options()
+        .unwrap();
+        let w = o.weights;
+        for (got, want) in [
+            (w.asr(), 0.1),
+            (w.mse(), 0.4),
+            (w.epg(), 0.5),
+            (w.bits(), 0.0),
+        ] {
+            approx::assert_abs_diff_eq!(got, want, epsilon = 1e-15);
+        }
+    }
+
+    #[test]
+    fn bounds_select_eps_constraint_and_no_other_strategy_takes_them() {
+        let b = Bounds::asr(0.05).unwrap();
+        let with = |strategy| TuneRequest {
+            strategy,
+            asr_max: Some(0.05),
+            ..TuneRequest::default()
+        };
+        assert_eq!(
+            with(None).options().unwrap().strategy,
+            Strategy::EpsConstraint(b)
+        );
+        // A named eps-constraint takes the given bounds over the paper's.
+        let paper = Strategy::from_name("eps-constraint").unwrap();
+        assert_eq!(
+            with(Some(paper)).options().unwrap().strategy,
+            Strategy::EpsConstraint(b)
+        );
+        let err = with(Some(Strategy::Utopia)).options().unwrap_err();
+        assert_eq!(
+            err,
+            RequestError::BoundNotTaken {
+                knob: Knob::AsrMax,
+                strategy: "utopia"
+            }
+        );
+        assert_eq!(err.knob(), Some(Knob::AsrMax));
+        // Without bounds, a named eps-constraint is the paper's.
+        let o = TuneRequest {
+            strategy: Some(paper),
+            ..TuneRequest::default()
+        };
+        assert_eq!(o.options().unwrap().strategy, paper);
+    }
+
+    #[test]
+    fn every_refusal_names_its_knob() {
+        let cases = [
+            (
+                TuneRequest {
+                    w_asr: Some(-0.1),
+                    ..TuneRequest::default()
+                },
+                Knob::AsrWeight,
+            ),
+            (
+                TuneRequest {
+                    w_epg: Some(f64::NAN),
+                    ..TuneRequest::default()
+                },
+                Knob::EpgWeight,
+            ),
+            (
+                TuneRequest {
+                    w_bits: Some(-1.0),
+                    ..TuneRequest::default()
+                },
+                Knob::BitsWeight,
+            ),
+            (
+                // The elbow needs exactly two weighted objectives.
+                TuneRequest {
+                    w_epg: Some(0.5),
+                    strategy: Some(Strategy::Elbow),
+                    ..TuneRequest::default()
+                },
+                Knob::Strategy,
+            ),
+            (
+                TuneRequest {
+                    collections: Some(0),
+                    ..TuneRequest::default()
+                },
+                Knob::Collections,
+            ),
+            (
+                TuneRequest {
+                    collections: Some(MAX_COLLECTIONS + 1),
+                    ..TuneRequest::default()
+                },
+                Knob::Collections,
+            ),
+            (
+                TuneRequest {
+                    bits_max: Some(-1.0),
+                    ..TuneRequest::default()
+                },
+                Knob::BitsMax,
+            ),
+            (
+                TuneRequest {
+                    beta: Some(0.1),
+                    ..TuneRequest::default()
+                },
+                Knob::Beta,
+            ),
+            (
+                TuneRequest {
+                    w_epg: Some(1.0),
+                    target_mass: Some(2.0),
+                    ..TuneRequest::default()
+                },
+                Knob::TargetMass,
+            ),
+        ];
+        for (request, knob) in cases {
+            let err = request.options().unwrap_err();
+            assert_eq!(err.knob(), Some(knob), "{request:?}: {err}");
+        }
+        // The limits themselves are accepted.
+        for t in [1, MAX_COLLECTIONS] {
+            let o = TuneRequest {
+                collections: Some(t),
+                ..TuneRequest::default()
+            };
+            assert_eq!(o.options().unwrap().collections, t);
+        }
+        let elbow = TuneRequest {
+            strategy: Some(Strategy::Elbow),
+            ..TuneRequest::default()
+        };
+        assert_eq!(
+            elbow.options().unwrap().weights.active(),
+            ObjectiveSet::ASR_MSE
+        );
+    }
+}
