@@ -13,7 +13,9 @@ use anyhow::{Context, Result};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
-use ldp_core::{AnyMechanism, DomainSize, Epsilon, ParamError, Protocol, Spec};
+use ldp_core::{
+    AnyMechanism, DomainSize, Epsilon, ParamError, Protocol, ProtocolSet, ProtocolSetError, Spec,
+};
 use ldp_optimize::{
     Instance, InstanceRequest, Knob, ParamValues, RequestError, SettingGroup, TuneRequest,
 };
@@ -168,6 +170,27 @@ pub(crate) fn flagged(
         None => knob.flag(),
     };
     anyhow::Error::new(e).context(label)
+}
+
+/// `--protocol` as a set of protocols ([`ProtocolSet`]): memoized ones when `memoized`
+/// (`--eps-perm`) or a memoized name is given; errors name the flag and the name at fault.
+pub(crate) fn protocol_set(names: &[String], memoized: bool) -> Result<ProtocolSet> {
+    ProtocolSet::parse(names, memoized).map_err(|e| {
+        let flag = match &e {
+            ProtocolSetError::Unknown { name, .. } if memoized => {
+                format!("--protocol {name}: --eps-perm goes with the memoized protocols")
+            }
+            ProtocolSetError::Unknown { name, .. } => format!("--protocol {name}"),
+            _ => "--protocol".into(),
+        };
+        anyhow::Error::new(e).context(flag)
+    })
+}
+
+/// `--protocol` of a command that tunes one protocol or chooses among all: `None` for
+/// `all`.
+pub(crate) fn one_or_all(name: &str) -> Result<Option<Protocol>> {
+    ProtocolSet::one_or_all(name).with_context(|| format!("--protocol {}", name.trim()))
 }
 
 pub(crate) fn parse_protocol(s: &str) -> Result<Protocol> {

@@ -42,6 +42,12 @@ pub enum ProtocolSetError {
         /// The names of the registry read.
         expected: String,
     },
+    /// A list where one protocol (or all) is expected.
+    #[error("`{given}`: name one protocol, or all")]
+    NotOne {
+        /// What was given.
+        given: String,
+    },
     /// One-shot and memoized protocols together.
     #[error(
         "`{memoized}` is memoized and `{one_shot}` is not: name protocols of one kind at a time"
@@ -91,6 +97,28 @@ impl ProtocolSet {
         names: &[S],
     ) -> Result<Vec<LongitudinalProtocol>, ProtocolSetError> {
         memoized_of(&split(names)?)
+    }
+
+    /// One one-shot protocol, or `None` for `all`: what commands that tune one protocol
+    /// or choose among all of them take (`ldp tune`, Python's `tune`).
+    ///
+    /// ```
+    /// use ldp_core::{Protocol, ProtocolSet};
+    /// assert_eq!(ProtocolSet::one_or_all("AUE")?, Some(Protocol::Aue));
+    /// assert_eq!(ProtocolSet::one_or_all(" all ")?, None);
+    /// assert!(ProtocolSet::one_or_all("aue,ass").is_err());
+    /// # Ok::<(), ldp_core::ProtocolSetError>(())
+    /// ```
+    pub fn one_or_all(name: &str) -> Result<Option<Protocol>, ProtocolSetError> {
+        let given = [name];
+        let names = split(&given)?;
+        match names[..] {
+            [one] if is_all(&one) => Ok(None),
+            [one] => one_shot_of(&[one]).map(|p| Some(p[0])),
+            _ => Err(ProtocolSetError::NotOne {
+                given: name.trim().to_owned(),
+            }),
+        }
     }
 
     /// Whether these are memoized protocols.

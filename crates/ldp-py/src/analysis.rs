@@ -11,7 +11,7 @@ use ldp_attack::{
     measure_until,
 };
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
-use ldp_core::{AttackSurface, Protocol, dispatch, with_batch_rng};
+use ldp_core::{AttackSurface, Protocol, ProtocolSet, dispatch, with_batch_rng};
 use ldp_optimize::{
     ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, SettingGroup,
 };
@@ -32,10 +32,7 @@ fn protocols(arg: &Bound<'_, PyAny>) -> PyResult<Vec<Protocol>> {
         Ok(one) => vec![one],
         Err(_) => arg.extract()?,
     };
-    if names.iter().any(|n| n.trim().eq_ignore_ascii_case("all")) {
-        return Ok(Protocol::ALL.to_vec());
-    }
-    names.iter().map(|n| protocol(n)).collect()
+    ProtocolSet::one_shot(&names).map_err(param)
 }
 
 /// A number or a list of numbers.
@@ -194,18 +191,8 @@ pub(crate) fn tune<'py>(
     let request = settings("tune", options, &SettingGroup::ALL)?;
     let failed = |e| request_error(e, &request, None);
     let d = PyDict::new(py);
-    if protocol.trim().eq_ignore_ascii_case("all") {
-        let choice = py.detach(|| request.choose(k, eps)).map_err(failed)?;
-        d.set_item("protocol", choice.protocol.name())?;
-        d.set_item("strategy", "eps-constraint")?;
-        d.set_item("param", family_param(py, &choice.spec.params())?)?;
-        d.set_item("asr", choice.objectives.asr)?;
-        d.set_item("mse", choice.objectives.mse)?;
-        d.set_item("epg", choice.objectives.epg)?;
-        d.set_item("bits", choice.objectives.bits)?;
-        d.set_item("fell_back", false)?;
-    } else {
-        let p = self::protocol(protocol)?;
+    let one = ProtocolSet::one_or_all(protocol).map_err(param)?;
+    if let Some(p) = one {
         let t = py.detach(|| request.tune(p, k, eps)).map_err(failed)?;
         d.set_item("protocol", p.name())?;
         d.set_item("strategy", t.strategy.name())?;
@@ -215,6 +202,16 @@ pub(crate) fn tune<'py>(
         d.set_item("epg", t.objectives.epg)?;
         d.set_item("bits", t.objectives.bits)?;
         d.set_item("fell_back", t.fell_back)?;
+    } else {
+        let choice = py.detach(|| request.choose(k, eps)).map_err(failed)?;
+        d.set_item("protocol", choice.protocol.name())?;
+        d.set_item("strategy", "eps-constraint")?;
+        d.set_item("param", family_param(py, &choice.spec.params())?)?;
+        d.set_item("asr", choice.objectives.asr)?;
+        d.set_item("mse", choice.objectives.mse)?;
+        d.set_item("epg", choice.objectives.epg)?;
+        d.set_item("bits", choice.objectives.bits)?;
+        d.set_item("fell_back", false)?;
     }
     d.set_item("k", k.get())?;
     d.set_item("eps", eps.get())?;

@@ -6,7 +6,7 @@
 //! key left out takes the default, and a misspelt key, or a key the call does not use, is
 //! refused by name.
 
-use ldp_core::{FamilyParams, Protocol};
+use ldp_core::{FamilyParams, Protocol, ProtocolSet};
 use ldp_optimize::{
     ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, SettingGroup,
     TuneRequest,
@@ -35,10 +35,7 @@ fn param_cell(params: &FamilyParams) -> Value {
 
 /// The protocols of a comma-separated list, or `all`.
 fn protocols(list: &str) -> Result<Vec<Protocol>, JsValue> {
-    if list.trim().eq_ignore_ascii_case("all") {
-        return Ok(Protocol::ALL.to_vec());
-    }
-    list.split(',').map(args::protocol).collect()
+    ProtocolSet::one_shot(&[list]).map_err(|e| error(Kind::Param, format!("protocol: {e}")))
 }
 
 /// `ldp analyze --protocol LIST --k K --eps E` as an array of rows with its columns

@@ -2,8 +2,9 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
+use ldp_core::longitudinal::LongitudinalProtocol;
 use ldp_core::simulation::{Role, perturb_all};
-use ldp_core::{Protocol, Spec, dispatch};
+use ldp_core::{ProtocolSet, Spec, dispatch};
 use ldp_jsonl::JsonReport;
 use ldp_optimize::{
     ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, SettingGroup, analyze,
@@ -12,7 +13,7 @@ use rayon::prelude::*;
 
 use super::longitudinal;
 use crate::output::{Format, Value, number, print};
-use crate::protocol::{Columns, RequestArgs, budget, build, domain, flagged, parse_protocol};
+use crate::protocol::{Columns, RequestArgs, budget, build, domain, flagged, protocol_set};
 
 #[derive(Debug, Args)]
 pub(crate) struct AnalyzeArgs {
@@ -63,20 +64,9 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     if let Some(t) = a.collections {
         longitudinal::check_collections("--collections", &[t])?;
     }
-    if a.eps_perm.is_some() || a.protocol.iter().any(|p| longitudinal::is_memoized(p)) {
-        return run_memoized(a);
-    }
-    let protocols: Vec<Protocol> = if a
-        .protocol
-        .iter()
-        .any(|p| p.trim().eq_ignore_ascii_case("all"))
-    {
-        Protocol::ALL.to_vec()
-    } else {
-        a.protocol
-            .iter()
-            .map(|p| parse_protocol(p))
-            .collect::<Result<_>>()?
+    let protocols = match protocol_set(&a.protocol, a.eps_perm.is_some())? {
+        ProtocolSet::Memoized(protocols) => return run_memoized(a, &protocols),
+        ProtocolSet::OneShot(protocols) => protocols,
     };
     if let Some(a) = a.asr_max
         && !(0.0..=1.0).contains(&a)
@@ -199,7 +189,7 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
 }
 
 /// `ldp analyze` for the memoized protocols (`--eps-perm`).
-fn run_memoized(a: &AnalyzeArgs) -> Result<()> {
+fn run_memoized(a: &AnalyzeArgs, protocols: &[LongitudinalProtocol]) -> Result<()> {
     for (flag, given) in [
         ("--param", a.param.is_some()),
         ("--json-bytes", a.json_bytes),
@@ -218,10 +208,9 @@ fn run_memoized(a: &AnalyzeArgs) -> Result<()> {
     if let Some(knob) = tuning.tuning_given() {
         bail!("{}: the memoized protocols are not tuned", knob.flag());
     }
-    let protocols = longitudinal::parse_memoized(&a.protocol)?;
     let perm = longitudinal::eps_perm(a.eps_perm)?;
     let mut rows = Vec::new();
-    for &p in &protocols {
+    for &p in protocols {
         for &k in &a.k {
             for &e in &a.eps {
                 rows.push(longitudinal::analyze_row(p, k, e, perm, a.collections)?);

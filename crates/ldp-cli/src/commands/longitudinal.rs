@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 use ldp_analytic::longitudinal;
 use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
-use ldp_core::{DomainSize, Epsilon, ParamError, ProtocolSet, Spec};
+use ldp_core::{DomainSize, Epsilon, ParamError, ProtocolSet, ProtocolSetError, Spec};
 
 use crate::output::{Value, number};
 use crate::protocol::budget;
@@ -17,11 +17,14 @@ pub(crate) fn is_memoized(name: &str) -> bool {
 
 /// `--protocol` as memoized protocols ([`ProtocolSet`]); `all` is all six.
 pub(crate) fn parse_memoized(names: &[String]) -> Result<Vec<LongitudinalProtocol>> {
-    ProtocolSet::memoized(names).with_context(|| {
-        format!(
-            "--protocol {}: --eps-perm goes with the memoized protocols",
-            names.join(",").trim()
-        )
+    ProtocolSet::memoized(names).map_err(|e| {
+        let name = match &e {
+            ProtocolSetError::Unknown { name, .. } => name.clone(),
+            _ => names.join(","),
+        };
+        anyhow::Error::new(e).context(format!(
+            "--protocol {name}: --eps-perm goes with the memoized protocols"
+        ))
     })
 }
 

@@ -6,7 +6,7 @@ use ldp_optimize::{Objective, ObjectiveSet};
 
 use crate::output::{Format, Value, print};
 use crate::protocol::{
-    Every, Frontier, RequestArgs, budget, domain, flagged, knob, parse_protocol,
+    Every, Frontier, RequestArgs, budget, domain, flagged, knob, one_or_all, parse_protocol,
 };
 
 #[derive(Debug, Args)]
@@ -37,7 +37,23 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
     let (k, eps) = (domain(a.k)?, budget(a.eps)?);
     let request = a.settings.request;
     let flag = |e| flagged(e, &request, None);
-    let row = if a.protocol.trim().eq_ignore_ascii_case("all") {
+    let row = if let Some(p) = one_or_all(&a.protocol)? {
+        let t = request.tune(p, k, eps).map_err(flag)?;
+        if t.fell_back {
+            note!("ldp: note: no parameter meets the bounds; the utopia point was chosen instead");
+        }
+        vec![
+            Value::from(p.name()),
+            Value::Int(u64::from(k.get())),
+            Value::Num(eps.get()),
+            Value::from(t.strategy.name()),
+            Value::number(t.param()),
+            Value::Num(t.objectives.asr),
+            Value::Num(t.objectives.mse),
+            Value::Num(t.objectives.epg),
+            Value::number(t.objectives.bits),
+        ]
+    } else {
         let collections = request.collections.unwrap_or(1);
         if collections > 1 {
             note!(
@@ -56,23 +72,6 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
             Value::Num(o.mse),
             o.epg.is_finite().then_some(o.epg).into(),
             Value::number(o.bits),
-        ]
-    } else {
-        let p = parse_protocol(&a.protocol)?;
-        let t = request.tune(p, k, eps).map_err(flag)?;
-        if t.fell_back {
-            note!("ldp: note: no parameter meets the bounds; the utopia point was chosen instead");
-        }
-        vec![
-            Value::from(p.name()),
-            Value::Int(u64::from(k.get())),
-            Value::Num(eps.get()),
-            Value::from(t.strategy.name()),
-            Value::number(t.param()),
-            Value::Num(t.objectives.asr),
-            Value::Num(t.objectives.mse),
-            Value::Num(t.objectives.epg),
-            Value::number(t.objectives.bits),
         ]
     };
     print(
