@@ -28,6 +28,42 @@ pub struct AnalysisRequest {
     pub tuning: TuneRequest,
     /// Also evaluate the ASR after this many linked reports.
     pub collections: Option<u32>,
+    /// Which rows to keep (none dropped by default).
+    pub keep: RowBounds,
+}
+
+/// Bounds on the rows an analysis returns: a row whose instance exceeds one is dropped
+/// (a row that failed is kept, with its error). These filter rows; they are not the
+/// tuning bounds of [`TuneRequest`], which choose an adaptive protocol's parameter.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RowBounds {
+    /// Keep the rows with ASR at most this, in `[0, 1]`.
+    pub asr_max: Option<f64>,
+    /// Keep the rows whose reports take at most this many bits, finite and `>= 0`.
+    pub bits_max: Option<f64>,
+}
+
+impl RowBounds {
+    /// Checks both bounds.
+    pub fn check(&self) -> Result<(), AnalysisError> {
+        if let Some(a) = self.asr_max
+            && !(0.0..=1.0).contains(&a)
+        {
+            return Err(AnalysisError::AsrMax(a));
+        }
+        if let Some(b) = self.bits_max
+            && !(b.is_finite() && b >= 0.0)
+        {
+            return Err(AnalysisError::BitsMax(b));
+        }
+        Ok(())
+    }
+
+    /// Whether a row of these metrics is kept.
+    pub fn keeps(&self, metrics: &Metrics) -> bool {
+        self.asr_max.is_none_or(|m| metrics.asr <= m)
+            && self.bits_max.is_none_or(|m| metrics.bits <= m)
+    }
 }
 
 /// The columns of an analysis as every front end names them: the protocol, k, and the
@@ -100,6 +136,13 @@ pub enum AnalysisError {
     /// A parameter needs a single protocol.
     #[error("a parameter needs a single protocol, got {0}")]
     ParamNeedsOneProtocol(usize),
+    /// A row bound on the ASR outside `[0, 1]` ([`RowBounds::asr_max`]).
+    #[error("an ASR bound must lie in [0, 1], got {0}")]
+    AsrMax(f64),
+    /// A row bound on the report size that is negative or not finite
+    /// ([`RowBounds::bits_max`]).
+    #[error("a size bound must be finite and >= 0, got {0}")]
+    BitsMax(f64),
     /// Too many rows.
     #[error(
         "{protocols} protocols x {ks} domain sizes x {budgets} budgets are {rows} rows, more than the {max} one analysis evaluates"
@@ -124,7 +167,9 @@ impl AnalysisError {
         match self {
             AnalysisError::Request(e) => e.knob(),
             AnalysisError::ParamNeedsOneProtocol(_) => Some(Knob::Param),
-            AnalysisError::TooManyRows { .. } => None,
+            AnalysisError::TooManyRows { .. }
+            | AnalysisError::AsrMax(_)
+            | AnalysisError::BitsMax(_) => None,
         }
     }
 }
@@ -143,6 +188,7 @@ impl AnalysisError {
 ///     param: None,
 ///     tuning: TuneRequest::default(),
 ///     collections: None,
+///     keep: Default::default(),
 /// };
 /// let rows = analyze(&request)?;
 /// assert_eq!(rows.len(), 4);
@@ -168,6 +214,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
     if request.param.is_some() && protocols.len() != 1 {
         return Err(AnalysisError::ParamNeedsOneProtocol(protocols.len()));
     }
+    request.keep.check()?;
     // Checked once, in the order a reader would fix them.
     let tuning = request.tuning;
     let options = Options {
@@ -263,12 +310,17 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
         }
     };
     #[cfg(feature = "parallel")]
-    let out = {
+    let mut out: Vec<AnalysisRow> = {
         use rayon::prelude::*;
         grid.par_iter().map(row).collect()
     };
     #[cfg(not(feature = "parallel"))]
-    let out = grid.iter().map(row).collect();
+    let mut out: Vec<AnalysisRow> = grid.iter().map(row).collect();
+    out.retain(|r| {
+        r.outcome
+            .as_ref()
+            .map_or(true, |a| request.keep.keeps(&a.metrics))
+    });
     Ok(out)
 }
 
@@ -284,7 +336,40 @@ mod tests {
             param: None,
             tuning: TuneRequest::default(),
             collections: Some(30),
+            keep: RowBounds::default(),
         }
+    }
+
+    #[test]
+    fn row_bounds_drop_the_rows_beyond_them_and_are_checked() {
+        let all = analyze(&request(Protocol::ALL.to_vec())).unwrap();
+        let mut r = request(Protocol::ALL.to_vec());
+        r.keep = RowBounds {
+            asr_max: Some(0.2),
+            bits_max: Some(64.0),
+        };
+        let kept = analyze(&r).unwrap();
+        assert!(!kept.is_empty() && kept.len() < all.len());
+        for row in &all {
+            let a = row.outcome.as_ref().unwrap();
+            let keeps = a.metrics.asr <= 0.2 && a.metrics.bits <= 64.0;
+            assert_eq!(
+                kept.iter().any(|k| k.protocol == row.protocol),
+                keeps,
+                "{}",
+                row.protocol
+            );
+        }
+        r.keep.asr_max = Some(1.5);
+        assert_eq!(analyze(&r).unwrap_err(), AnalysisError::AsrMax(1.5));
+        r.keep = RowBounds {
+            asr_max: None,
+            bits_max: Some(f64::INFINITY),
+        };
+        assert!(matches!(
+            analyze(&r).unwrap_err(),
+            AnalysisError::BitsMax(_)
+        ));
     }
 
     #[test]

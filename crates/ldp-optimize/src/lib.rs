@@ -49,7 +49,7 @@ mod tune;
 
 pub use analysis::{
     ANALYSIS_COLUMNS, Analysis, AnalysisError, AnalysisRequest, AnalysisRow, MAX_ANALYSIS_ROWS,
-    analyze,
+    RowBounds, analyze,
 };
 pub use choose::{Choice, ChooseError, Reachable, choose_protocol, choose_protocol_after};
 pub use error::{FullScan, OptimizeError};

@@ -13,7 +13,8 @@ use ldp_attack::{
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{AttackSurface, Protocol, ProtocolSet, dispatch, with_batch_rng};
 use ldp_optimize::{
-    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, SettingGroup,
+    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, RowBounds,
+    SettingGroup,
 };
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
@@ -73,7 +74,20 @@ pub(crate) fn analyze<'py>(
         .into_iter()
         .map(budget)
         .collect::<PyResult<Vec<_>>>()?;
-    // Bounds filter rows only in the `ldp` tool, and linked reports are `asr_after`'s.
+    // asr_max and bits_max filter rows (they are not tuning bounds here, as in `ldp
+    // analyze`); linked reports are `asr_after`'s.
+    let take = |key: &str| -> PyResult<Option<f64>> {
+        // `**options` is this call's own dict: the row bounds leave it before the settings.
+        let Some(o) = options else { return Ok(None) };
+        let Some(v) = o.get_item(key)? else {
+            return Ok(None);
+        };
+        o.del_item(key)?;
+        v.extract::<f64>()
+            .map(Some)
+            .map_err(|_| crate::errors::param(format!("{key}: a number")))
+    };
+    let (keep_asr_max, keep_bits_max) = (take("asr_max")?, take("bits_max")?);
     let groups = [
         SettingGroup::Weights,
         SettingGroup::Method,
@@ -88,6 +102,10 @@ pub(crate) fn analyze<'py>(
         param: param.clone(),
         tuning,
         collections: None,
+        keep: RowBounds {
+            asr_max: keep_asr_max,
+            bits_max: keep_bits_max,
+        },
     };
     let analysed = py
         .detach(|| ldp_optimize::analyze(&request))
@@ -96,6 +114,8 @@ pub(crate) fn analyze<'py>(
             AnalysisError::ParamNeedsOneProtocol(_) => {
                 crate::errors::param("param needs a single protocol")
             }
+            e @ AnalysisError::AsrMax(_) => crate::errors::param(format!("asr_max: {e}")),
+            e @ AnalysisError::BitsMax(_) => crate::errors::param(format!("bits_max: {e}")),
             e => crate::errors::param(e),
         })?;
     let rows: Vec<PyResult<Row>> = analysed

@@ -88,6 +88,17 @@ def test_analyze_equals_the_tool(cli):
             assert same(mine[column][i], row[column]), (row, column, mine[column][i])
 
 
+def test_analyze_filters_rows_as_the_tool_does(cli):
+    mine = ldp.analyze("all", k=1000, eps=2.0, asr_max=0.2, bits_max=64, frame=False)
+    theirs = rows(cli("analyze", "--protocol", "all", "--k", "1000", "--eps", "2", "--asr-max", "0.2", "--bits-max", "64"))
+    everything = ldp.analyze("all", k=1000, eps=2.0, frame=False)
+    assert 0 < len(theirs) == len(mine["protocol"]) < len(everything["protocol"])
+    assert [r["protocol"] for r in theirs] == list(mine["protocol"])
+    assert all(a <= 0.2 for a in mine["asr"]) and all(b <= 64 for b in mine["bits"])
+    with pytest.raises(ldp.ParamError, match="asr_max: an ASR bound must lie in"):
+        ldp.analyze("grr", 10, 1.0, asr_max=1.5)
+
+
 @pytest.mark.parametrize(
     "kwargs, flags",
     [

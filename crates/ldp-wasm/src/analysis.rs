@@ -66,6 +66,7 @@ pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsV
         param: None,
         tuning,
         collections: None,
+        keep: Default::default(),
     };
     let rows = ldp_optimize::analyze(&asked).map_err(|e| match e {
         AnalysisError::Request(e) => request(e),

@@ -7,7 +7,7 @@ use ldp_core::simulation::{Role, perturb_all};
 use ldp_core::{ProtocolSet, Spec, dispatch};
 use ldp_jsonl::JsonReport;
 use ldp_optimize::{
-    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, SettingGroup, analyze,
+    ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, RowBounds, SettingGroup, analyze,
 };
 use rayon::prelude::*;
 
@@ -68,19 +68,6 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         ProtocolSet::Memoized(protocols) => return run_memoized(a, &protocols),
         ProtocolSet::OneShot(protocols) => protocols,
     };
-    if let Some(a) = a.asr_max
-        && !(0.0..=1.0).contains(&a)
-    {
-        bail!("--asr-max {}: an ASR bound must lie in [0, 1]", number(a));
-    }
-    if let Some(b) = a.bits_max
-        && !(b.is_finite() && b >= 0.0)
-    {
-        bail!(
-            "--bits-max {}: a size bound must be finite and >= 0",
-            number(b)
-        );
-    }
     let mut columns: Vec<&str> = ANALYSIS_COLUMNS.to_vec();
     if a.json_bytes {
         columns.push("json_bytes");
@@ -109,7 +96,6 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         .iter()
         .map(|&e| budget(e))
         .collect::<Result<Vec<_>>>()?;
-    // --asr-max and --bits-max filter rows here: they are not tuning bounds.
     let tuning = a.settings.request;
     let request = AnalysisRequest {
         protocols,
@@ -118,10 +104,24 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         param: a.param.clone(),
         tuning,
         collections: a.collections,
+        // Row filters, not tuning bounds.
+        keep: RowBounds {
+            asr_max: a.asr_max,
+            bits_max: a.bits_max,
+        },
     };
     let analysed = analyze(&request).map_err(|e| match e {
         AnalysisError::Request(e) => flagged(e, &tuning, a.param.as_ref()),
         AnalysisError::ParamNeedsOneProtocol(_) => anyhow!("--param needs a single --protocol"),
+        AnalysisError::AsrMax(v) => {
+            anyhow!("--asr-max {}: an ASR bound must lie in [0, 1]", number(v))
+        }
+        AnalysisError::BitsMax(v) => {
+            anyhow!(
+                "--bits-max {}: a size bound must be finite and >= 0",
+                number(v)
+            )
+        }
         e => anyhow::Error::new(e),
     })?;
     let results: Vec<Result<Vec<Value>>> = analysed
@@ -166,10 +166,6 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         // Nothing to print: the error alone.
         bail!("{first}");
     }
-    rows.retain(|r| {
-        let (asr, bits) = (r[4].sort_key(), r[7].sort_key());
-        a.asr_max.is_none_or(|m| asr <= m) && a.bits_max.is_none_or(|m| bits <= m)
-    });
     if let Some(i) = sort {
         if i == 0 {
             rows.sort_by(|x, y| format!("{:?}", x[0]).cmp(&format!("{:?}", y[0])));

@@ -117,8 +117,10 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
     :param frame: deprecated: ``True`` returns ``.to_pandas()`` of the table. The result
         no longer depends on whether pandas is installed.
     :param options: ``lh_asr`` (the LH ASR form: "paper", the default, or "exact"), ``beta``, ``targets``,
-        ``target_mass`` (the poisoning attack of EPG), and for adaptive protocols the
-        tuning arguments ``w_asr``, ``w_epg``, ``w_bits``, ``search``, ``strategy``.
+        ``target_mass`` (the poisoning attack of EPG), for adaptive protocols the
+        tuning arguments ``w_asr``, ``w_epg``, ``w_bits``, ``search``, ``strategy``, and
+        ``asr_max``, ``bits_max``: keep only the rows at most these (as ``ldp analyze
+        --asr-max``, ``--bits-max``; they filter rows, they do not tune).
     :return: an ``ldp.Table`` (a mapping of numpy columns, with ``to_pandas()`` and
         ``to_arrow()``): columns protocol, k, eps, param, asr, mse, epg, bits, server_cost,
         client_cost, params (param is NaN where the family has no parameter or several;

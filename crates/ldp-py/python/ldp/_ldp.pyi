@@ -177,6 +177,8 @@ def analyze(
     w_bits: Optional[float] = None,
     search: Optional[Literal["paper", "refined"]] = None,
     strategy: Optional[_StrategyName] = None,
+    asr_max: Optional[float] = None,
+    bits_max: Optional[float] = None,
 ) -> dict[str, Any]: ...
 def tune(
     protocol: Union[_ProtocolName, Literal["all"]],
