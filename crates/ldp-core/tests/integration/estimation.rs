@@ -261,7 +261,8 @@ mod finite {
     #[test]
     fn grr_estimates_sum_to_one_at_rounding_level_budgets() {
         let mut strayed = 0;
-        for e in [1e-300, 1e-16, 2e-16, 5e-16, 1e-15, 1e-14] {
+        // Below about 1.1e-16 (e^eps = 1) no mechanism is built: ParamError::NoSignal.
+        for e in [2e-16, 3e-16, 5e-16, 1e-15, 1e-14] {
             for ys in [
                 vec![0u32, 1, 2, 3, 4],
                 vec![2, 0],
@@ -312,7 +313,7 @@ mod finite {
         #[test]
         fn pure_estimates_stay_finite(
             ys in prop::collection::vec(0u32..5, 1..20),
-            e in prop_oneof![Just(1e-300), Just(1e-16), 1e-15f64..1e-6, 0.01f64..1e3],
+            e in prop_oneof![Just(2.3e-16), Just(5e-16), 1e-15f64..1e-6, 0.01f64..1e3],
         ) {
             let (k, eps) = (DomainSize::new(5).unwrap(), Epsilon::new(e).unwrap());
             let grr = ldp_core::Grr::new(k, eps).unwrap();
