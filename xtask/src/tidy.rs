@@ -1,5 +1,8 @@
-//! Repository rules checked as tests: the crate layering of DESIGN §2, and that
-//! `cargo xtask` builds the units `cargo test --workspace` builds.
+//! Repository rules checked as tests: the crate layering of DESIGN §2, that
+//! `cargo xtask` builds the units `cargo test --workspace` builds, and that nothing the
+//! registry of families generates is written again by hand ([`sources`]).
+
+pub(crate) mod sources;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
