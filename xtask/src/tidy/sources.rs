@@ -14,7 +14,9 @@
 //!
 //! Every `.rs` file under `crates/` and `xtask/` is read, the separate workspaces
 //! (`ldp-py`, `ldp-wasm`, `ldp-datafusion`) included; only build outputs (directories
-//! named `target`) and hidden directories are not. A file a rule does not apply to is
+//! named `target`) and hidden directories are not. The first rule reads code, not the
+//! examples in doc comments; the second reads prose, not arrays of identifiers in code
+//! (`[Protocol::Grr, ...]`), which neither rule checks. A file a rule does not apply to is
 //! named in [`EXEMPT`] with the reason, and an exemption that no longer matches a
 //! violation fails the check, so that the list only shrinks.
 
