@@ -3,7 +3,7 @@
 //! - `cargo xtask reproduce [--figure NAME] [--list] [--quick]`: regenerate the paper's
 //!   figures from `configs/paper/` into `results/paper/` (quick: `results/scratch/`).
 //! - `cargo xtask tidy`: check repository rules (crate layering, one build shared with
-//!   `cargo test --workspace`).
+//!   `cargo test --workspace`, no hand-written match on families or list of protocols).
 //! - `cargo xtask bench`: run every criterion benchmark.
 //! - `cargo xtask bench-engine`: Parquet aggregation by `ldp`, DataFusion and Ballista.
 //! - `cargo xtask web [--test]`: the protocol chooser page and its browser client, into
@@ -45,7 +45,7 @@ enum Task {
         quick: bool,
     },
     /// Check repository rules (crate layering of DESIGN §2; xtask builds what the tests
-    /// build).
+    /// build; families matched and protocols listed only through the registry).
     Tidy,
     /// Run the criterion benchmarks of every crate.
     Bench,
@@ -94,7 +94,11 @@ fn main() -> Result<()> {
         Task::Tidy => {
             tidy::check_layering(&tidy::workspace_edges(&root())?)?;
             tidy::check_shared_build(&root())?;
-            println!("tidy: layering ok; cargo xtask shares the tests' build");
+            tidy::sources::check(&root())?;
+            println!(
+                "tidy: layering ok; cargo xtask shares the tests' build; families are matched \
+                 and protocols listed through the registry"
+            );
             Ok(())
         }
         Task::BenchEngine {

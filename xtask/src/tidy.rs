@@ -1,5 +1,8 @@
-//! Repository rules checked as tests: the crate layering of DESIGN §2, and that
-//! `cargo xtask` builds the units `cargo test --workspace` builds.
+//! Repository rules checked as tests: the crate layering of DESIGN §2, that
+//! `cargo xtask` builds the units `cargo test --workspace` builds, and that nothing the
+//! registry of families generates is written again by hand ([`sources`]).
+
+pub(crate) mod sources;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -100,7 +103,14 @@ pub(crate) fn manifest_edges(text: &str) -> Result<BTreeMap<String, Vec<String>>
     let mut deps = Vec::new();
     for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
         if let Some(table) = doc.get(section).and_then(|t| t.as_table()) {
-            deps.extend(table.keys().filter(|d| d.starts_with("ldp-")).cloned());
+            // A crate's dev-dependency on itself only turns on its own features for its
+            // tests (ldp-jsonl's `lines`): not an edge of the layering.
+            deps.extend(
+                table
+                    .keys()
+                    .filter(|d| d.starts_with("ldp-") && **d != name)
+                    .cloned(),
+            );
         }
     }
     deps.sort();

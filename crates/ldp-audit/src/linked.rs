@@ -26,6 +26,15 @@ pub struct LinkedExact {
     pub budgets: Vec<(u32, f64)>,
 }
 
+impl LinkedExact {
+    /// The verdict on the budget `eps_t` of t linked reports: whether it exceeds the
+    /// memo's `eps_perm` (which bounds any number of reports) beyond rounding (a relative
+    /// 1e-12).
+    pub fn flagged(&self, eps_t: f64) -> bool {
+        eps_t > self.eps_perm * (1.0 + 1e-12)
+    }
+}
+
 /// The worst likelihood ratio, over every input pair and every sequence of t reports, of
 /// the t reports a device sends for one value, for each t in `collections`.
 ///

@@ -1,6 +1,7 @@
 //! What the attacks of `ldp-attack` need from a family, declared by each family beside its
-//! mechanism: how one report reads to a reconstruction attacker, and the reports a
-//! poisoning attacker forges. `ldp-attack` runs the attacks generically over this trait.
+//! mechanism: how one report reads to a reconstruction attacker, the reports a poisoning
+//! attacker forges, and the outputs a privacy auditor checks. `ldp-attack` runs the attacks
+//! generically over this trait, and `ldp-audit` its exact audit.
 //!
 //! Most families' reports support a set of items ([`Support`]); for them the helpers at
 //! the end of this module are the whole implementation.
@@ -11,6 +12,7 @@ use std::fmt::Debug;
 use rand::{Rng, RngExt};
 
 use crate::aggregate::SupportCounts;
+use crate::exact_outputs::{ExactOutputs, TooManyOutputs};
 use crate::mechanism::{Mechanism, PureProtocol, Support};
 use crate::server::Clip;
 
@@ -95,6 +97,20 @@ pub trait AttackSurface: Mechanism {
     /// A fake report of the random output attack: uniform over the output space (SHE:
     /// uniform in `[-c, c]^k` for the server's clipping bound c).
     fn random_output<R: Rng + ?Sized>(&self, clip: Clip, rng: &mut R) -> Self::Report;
+
+    /// The outputs at which an exact privacy audit evaluates the likelihood ratio over
+    /// every input pair, and why their worst ratio is the mechanism's ([`Coverage`]): every
+    /// output where the budget allows, otherwise the ones a symmetry, a witness or the hash
+    /// seeds' structure shows to be enough. [`TooManyOutputs`] when evaluating them takes
+    /// more than `limit` likelihoods (outputs times k); a family whose outputs are a
+    /// handful at any k (symmetry patterns, a witness) is never refused. `ldp-audit`'s
+    /// exact audit calls this for every family of the registry.
+    ///
+    /// [`Coverage`]: crate::exact_outputs::Coverage
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = Self::Report>>, TooManyOutputs>;
 }
 
 /// Uniform choice in `items`, or over `0..k` when it is empty.

@@ -1,6 +1,7 @@
 //! Choosing the protocol itself, as practitioners ask: "the lowest MSE with ASR at most a
 //! and reports of at most b bits", over every protocol at once: the paper's twelve and the
-//! large-domain oracles (HR, HM, FLH, CMS, HCMS) at their presets.
+//! large-domain oracles (the protocols after the paper's twelve in `Protocol::ALL`) at
+//! their presets.
 
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};

@@ -12,7 +12,7 @@
 //! - Pareto frontiers in any set of objectives ([`frontier`], [`frontier_in`]);
 //! - the six selection strategies ([`Strategy`], [`select`]), with what each means beyond
 //!   two objectives documented in [`strategy`](Strategy);
-//! - the adaptive protocols ASS, AUE, ALH and ATHE ([`tune`]), whose result is a real
+//! - the adaptive protocols ([`ldp_core::Protocol::ADAPTIVE`], [`tune`]), whose result is a real
 //!   `ldp-core` mechanism plus the objective values that justified it; their integer
 //!   spaces are searched exactly without a full scan where the strategy allows
 //!   (branch and bound on the objectives' shape);

@@ -161,7 +161,7 @@ pub fn candidates_in(
         .collect()
 }
 
-/// Tunes an adaptive protocol (ASS, AUE, ALH, ATHE) at (k, eps) over the paper's space.
+/// Tunes an adaptive protocol ([`Protocol::ADAPTIVE`]) at (k, eps) over the paper's space.
 ///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, Protocol};

@@ -177,7 +177,7 @@ pub(crate) fn analyze<'py>(
     Ok(d)
 }
 
-/// The tuned parameter of an adaptive protocol (ass, aue, alh, athe), with the `ldp tune`
+/// The tuned parameter of an adaptive protocol (one whose parameter is tuned), with the `ldp tune`
 /// arguments and defaults: weights `w_asr` (0.5; the MSE weight is 1 - w_asr), `w_epg`
 /// and `w_bits` (0), `search` ("paper" or "refined"), `strategy` (weighted, utopia,
 /// elbow, eps-constraint, hypervolume, tchebycheff), bounds `asr_max`, `epg_max`,

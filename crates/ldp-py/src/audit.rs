@@ -315,11 +315,13 @@ pub(crate) fn audit<'py>(
 
 /// The exact audit of a mechanism: the worst likelihood ratio over every input pair and
 /// output. Returns a dict: `claimed_eps`, `eps_exact`, `worst_output` (the report's
-/// JSON), `more_likely` and `less_likely` (the inputs), `outputs` examined.
+/// JSON), `more_likely` and `less_likely` (the inputs), `outputs` examined, and
+/// `flagged`, the verdict `ldp audit --exact` prints (eps_exact above the claim beyond
+/// rounding).
 ///
 /// Of an `ldp.Longitudinal`: the exact budget of t linked reports of one value for each t
-/// in `collections` (default [1]), as a dict: `eps_1`, `eps_perm` and `budgets`, a list of
-/// (t, eps_t).
+/// in `collections` (default [1]), as a dict: `eps_1`, `eps_perm`, `budgets`, a list of
+/// (t, eps_t), and `flagged`, one verdict per t (eps_t above eps_perm).
 ///
 /// >>> import ldp
 /// >>> round(ldp.exact_audit(ldp.mechanism("the", k=25, eps=1.0))["eps_exact"], 3)
@@ -340,6 +342,12 @@ pub(crate) fn exact_audit<'py>(
         let dict = PyDict::new(py);
         dict.set_item("eps_1", exact.eps_1)?;
         dict.set_item("eps_perm", exact.eps_perm)?;
+        let flagged: Vec<bool> = exact
+            .budgets
+            .iter()
+            .map(|&(_, e)| exact.flagged(e))
+            .collect();
+        dict.set_item("flagged", flagged)?;
         dict.set_item("budgets", exact.budgets)?;
         return Ok(dict);
     }
@@ -353,6 +361,7 @@ pub(crate) fn exact_audit<'py>(
     })?;
     let exact = ldp_audit::exact_audit(&mechanism.get().any).map_err(param)?;
     let dict = PyDict::new(py);
+    dict.set_item("flagged", exact.flagged())?;
     dict.set_item("claimed_eps", exact.claimed_eps)?;
     dict.set_item("eps_exact", exact.eps_exact)?;
     dict.set_item("worst_output", exact.worst_output)?;

@@ -114,7 +114,7 @@ fn perturb_columns<M: Columns, R: Rng>(
 
 #[pymethods]
 impl Mechanism {
-    /// The protocol's name (grr, ss, sue, oue, blh, olh, she, the, ass, aue, alh, athe).
+    /// The protocol's name, as `ldp.mechanism` takes it.
     #[getter]
     fn protocol(&self) -> &'static str {
         self.protocol.name()
@@ -259,10 +259,11 @@ impl Mechanism {
     }
 }
 
-/// A protocol instance by name, with the `ldp` tool's names: grr, ss, sue, oue, blh,
-/// olh, she, the, and the adaptive ass, aue, alh, athe. `param` sets the family parameter
-/// (omega, p, g or theta); without it, adaptive protocols are tuned on construction with
-/// the arguments of `ldp.tune` (the choice is in `.param` and `.tuning`).
+/// A protocol instance by name, with the `ldp` tool's names (every protocol of the
+/// registry, adaptive ones included; an unknown name's error lists them). `param` sets the
+/// family parameter (omega, p, g or theta); without it, adaptive protocols are tuned on
+/// construction with the arguments of `ldp.tune` (the choice is in `.param` and
+/// `.tuning`).
 ///
 /// >>> import ldp
 /// >>> ldp.mechanism("ss", k=100, eps=4.0, param=7).param

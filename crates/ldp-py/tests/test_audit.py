@@ -26,6 +26,14 @@ def test_the_exact_audit_of_thresholding_is_below_its_budget():
     assert exact["eps_exact"] < 1.0
     assert exact["claimed_eps"] == 1.0
     assert p > 0.5
+    assert exact["flagged"] is False
+
+
+def test_the_exact_verdicts_are_the_tools():
+    l = ldp.longitudinal("l-grr", k=100, eps_perm=2.0, eps_1=1.0)
+    exact = ldp.exact_audit(l, collections=[1, 5, 1000])
+    assert exact["flagged"] == [False, False, False]
+    assert all(e <= exact["eps_perm"] * (1 + 1e-12) for _, e in exact["budgets"])
 
 
 def _ue_client(k, eps, broken_bit=None, seed=0):

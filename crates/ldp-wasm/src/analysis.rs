@@ -124,9 +124,9 @@ pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
     }))
 }
 
-/// `ldp tune --protocol P --k K --eps E`: an adaptive protocol (ass, aue, alh, athe)
-/// tuned with `options` (weights, `search`, `strategy`, bounds). Returns `{protocol, k,
-/// eps, strategy, param, asr, mse, epg, bits, fell_back, spec}`.
+/// `ldp tune --protocol P --k K --eps E`: an adaptive protocol (the error for another one
+/// names them) tuned with `options` (weights, `search`, `strategy`, bounds). Returns
+/// `{protocol, k, eps, strategy, param, asr, mse, epg, bits, fell_back, spec}`.
 #[wasm_bindgen]
 pub fn tune(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
     let settings: TuneRequest = args::options(&options)?;

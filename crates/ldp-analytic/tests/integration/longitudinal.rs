@@ -2,7 +2,8 @@
 //! (and every memo), take the MAP guess by the true joint likelihood with exact ties, and
 //! average. Independent of the closed forms' counting arguments.
 
-use ldp_analytic::{asr, grr, local_hash, longitudinal};
+use ldp_analytic::asr::LhAsr;
+use ldp_analytic::{asr, grr, longitudinal};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol as L, Round};
 use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
 
@@ -157,10 +158,8 @@ fn one_report_is_the_one_shot_asr() {
             ] {
                 let spec = Spec::classic(protocol, k(kv), e(eps)).unwrap();
                 let one = longitudinal::asr_after(&spec, 1).unwrap();
-                let want = match spec.params() {
-                    FamilyParams::LocalHashing { g } => local_hash::asr_exact(k(kv), e(eps), g),
-                    _ => asr::expected(&spec, Default::default()),
-                };
+                // The exact one-shot form (LhAsr changes only local hashing's).
+                let want = asr::expected(&spec, LhAsr::Exact);
                 assert!(
                     (one - want).abs() <= 1e-12 * want,
                     "{spec:?}: {one} vs {want}"
@@ -280,12 +279,7 @@ fn extreme_parameters_stay_finite_probabilities() {
                         "k={kv} eps={eps} {p:?} t={t}: {a}"
                     );
                     if t == 1 {
-                        let want = match spec.params() {
-                            FamilyParams::LocalHashing { g } => {
-                                local_hash::asr_exact(k(kv), e(eps), g)
-                            }
-                            _ => asr::expected(&spec, Default::default()),
-                        };
+                        let want = asr::expected(&spec, LhAsr::Exact);
                         assert!(
                             (a - want).abs() <= 1e-9 * want,
                             "k={kv} eps={eps} {p:?}: {a} vs {want}"

@@ -167,7 +167,7 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
                 Value::Empty,
                 Value::Empty,
                 Value::Empty,
-                Value::Text((exact.eps_exact > eps + exact.rounding).to_string()),
+                Value::Text(exact.flagged().to_string()),
             ];
             note!(
                 "ldp: worst output {} ({} outputs examined, {:?})",
@@ -275,7 +275,7 @@ fn run_linked(a: &AuditArgs, protocol: &str, k: DomainSize) -> Result<()> {
     let mut rows = Vec::new();
     if a.exact {
         let exact = exact_linked(&l, &collections)?;
-        for (t, eps_t) in exact.budgets {
+        for &(t, eps_t) in &exact.budgets {
             rows.push(vec![
                 Value::Text(client.clone()),
                 Value::Int(k.get().into()),
@@ -291,7 +291,7 @@ fn run_linked(a: &AuditArgs, protocol: &str, k: DomainSize) -> Result<()> {
                 Value::Empty,
                 Value::Empty,
                 Value::Empty,
-                Value::Text((eps_t > exact.eps_perm * (1.0 + 1e-12)).to_string()),
+                Value::Text(exact.flagged(eps_t).to_string()),
             ]);
         }
     } else {

@@ -13,6 +13,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
 use crate::protocol::{RequestArgs, Tuning, budget, domain, parse_protocol, resolve};
+use ldp_core::Protocol;
 use ldp_optimize::{Instance, ParamValues};
 
 #[derive(Parser)]
@@ -29,9 +30,9 @@ pub(crate) struct Cli {
 /// The protocol instance shared by the single-protocol subcommands.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ProtocolArgs {
-    /// Protocol: grr, ss, sue, oue, blh, olh, she, the, ass, aue, alh, athe, hr, hm, flh,
-    /// cms, hcms.
-    #[arg(long)]
+    // Its help names every protocol of the registry (no final period, as clap prints a
+    // doc comment).
+    #[arg(long, help = format!("Protocol: {}", Protocol::names()))]
     pub(crate) protocol: String,
     /// Domain size (items are 0..k-1).
     #[arg(long)]
@@ -73,9 +74,16 @@ enum Command {
     /// Closed-form ASR, MSE, EPG and costs for protocols x domain sizes x budgets.
     #[command(allow_negative_numbers = true)]
     Analyze(analyze::AnalyzeArgs),
-    /// Tune an adaptive protocol (ass, aue, alh, athe), or choose the best protocol of all
-    /// under bounds (--protocol all).
-    #[command(allow_negative_numbers = true)]
+    // Tune an adaptive protocol, or choose the best of all; the about names the adaptive
+    // protocols of the registry.
+    #[command(
+        allow_negative_numbers = true,
+        about = format!(
+            "Tune an adaptive protocol ({}), or choose the best protocol of all under bounds \
+             (--protocol all)",
+            Protocol::list(&Protocol::ADAPTIVE)
+        )
+    )]
     Tune(tune::TuneCmd),
     /// Print the Pareto frontier of an adaptive protocol's parameter.
     #[command(allow_negative_numbers = true)]

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use ldp_core::Protocol;
 use ldp_optimize::{Objective, ObjectiveSet};
 
 use crate::output::{Format, Value, print};
@@ -11,9 +12,12 @@ use crate::protocol::{
 
 #[derive(Debug, Args)]
 pub(crate) struct TuneCmd {
-    /// Adaptive protocol (ass, aue, alh, athe), or `all`: the lowest MSE of every
-    /// protocol (classic ones at their presets, adaptive ones tuned) under the bounds given.
-    #[arg(long)]
+    // Its help names the adaptive protocols of the registry.
+    #[arg(long, help = format!(
+        "Adaptive protocol ({}), or `all`: the lowest MSE of every protocol (classic ones at \
+         their presets, adaptive ones tuned) under the bounds given",
+        Protocol::list(&Protocol::ADAPTIVE)
+    ))]
     protocol: String,
     /// Domain size.
     #[arg(long)]
@@ -84,8 +88,8 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
 
 #[derive(Debug, Args)]
 pub(crate) struct FrontierCmd {
-    /// Adaptive protocol: ass, aue, alh, athe.
-    #[arg(long)]
+    // Its help names the adaptive protocols of the registry.
+    #[arg(long, help = format!("Adaptive protocol: {}", Protocol::list(&Protocol::ADAPTIVE)))]
     protocol: String,
     /// Domain size.
     #[arg(long)]

@@ -7,11 +7,12 @@ fn ldp() -> Command {
     Command::cargo_bin("ldp").unwrap()
 }
 
-/// Every protocol `--protocol all` names, in registry order.
-const PROTOCOLS: [&str; 17] = [
-    "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm",
-    "flh", "cms", "hcms",
-];
+/// Every protocol of the registry: what `--protocol all` names.
+fn protocols() -> Vec<&'static str> {
+    ldp_core::Protocol::ALL
+        .map(ldp_core::Protocol::name)
+        .to_vec()
+}
 
 fn stdout(cmd: &mut Command) -> String {
     let out = cmd.assert().success().get_output().stdout.clone();
@@ -34,8 +35,8 @@ fn analyze_prints_every_combination() {
         lines[0],
         "protocol,k,eps,param,asr,mse,epg,bits,server_cost,client_cost"
     );
-    assert_eq!(lines.len(), 1 + PROTOCOLS.len() * 2 * 2);
-    for p in PROTOCOLS {
+    assert_eq!(lines.len(), 1 + protocols().len() * 2 * 2);
+    for p in protocols() {
         assert!(lines.iter().any(|l| l.starts_with(&format!("{p},"))), "{p}");
     }
     // Fixed-parameter protocols leave param empty; SHE leaves epg empty.
@@ -200,7 +201,7 @@ fn perturb_then_aggregate_round_trip_for_every_protocol() {
         })
         .collect();
     let input: String = items.iter().map(|i| format!("{i}\n")).collect();
-    for p in PROTOCOLS {
+    for p in protocols() {
         let common = ["--protocol", p, "--k", "10", "--eps", "2"];
         let reports = stdout(
             ldp()
@@ -450,9 +451,12 @@ fn bad_input_exits_with_status_2_and_a_clear_message() {
         ]),
         "--w-asr",
     );
+    // The adaptive protocols, as a sentence: `a, b and c`.
+    let adaptive = ldp_core::Protocol::ADAPTIVE.map(ldp_core::Protocol::name);
+    let (last, rest) = adaptive.split_last().unwrap();
     fails_with(
         ldp().args(["tune", "--protocol", "oue", "--k", "5", "--eps", "1"]),
-        "only ass, aue, alh and athe",
+        &format!("only {} and {last}", rest.join(", ")),
     );
     fails_with(
         ldp().args([

@@ -196,6 +196,25 @@ macro_rules! independent_bits_mechanism {
                         .collect(),
                 }
             }
+
+            /// The reports of up to two one-bits that set bits 0 and 1 each way: every
+            /// bit is flipped alike, so they meet every ratio (at most nine outputs:
+            /// never refused).
+            fn exact_outputs(
+                &self,
+                _: u64,
+            ) -> Result<
+                $crate::exact_outputs::ExactOutputs<impl Iterator<Item = Self::Report>>,
+                $crate::exact_outputs::TooManyOutputs,
+            > {
+                let k = self.bits.k;
+                Ok($crate::exact_outputs::ExactOutputs {
+                    outputs: (0..=2)
+                        .flat_map(move |size| $crate::exact_outputs::symmetry_patterns(k, size))
+                        .map(|ones| $crate::report::OnesReport { ones }),
+                    coverage: $crate::exact_outputs::Coverage::Symmetry,
+                })
+            }
         }
 
         impl $crate::mechanism::PureProtocol for $ty {

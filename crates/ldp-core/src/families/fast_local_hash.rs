@@ -19,6 +19,7 @@ use rand_distr::{Bernoulli, Distribution};
 
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::local_hash::{
     TargetHasher, check_hash_range, collision_bias, hash_item, optimal_range, probabilities, scan,
 };
@@ -286,5 +287,18 @@ impl AttackSurface for FastLocalHashing {
             seed: rng.random_range(0..self.seeds),
             y: rng.random_range(0..self.g),
         }
+    }
+
+    /// Every output: each public seed with each hash value.
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = LhReport>>, TooManyOutputs> {
+        let (g, seeds) = (self.g, self.seeds);
+        TooManyOutputs::check(u64::from(g) * u64::from(seeds), self.k, limit)?;
+        Ok(ExactOutputs {
+            outputs: (0..seeds).flat_map(move |seed| (0..g).map(move |y| LhReport { seed, y })),
+            coverage: Coverage::Every,
+        })
     }
 }

@@ -6,6 +6,7 @@ use rand_distr::{Bernoulli, Distribution};
 use crate::aggregate::SupportCounts;
 use crate::attack_surface::{AttackSurface, MaxGain, support_attack_surface};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::longitudinal::{MemoShape, Refresh};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
@@ -194,5 +195,17 @@ impl AttackSurface for Grr {
         GrrReport {
             y: rng.random_range(0..self.k.get()),
         }
+    }
+
+    /// Every output: one per item.
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = GrrReport>>, TooManyOutputs> {
+        TooManyOutputs::check(u64::from(self.k.get()), self.k, limit)?;
+        Ok(ExactOutputs {
+            outputs: (0..self.k.get()).map(|y| GrrReport { y }),
+            coverage: Coverage::Every,
+        })
     }
 }

@@ -17,6 +17,7 @@ use rand_distr::{Bernoulli, Distribution};
 
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
 use crate::output_counts::{CountedOutputs, OutputCounts};
@@ -452,5 +453,17 @@ impl AttackSurface for HadamardResponse {
         GrrReport {
             y: rng.random_range(0..self.outputs),
         }
+    }
+
+    /// Every output: one per column of every block.
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = GrrReport>>, TooManyOutputs> {
+        TooManyOutputs::check(u64::from(self.outputs), self.k, limit)?;
+        Ok(ExactOutputs {
+            outputs: (0..self.outputs).map(|y| GrrReport { y }),
+            coverage: Coverage::Every,
+        })
     }
 }

@@ -19,6 +19,7 @@ use rand_distr::{Bernoulli, Distribution};
 
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::FamilyMechanism;
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
 use crate::output_counts::{CountedOutputs, OutputCounts};
@@ -228,5 +229,17 @@ impl AttackSurface for HadamardMechanism {
             seed: rng.random_range(0..self.coefficients),
             y: rng.random_range(0..2),
         }
+    }
+
+    /// Every output: each coefficient with either bit.
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = LhReport>>, TooManyOutputs> {
+        TooManyOutputs::check(2 * u64::from(self.coefficients), self.k, limit)?;
+        Ok(ExactOutputs {
+            outputs: (0..self.coefficients).flat_map(|seed| [0, 1].map(|y| LhReport { seed, y })),
+            coverage: Coverage::Every,
+        })
     }
 }

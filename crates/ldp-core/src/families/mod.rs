@@ -295,7 +295,19 @@ impl Protocol {
 
     /// The names of every protocol, comma-separated, in [`Protocol::ALL`]'s order.
     pub fn names() -> String {
-        let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        Protocol::list(&Protocol::ALL)
+    }
+
+    /// The names of `protocols`, comma-separated: help and messages that name a set of
+    /// protocols generate it from the registry rather than write it out.
+    ///
+    /// ```
+    /// use ldp_core::Protocol;
+    /// assert_eq!(Protocol::list(&[Protocol::Grr, Protocol::Olh]), "grr, olh");
+    /// assert_eq!(Protocol::list(&Protocol::ADAPTIVE).split(", ").count(), Protocol::ADAPTIVE.len());
+    /// ```
+    pub fn list(protocols: &[Protocol]) -> String {
+        let names: Vec<&str> = protocols.iter().map(|p| p.name()).collect();
         names.join(", ")
     }
 }

@@ -6,6 +6,7 @@ use rand_distr::{Bernoulli, Distribution};
 use crate::aggregate::SupportCounts;
 use crate::attack_surface::{AttackSurface, MaxGain, distinct_outside, support_attack_surface};
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs, symmetry_patterns};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
 use crate::report::{ReportLimits, SubsetReport, check_sorted_distinct};
@@ -243,6 +244,20 @@ impl AttackSurface for SubsetSelection {
         let mut subset = distinct_outside(self.k.get(), self.omega as usize, &[], rng);
         subset.sort_unstable();
         SubsetReport { subset }
+    }
+
+    /// The subsets of omega items that hold items 0 and 1 each way: every item is
+    /// selected alike, so they meet every ratio (at most four outputs: never refused).
+    fn exact_outputs(
+        &self,
+        _: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = SubsetReport>>, TooManyOutputs> {
+        Ok(ExactOutputs {
+            outputs: symmetry_patterns(self.k, self.omega)
+                .into_iter()
+                .map(|subset| SubsetReport { subset }),
+            coverage: Coverage::Symmetry,
+        })
     }
 }
 

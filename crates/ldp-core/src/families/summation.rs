@@ -7,6 +7,7 @@ use rand::{Rng, RngExt};
 use crate::aggregate::{Aggregator, StateValues, check_same, checked_count};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, check_domain, eq_by_spec};
 use crate::report::{ReportLimits, SheReport};
@@ -304,6 +305,21 @@ impl AttackSurface for SummationHistogram {
             .map(|_| rng.random_range(-c..=c))
             .collect();
         SheReport { y }
+    }
+
+    /// The one-hot vector of item 0: the Laplace density ratio is largest where
+    /// coordinate x is at least 1 and x' at most 0, and this is such a point for every
+    /// pair (one output: never refused).
+    fn exact_outputs(
+        &self,
+        _: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = SheReport>>, TooManyOutputs> {
+        let mut y = vec![0.0; self.k.as_usize()];
+        y[0] = 1.0;
+        Ok(ExactOutputs {
+            outputs: std::iter::once(SheReport { y }),
+            coverage: Coverage::Witness,
+        })
     }
 }
 

@@ -1,15 +1,24 @@
-//! Exact privacy audit: enumerate each discrete mechanism's output space at small k,
-//! compute P[report | x] for every input, and check that the probabilities sum to one
-//! and that no likelihood ratio exceeds e^eps.
+//! Exact privacy audit: at small k, compute P[report | x] for every input at enumerated
+//! outputs, and check that no likelihood ratio exceeds e^eps and that the probabilities
+//! of a whole output space sum to one.
+//!
+//! Every mechanism of the registry is audited at the outputs its family names for an
+//! exact audit ([`AttackSurface::exact_outputs`]), over each protocol's preset and paper
+//! space and each family's alternatives and small parameters: a new family is audited
+//! without a line here. The tests after it check what those outputs stand for: the whole
+//! output space where the audit reads a few outputs (symmetry patterns, seeds, a witness),
+//! and that the ratio is met where a family is tight.
 
-use ldp_core::families::fast_local_hash::FastLocalHashing;
+use std::collections::BTreeSet;
+
 use ldp_core::families::hadamard::{HadamardResponse, max_blocks};
 use ldp_core::families::hadamard_mechanism::HadamardMechanism;
 use ldp_core::families::local_hash::hash_item;
 use ldp_core::families::sketch::{CountMeanSketch, HadamardCountMeanSketch};
 use ldp_core::{
-    DomainSize, Epsilon, Grr, GrrReport, LhReport, LocalHashing, Mechanism, OnesReport, SheReport,
-    SubsetReport, SubsetSelection, SummationHistogram, ThresholdHistogram, UnaryEncoding,
+    AttackSurface, Coverage, DomainSize, Epsilon, ExactOutputs, Family, FamilyParams, GrrReport,
+    LhReport, LocalHashing, Mechanism, OnesReport, Protocol, SheReport, Spec, SubsetReport,
+    SubsetSelection, SummationHistogram, ThresholdHistogram, UnaryEncoding, dispatch,
 };
 
 const KS: [u32; 3] = [2, 3, 5];
@@ -20,18 +29,29 @@ const REL_TOL: f64 = 1e-9;
 /// `mass` scales each probability (LH: the 2^32 seeds, of which we enumerate a sample).
 /// Returns the largest likelihood ratio seen.
 fn audit<M: Mechanism>(mech: &M, outputs: &[M::Report], mass: f64) -> f64 {
+    let worst = worst_ratio(mech, outputs);
+    let k = mech.domain_size().get();
+    let mut totals = vec![0.0; k as usize];
+    for y in outputs {
+        for (x, t) in totals.iter_mut().enumerate() {
+            *t += mech.log_likelihood(y, x as u32).exp() * mass;
+        }
+    }
+    for (x, t) in totals.iter().enumerate() {
+        assert!((t - 1.0).abs() < 1e-9, "{mech:?}: P[. | {x}] sums to {t}");
+    }
+    worst
+}
+
+/// Checks the LDP inequality at `outputs` (valid reports, each possible for every input)
+/// and returns the largest likelihood ratio seen.
+fn worst_ratio<M: Mechanism>(mech: &M, outputs: &[M::Report]) -> f64 {
     let k = mech.domain_size().get();
     let bound = mech.epsilon().exp() * (1.0 + REL_TOL);
-    let mut totals = vec![0.0; k as usize];
     let mut worst: f64 = 0.0;
     for y in outputs {
         mech.validate(y).expect("enumerated outputs are valid");
-        let probs: Vec<f64> = (0..k)
-            .map(|x| mech.log_likelihood(y, x).exp() * mass)
-            .collect();
-        for (t, p) in totals.iter_mut().zip(&probs) {
-            *t += p;
-        }
+        let probs: Vec<f64> = (0..k).map(|x| mech.log_likelihood(y, x).exp()).collect();
         let max = probs.iter().cloned().fold(f64::MIN, f64::max);
         let min = probs.iter().cloned().fold(f64::MAX, f64::min);
         assert!(
@@ -45,10 +65,102 @@ fn audit<M: Mechanism>(mech: &M, outputs: &[M::Report], mass: f64) -> f64 {
         "{mech:?}: likelihood ratio {worst} > e^eps = {}",
         mech.epsilon().exp()
     );
-    for (x, t) in totals.iter().enumerate() {
-        assert!((t - 1.0).abs() < 1e-9, "{mech:?}: P[. | {x}] sums to {t}");
-    }
     worst
+}
+
+/// The most likelihood evaluations one mechanism's exact outputs may take here.
+const EXACT_LIMIT: u64 = 1 << 18;
+
+/// Small values for any parameter: those a family's check refuses are left out.
+const SMALL: [f64; 9] = [0.5, 0.6, 0.75, 0.9, 1.0, 2.0, 3.0, 4.0, 8.0];
+
+/// Every instance the registry names at (k, eps): each classic protocol's preset, up to
+/// eight points of each adaptive protocol's paper space, each family's alternatives, and
+/// each family at every combination of [`SMALL`] values its check accepts.
+fn registry_specs(k: DomainSize, eps: Epsilon) -> Vec<Spec> {
+    let mut params: Vec<FamilyParams> = Vec::new();
+    for protocol in Protocol::ALL {
+        if let Ok(spec) = Spec::classic(protocol, k, eps) {
+            params.push(spec.params());
+        }
+        if let Some(space) = protocol.paper_space(k, eps) {
+            let grid = space.grid();
+            let step = grid.len().div_ceil(8);
+            params.extend(
+                grid.into_iter()
+                    .step_by(step)
+                    .filter_map(|v| FamilyParams::with_value(protocol.family(), v)),
+            );
+        }
+    }
+    for &family in Family::ALL {
+        params.extend(family.alternatives(k, eps));
+        let mut combinations: Vec<Vec<f64>> = vec![Vec::new()];
+        for _ in family.parameter_names() {
+            combinations = combinations
+                .into_iter()
+                .flat_map(|c| {
+                    SMALL.map(|v| {
+                        let mut c = c.clone();
+                        c.push(v);
+                        c
+                    })
+                })
+                .collect();
+        }
+        params.extend(
+            combinations
+                .iter()
+                .filter_map(|values| FamilyParams::with_values(family, values)),
+        );
+    }
+    let mut specs: Vec<Spec> = Vec::new();
+    for spec in params.into_iter().filter_map(|p| Spec::new(k, eps, p).ok()) {
+        if !specs.contains(&spec) {
+            specs.push(spec);
+        }
+    }
+    specs
+}
+
+/// Audits `mech` at the outputs its family names for an exact audit: the LDP inequality
+/// at each, and normalization where they are every output. `None` when they are more
+/// than [`EXACT_LIMIT`] evaluations.
+fn audit_exact_outputs<M: AttackSurface>(mech: &M) -> Option<Coverage> {
+    let ExactOutputs { outputs, coverage } = mech.exact_outputs(EXACT_LIMIT).ok()?;
+    let outputs: Vec<M::Report> = outputs.collect();
+    assert!(!outputs.is_empty(), "{mech:?}");
+    if coverage == Coverage::Every {
+        audit(mech, &outputs, 1.0);
+    } else {
+        worst_ratio(mech, &outputs);
+    }
+    Some(coverage)
+}
+
+#[test]
+fn every_mechanism_of_the_registry_is_eps_ldp_at_its_exact_outputs() {
+    let mut audited = BTreeSet::new();
+    let mut normalized = BTreeSet::new();
+    for (k, eps) in params() {
+        for spec in registry_specs(k, eps) {
+            let mech = spec.build().unwrap();
+            let Some(coverage) = dispatch!(&mech, m => audit_exact_outputs(m)) else {
+                continue;
+            };
+            let family = spec.family();
+            audited.insert(family);
+            if coverage == Coverage::Every {
+                normalized.insert(family);
+            }
+        }
+    }
+    // Every family was audited, and the whole output space of most of them (the others
+    // are checked over it by the tests below).
+    for family in Family::ALL {
+        assert!(audited.contains(family), "{family:?} was never audited");
+    }
+    assert!(normalized.len() > Family::ALL.len() / 2, "{normalized:?}");
 }
 
 fn all_subsets(k: u32) -> Vec<Vec<u32>> {
@@ -65,14 +177,7 @@ fn params() -> impl Iterator<Item = (DomainSize, Epsilon)> {
     })
 }
 
-#[test]
-fn grr_is_eps_ldp() {
-    for (k, eps) in params() {
-        let outputs: Vec<_> = (0..k.get()).map(|y| GrrReport { y }).collect();
-        audit(&Grr::new(k, eps).unwrap(), &outputs, 1.0);
-    }
-}
-
+/// Every subset, which the exact audit's symmetry patterns stand for.
 #[test]
 fn subset_selection_is_eps_ldp_for_every_omega() {
     for (k, eps) in params() {
@@ -87,6 +192,7 @@ fn subset_selection_is_eps_ldp_for_every_omega() {
     }
 }
 
+/// Every set of one-bits, which the exact audit's symmetry patterns stand for.
 #[test]
 fn unary_encoding_is_eps_ldp_for_every_p() {
     for (k, eps) in params() {
@@ -102,6 +208,7 @@ fn unary_encoding_is_eps_ldp_for_every_p() {
     }
 }
 
+/// Every set of one-bits, which the exact audit's symmetry patterns stand for.
 #[test]
 fn thresholding_is_eps_ldp_for_every_theta() {
     for (k, eps) in params() {
@@ -124,6 +231,7 @@ fn thresholding_is_eps_ldp_for_every_theta() {
     }
 }
 
+/// Seeds beyond the exact audit's first ones, each slice of the output space whole.
 #[test]
 fn local_hashing_is_eps_ldp_for_every_seed_checked() {
     // The seed is uniform and independent of the input: each seed's slice of the output
@@ -178,19 +286,6 @@ fn hadamard_mechanism_is_eps_ldp_and_tight() {
 }
 
 #[test]
-fn fast_local_hashing_is_eps_ldp_over_its_public_seeds() {
-    for (k, eps) in params() {
-        for (g, seeds) in [(2, 1), (3, 7), (5, 16)] {
-            let flh = FastLocalHashing::new(k, eps, g, seeds).unwrap();
-            let outputs: Vec<_> = (0..seeds)
-                .flat_map(|seed| (0..g).map(move |y| LhReport { seed, y }))
-                .collect();
-            audit(&flh, &outputs, 1.0);
-        }
-    }
-}
-
-#[test]
 fn count_mean_sketches_are_eps_ldp_and_tight() {
     for kv in [2, 3, 5, 9] {
         let k = DomainSize::new(kv).unwrap();
@@ -233,6 +328,7 @@ fn count_mean_sketches_are_eps_ldp_and_tight() {
     }
 }
 
+/// Points beyond the exact audit's witness.
 #[test]
 fn summation_histogram_density_ratio_is_bounded() {
     // Continuous output: check the density ratio at many points, including the ones

@@ -133,8 +133,8 @@ pub enum RequestError {
     },
 }
 
-/// The adaptive protocols' names: `ass, aue, alh and athe`.
-fn adaptive_names() -> String {
+/// The adaptive protocols' names ([`Protocol::ADAPTIVE`]), listed with "and".
+pub(super) fn adaptive_names() -> String {
     listed(Protocol::ADAPTIVE.map(Protocol::name), "and")
 }
 

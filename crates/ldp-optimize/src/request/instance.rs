@@ -202,7 +202,10 @@ mod tests {
                 .resolve()
                 .unwrap_err()
                 .to_string()
-                .contains("only ass, aue, alh and athe are")
+                .contains(&format!(
+                    "only {} are",
+                    super::super::error::adaptive_names()
+                ))
         );
         let ss = request(Protocol::Ss, Some(7.0), TuneRequest::default())
             .resolve()

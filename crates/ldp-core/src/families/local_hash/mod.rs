@@ -8,6 +8,7 @@ use crate::attack_surface::{
     AttackSurface, MaxGain, SEED_LANES, best_seed, support_attack_surface,
 };
 use crate::error::{ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::longitudinal::{MemoShape, Refresh};
 use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
@@ -375,5 +376,23 @@ impl AttackSurface for LocalHashing {
             seed: rng.next_u32(),
             y: rng.random_range(0..self.g),
         }
+    }
+
+    /// Every hash value of the seeds up to the first that separates two items (at most
+    /// 64 seeds): a report's ratio depends on its seed only through which items share its
+    /// value, and a separating seed gives the largest.
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = LhReport>>, TooManyOutputs> {
+        let (g, k) = (self.g, self.k.get());
+        let seeds = (0..64u32)
+            .position(|s| (1..k).any(|x| hash_item(x, s, g) != hash_item(0, s, g)))
+            .map_or(64, |s| s as u32 + 1);
+        TooManyOutputs::check(u64::from(seeds) * u64::from(g), self.k, limit)?;
+        Ok(ExactOutputs {
+            outputs: (0..seeds).flat_map(move |seed| (0..g).map(move |y| LhReport { seed, y })),
+            coverage: Coverage::Seeds { seeds },
+        })
     }
 }

@@ -16,6 +16,7 @@ use rand::{Rng, RngExt};
 use super::{check_shape, column, estimate_from_sketch};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::bits::IndependentBits;
 use crate::families::unary::symmetric_p;
 use crate::families::{FamilyMechanism, FamilyParams};
@@ -316,5 +317,38 @@ impl AttackSurface for CountMeanSketch {
             .collect();
         ones.push(self.markers() + row);
         OnesReport { ones }
+    }
+
+    /// Every output: each row with each pattern of its m bits (`2^m h` outputs; refused
+    /// beyond 64 bits of patterns).
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = OnesReport>>, TooManyOutputs> {
+        let (h, m, markers) = (self.hashes, self.width, self.markers());
+        let outputs = 1u64
+            .checked_shl(m)
+            .filter(|&n| n <= limit)
+            .map(|n| n * u64::from(h))
+            .ok_or(TooManyOutputs {
+                outputs: u64::MAX,
+                k: self.k.get(),
+                limit,
+            })?;
+        TooManyOutputs::check(outputs, self.k, limit)?;
+        let reports = (0..h).flat_map(move |row| {
+            (0u64..1 << m).map(move |mask| {
+                let mut ones: Vec<u32> = (0..m)
+                    .filter(|c| mask >> c & 1 == 1)
+                    .map(|c| row * m + c)
+                    .collect();
+                ones.push(markers + row);
+                OnesReport { ones }
+            })
+        });
+        Ok(ExactOutputs {
+            outputs: reports,
+            coverage: Coverage::Every,
+        })
     }
 }

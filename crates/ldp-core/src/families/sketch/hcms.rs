@@ -15,6 +15,7 @@ use rand_distr::{Bernoulli, Distribution};
 use super::{check_shape, column, estimate_from_sketch};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
+use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
 use crate::output_counts::{CountedOutputs, OutputCounts};
@@ -281,5 +282,18 @@ impl AttackSurface for HadamardCountMeanSketch {
             seed: rng.random_range(0..self.hashes * self.width),
             y: rng.random_range(0..2),
         }
+    }
+
+    /// Every output: each (row, coefficient) index with either bit.
+    fn exact_outputs(
+        &self,
+        limit: u64,
+    ) -> Result<ExactOutputs<impl Iterator<Item = LhReport>>, TooManyOutputs> {
+        let (h, m) = (self.hashes, self.width);
+        TooManyOutputs::check(2 * u64::from(h) * u64::from(m), self.k, limit)?;
+        Ok(ExactOutputs {
+            outputs: (0..h * m).flat_map(|seed| [0, 1].map(|y| LhReport { seed, y })),
+            coverage: Coverage::Every,
+        })
     }
 }
