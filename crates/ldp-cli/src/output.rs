@@ -101,12 +101,7 @@ impl Value {
 
 /// Shortest round-trip form; exponent form below 1e-5 and from 1e16 in magnitude.
 pub(crate) fn number(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 || !v.is_finite() || (1e-5..1e16).contains(&a) {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
-    }
+    ldp_optimize::Short(v).to_string()
 }
 
 /// Writes `rows` under `columns` in `format`.

@@ -154,18 +154,7 @@ pub(crate) fn flagged(
     let Some(knob) = e.knob() else {
         return anyhow::Error::new(e);
     };
-    let value = match knob {
-        _ if !e.about_value() => None,
-        Knob::Param => param.map(ParamValues::to_string),
-        Knob::AsrMax => request.asr_max.map(number),
-        Knob::EpgMax => request.epg_max.map(number),
-        Knob::BitsMax => request.bits_max.map(number),
-        Knob::Beta => request.beta.map(number),
-        Knob::Targets => request.targets.map(|t| t.to_string()),
-        Knob::TargetMass => request.target_mass.map(number),
-        _ => None,
-    };
-    let label = match value {
+    let label = match e.given_value(request, param) {
         Some(v) => format!("{} {v}", knob.flag()),
         None => knob.flag(),
     };

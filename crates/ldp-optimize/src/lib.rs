@@ -56,7 +56,7 @@ pub use error::{FullScan, OptimizeError};
 pub use ldp_core::ParameterSpace;
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
 pub use options::TuneOptions;
-pub use param_values::{ParamSyntax, ParamValues, ParamValuesError};
+pub use param_values::{ParamSyntax, ParamValues, ParamValuesError, Short};
 pub use pareto::{Candidate, frontier, frontier_in};
 pub use request::{
     Instance, InstanceRequest, Knob, RequestError, SettingGroup, SettingSyntax, SettingValue,

@@ -48,9 +48,16 @@ impl fmt::Display for ParamValues {
     }
 }
 
-/// A number as the front ends print it: the shortest round trip, in exponent form below
-/// 1e-5 and from 1e16 (`1e308`, not 309 digits).
-pub(crate) struct Short(pub(crate) f64);
+/// A number in its shortest round-trip form, in exponent form below 1e-5 and from 1e16 in
+/// magnitude: how every front end prints a parameter, a setting or a cell.
+///
+/// ```
+/// use ldp_optimize::Short;
+/// assert_eq!(Short(0.25).to_string(), "0.25");
+/// assert_eq!(Short(1e-300).to_string(), "1e-300");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Short(pub f64);
 
 impl fmt::Display for Short {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -130,18 +130,7 @@ pub(crate) fn request_error(
     let Some(knob) = e.knob() else {
         return tuning(e);
     };
-    let value = match knob {
-        _ if !e.about_value() => None,
-        Knob::Param => given.map(|v| v.to_string()),
-        Knob::AsrMax => request.asr_max.map(|v| v.to_string()),
-        Knob::EpgMax => request.epg_max.map(|v| v.to_string()),
-        Knob::BitsMax => request.bits_max.map(|v| v.to_string()),
-        Knob::Beta => request.beta.map(|v| v.to_string()),
-        Knob::Targets => request.targets.map(|v| v.to_string()),
-        Knob::TargetMass => request.target_mass.map(|v| v.to_string()),
-        _ => None,
-    };
-    match value {
+    match e.given_value(request, given) {
         Some(v) => param(format!("{} = {v}: {e}", knob.name())),
         None => param(format!("{}: {e}", knob.name())),
     }

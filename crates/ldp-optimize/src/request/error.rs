@@ -5,10 +5,11 @@ use ldp_analytic::longitudinal::CollectionsError;
 use ldp_core::{ParamError, Protocol};
 use thiserror::Error;
 
+use super::TuneRequest;
 use super::{Knob, SettingGroup};
 use crate::choose::ChooseError;
 use crate::error::{OptimizeError, listed};
-use crate::param_values::ParamValuesError;
+use crate::param_values::{ParamValues, ParamValuesError};
 
 /// Why a request cannot be carried out. [`RequestError::knob`] names the setting at
 /// fault, and [`RequestError::about_value`] says whether the value given for it is at
@@ -150,6 +151,24 @@ impl RequestError {
                 | RequestError::ParamValues(_)
                 | RequestError::Param(_)
         )
+    }
+
+    /// The value given for the setting at fault, as front ends show it beside the
+    /// setting's name (`--beta 1.5: ...`, `beta = 1.5: ...`), when the error is about that
+    /// value ([`RequestError::about_value`]): the request's value of the knob
+    /// ([`TuneRequest::value`]), or `param` for [`Knob::Param`].
+    pub fn given_value(
+        &self,
+        request: &TuneRequest,
+        param: Option<&ParamValues>,
+    ) -> Option<String> {
+        if !self.about_value() {
+            return None;
+        }
+        match self.knob()? {
+            Knob::Param => param.map(ParamValues::to_string),
+            knob => request.value(knob).map(|v| v.to_string()),
+        }
     }
 
     /// The setting at fault, if one is.
