@@ -70,6 +70,14 @@ pub enum PoisoningError {
         /// Domain size.
         k: u32,
     },
+    /// A target is not an item of the domain.
+    #[error("target {target} is outside the domain 0..{k}")]
+    TargetOutsideDomain {
+        /// The target.
+        target: u32,
+        /// Domain size.
+        k: usize,
+    },
     /// More targets supported per fake report than there are targets.
     #[error("a fake report cannot support {supported} of {targets} targets")]
     Supported {

@@ -6,7 +6,8 @@
 //! reconstruction attack ([`asr`]) and of the MAP attack with a prior ([`map`]), the
 //! expected gain of the maximal gain poisoning attack ([`epg`]), and, beyond the paper, the
 //! communication and computation cost of a report ([`cost`]), and what repeated collection
-//! of one value gives an attacker, with and without memoization ([`longitudinal`]). Everything
+//! of one value gives an attacker, with and without memoization ([`longitudinal`]); and
+//! which closed form a measured quantity is shown beside ([`compare`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
 //! and one kind of cache, which changes no value: the sketches' exact ASR keeps what their
 //! public hashes give each (k, m), CMS's per-row counts and HCMS's ranks, for the next
@@ -55,6 +56,7 @@
 // What a family provides, and the entry points that dispatch to it, by quantity.
 pub mod asr;
 pub mod bounds;
+pub mod compare;
 pub mod cost;
 pub mod epg;
 mod family;

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::Population;
 use crate::map::argmax_uniform;
-use crate::measure::{Estimate, MeasureError, summarize};
+use crate::measure::{Estimate, MeasureError};
 
 /// What each user sends at every collection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,17 +138,7 @@ pub fn measure_linked(
         Collection::Memoized(l) => dispatch_memoized!(l, m => run_all(&m, k, &items, config))?,
     };
     let asr = (0..config.collections.len())
-        .map(|c| {
-            let e = summarize(runs.iter().map(|r| r[c]));
-            if config.runs == 1 {
-                Estimate {
-                    se: (e.mean * (1.0 - e.mean) / items.len() as f64).sqrt(),
-                    ..e
-                }
-            } else {
-                e
-            }
-        })
+        .map(|c| Estimate::rate_from_runs(runs.iter().map(|r| r[c]), items.len()))
         .collect();
     Ok(LinkedMeasurement {
         runs: config.runs,

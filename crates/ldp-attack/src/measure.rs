@@ -7,6 +7,7 @@
 //! the genuine reports are the same with or without poisoning (common random numbers), so
 //! the poisoning gain is measured as a paired difference.
 
+pub use ldp_core::simulation::Estimate;
 use ldp_core::simulation::{Role, Streams, for_each_batch};
 use ldp_core::{Aggregator, AttackSurface, Clip, FamilyMechanism, MaxGain, Spec, dispatch};
 use rand::RngExt;
@@ -37,15 +38,6 @@ pub struct MeasureConfig {
     pub attack: ReconstructionAttack,
     /// Optional poisoning attack.
     pub poisoning: Option<PoisonConfig>,
-}
-
-/// A mean over runs and its standard error.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
-    /// Mean over runs.
-    pub mean: f64,
-    /// Standard error of the mean (NaN when it cannot be estimated from one run).
-    pub se: f64,
 }
 
 /// What a simulation measured.
@@ -251,24 +243,16 @@ fn run_all<M: FamilyMechanism + AttackSurface>(
         .into_iter()
         .collect::<Option<_>>()
         .ok_or(MeasureError::Stopped)?;
-    let asr = summarize(results.iter().map(|r| r.asr));
-    let asr = if config.runs == 1 {
-        Estimate {
-            se: (asr.mean * (1.0 - asr.mean) / pop.len() as f64).sqrt(),
-            ..asr
-        }
-    } else {
-        asr
-    };
+    let asr = Estimate::rate_from_runs(results.iter().map(|r| r.asr), pop.len());
     Ok(Measurement {
         runs: config.runs,
         users: pop.len(),
         fake_users: attack.as_ref().map_or(0, |a| a.fakes),
         asr,
-        mse: summarize(results.iter().map(|r| r.mse)),
+        mse: Estimate::from_runs(results.iter().map(|r| r.mse)),
         gain: attack
             .as_ref()
-            .map(|_| summarize(results.iter().filter_map(|r| r.gain))),
+            .map(|_| Estimate::from_runs(results.iter().filter_map(|r| r.gain))),
         targets_supported: attack
             .as_ref()
             .and_then(|a| a.plan.as_ref().map(|p| p.supported)),
@@ -281,27 +265,6 @@ struct Attack<'a, R> {
     clip: Clip,
     plan: Option<MaxGain<R>>,
     fakes: usize,
-}
-
-impl Estimate {
-    /// The mean of per-run values and its standard error (NaN for one run), as
-    /// measurements report them.
-    pub fn from_runs(values: impl Iterator<Item = f64>) -> Self {
-        summarize(values)
-    }
-}
-
-/// Mean and standard error of the mean over runs (NaN SE for one run).
-pub(crate) fn summarize(values: impl Iterator<Item = f64>) -> Estimate {
-    let v: Vec<f64> = values.collect();
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let se = if v.len() > 1 {
-        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt()
-    } else {
-        f64::NAN
-    };
-    Estimate { mean, se }
 }
 
 fn one_run<M: FamilyMechanism + AttackSurface>(

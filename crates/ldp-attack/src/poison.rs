@@ -4,33 +4,7 @@
 use ldp_core::{Clip, FakeFraction, ParamError};
 use serde::{Deserialize, Serialize};
 
-/// Which fake reports the attacker sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PoisonKind {
-    /// Maximal gain attack: the report that supports as many targets as possible.
-    Mga,
-    /// Random item attack: a uniformly chosen target, perturbed honestly.
-    Ria,
-    /// Random output attack: a uniformly random report.
-    Roa,
-}
-
-impl PoisonKind {
-    /// The three attacks.
-    pub const ALL: [PoisonKind; 3] = [PoisonKind::Mga, PoisonKind::Ria, PoisonKind::Roa];
-
-    /// Short name: mga, ria, roa.
-    pub fn name(self) -> &'static str {
-        match self {
-            PoisonKind::Mga => "mga",
-            PoisonKind::Ria => "ria",
-            PoisonKind::Roa => "roa",
-        }
-    }
-}
-
-ldp_core::named_knob!(PoisonKind, "poisoning attack");
+pub use ldp_core::PoisonKind;
 
 /// The attacker's target items: non-empty, distinct, kept sorted.
 ///

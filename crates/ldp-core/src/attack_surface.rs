@@ -28,6 +28,46 @@ pub struct MaxGain<R> {
     pub supported: u32,
 }
 
+/// Which fake reports a poisoning attacker sends (Cao, Jia and Gong 2021): `ldp-attack`
+/// runs each, `ldp-analytic` has the closed form of the first.
+///
+/// ```
+/// use ldp_core::PoisonKind;
+/// assert_eq!("RIA".parse::<PoisonKind>()?, PoisonKind::Ria);
+/// assert_eq!(PoisonKind::Mga.to_string(), "mga");
+/// # Ok::<(), ldp_core::UnknownName>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum PoisonKind {
+    /// Maximal gain attack: the report that supports as many targets as possible.
+    Mga,
+    /// Random item attack: a uniformly chosen target, perturbed honestly.
+    Ria,
+    /// Random output attack: a uniformly random report.
+    Roa,
+}
+
+impl PoisonKind {
+    /// The three attacks.
+    pub const ALL: [PoisonKind; 3] = [PoisonKind::Mga, PoisonKind::Ria, PoisonKind::Roa];
+
+    /// Short name: mga, ria, roa.
+    pub fn name(self) -> &'static str {
+        match self {
+            PoisonKind::Mga => "mga",
+            PoisonKind::Ria => "ria",
+            PoisonKind::Roa => "roa",
+        }
+    }
+}
+
+crate::named_knob!(PoisonKind, "poisoning attack");
+
 /// A family's reports as attackers see and forge them.
 pub trait AttackSurface: Mechanism {
     /// The paper's reconstruction attack on one report: a uniform guess among the

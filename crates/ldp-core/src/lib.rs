@@ -66,7 +66,7 @@ pub mod transform;
 pub mod vocab;
 
 pub use aggregate::{Aggregator, StateValues, SupportCounts};
-pub use attack_surface::{AttackSurface, MaxGain};
+pub use attack_surface::{AttackSurface, MaxGain, PoisonKind};
 pub use client::Client;
 pub use error::{AggregateError, Error, ItemOutOfRange, ParamError, ReportError};
 pub use estimate::Estimator;

@@ -342,6 +342,64 @@ pub fn simulate<M: Mechanism>(
     Ok(total)
 }
 
+/// A mean over runs and its standard error: what a simulation measures, and the measured
+/// side of `ldp_analytic::compare`'s rows.
+///
+/// ```
+/// use ldp_core::simulation::Estimate;
+/// let e = Estimate::from_runs([0.2, 0.4].into_iter());
+/// assert!((e.mean - 0.3).abs() < 1e-12 && (e.se - 0.1).abs() < 1e-12);
+/// assert!(Estimate::from_runs([0.2].into_iter()).se.is_nan());
+/// // One run of 100 trials with 20 successes: the binomial standard error.
+/// let one = Estimate::rate_from_runs([0.2].into_iter(), 100);
+/// assert_eq!(one, Estimate::binomial(0.2, 100));
+/// assert!((one.se - 0.04).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Estimate {
+    /// Mean over runs.
+    pub mean: f64,
+    /// Standard error of the mean (NaN when it cannot be estimated from one run).
+    pub se: f64,
+}
+
+impl Estimate {
+    /// The mean of per-run values and its standard error (NaN for one run), as
+    /// measurements report them.
+    pub fn from_runs(values: impl Iterator<Item = f64>) -> Self {
+        let v: Vec<f64> = values.collect();
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let se = if v.len() > 1 {
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt()
+        } else {
+            f64::NAN
+        };
+        Estimate { mean, se }
+    }
+
+    /// A success rate measured on `trials` independent trials, with its binomial standard
+    /// error `sqrt(rate (1 - rate) / trials)`.
+    pub fn binomial(rate: f64, trials: usize) -> Self {
+        Estimate {
+            mean: rate,
+            se: (rate * (1.0 - rate) / trials as f64).sqrt(),
+        }
+    }
+
+    /// A success rate over runs of `trials` trials each: [`Estimate::from_runs`], except
+    /// that one run, which gives no spread between runs, has the binomial standard error
+    /// of its trials ([`Estimate::binomial`]).
+    pub fn rate_from_runs(values: impl Iterator<Item = f64>, trials: usize) -> Self {
+        let v: Vec<f64> = values.collect();
+        match v[..] {
+            [rate] => Estimate::binomial(rate, trials),
+            _ => Estimate::from_runs(v.into_iter()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use rand::Rng;

@@ -1,7 +1,7 @@
 //! The client: what runs on the device, where the raw value never leaves it.
 
-use ldp_analytic::LhAsr;
-use ldp_core::simulation::{Role, perturb_all};
+use ldp_analytic::compare::Row;
+use ldp_core::simulation::{Estimate, Role, perturb_all};
 use ldp_core::{AnyMechanism, AttackSurface, Mechanism, Protocol, Spec, dispatch};
 use ldp_jsonl::{Digits, JsonReport};
 use ldp_optimize::InstanceRequest;
@@ -51,9 +51,10 @@ struct Measured {
     asr: f64,
     /// Its standard error, sqrt(asr (1 - asr) / draws).
     se: f64,
-    /// The closed form (LH: the exact expectation over hash functions, which a
-    /// measurement estimates; `analyze`'s default is the paper's approximation).
-    expected: f64,
+    /// The closed form, as `ldp simulate` pairs it ([`Row::asr`]; LH: the exact
+    /// expectation over hash functions, which a measurement estimates; `analyze`'s
+    /// default is the paper's approximation).
+    expected: Option<f64>,
 }
 
 impl Client {
@@ -228,14 +229,15 @@ impl Client {
                 })
                 .count() as u32
         });
-        let asr = f64::from(hits) / f64::from(draws);
+        let rate = Estimate::binomial(f64::from(hits) / f64::from(draws), draws as usize);
+        let row = Row::asr(&spec, rate);
         crate::to_js(&Measured {
             item: x,
             draws,
             hits,
-            asr,
-            se: (asr * (1.0 - asr) / f64::from(draws)).sqrt(),
-            expected: ldp_analytic::asr::expected(&spec, LhAsr::Exact),
+            asr: row.measured.mean,
+            se: row.measured.se,
+            expected: row.expected(),
         })
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use ldp_analytic::{LhAsr, Poisoning, asr, epg, variance};
+use ldp_analytic::compare::{Poisoned, Row};
 use ldp_attack::{
     BYTES_PER_RUN, MeasureConfig, MeasureError, PoisonConfig, PoisonError, PoisonKind, Population,
     Prior, ReconstructionAttack, measure,
@@ -262,26 +262,27 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         anyhow::Error::new(e).context(flag)
     })?;
     let truth = pop.frequencies();
-    let n = pop.len() as f64;
-    let asr_expected = match &prior {
-        None => Some(asr::expected(&spec, LhAsr::Exact)),
-        Some(p) => ldp_analytic::map::asr_exact(&spec, p.probabilities())?,
-    };
-    let protocol = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
-    let mut columns = vec![
-        "protocol",
-        "k",
-        "eps",
-        "param",
-        "runs",
-        "users",
-        "asr",
-        "asr_se",
-        "asr_expected",
-        "mse",
-        "mse_se",
-        "mse_expected",
+    let mut measured = vec![
+        match &prior {
+            None => Row::asr(&spec, m.asr),
+            Some(p) => Row::map_asr(&spec, p.probabilities(), m.asr)?,
+        },
+        Row::mse(&spec, &truth, pop.len(), m.mse),
     ];
+    let poisoned = poisoning.as_ref().map(|p| Poisoned {
+        kind: p.kind(),
+        targets: p.targets().items(),
+        truth: &truth,
+        users: pop.len(),
+        fake_users: m.fake_users,
+        clip: p.clip(),
+        supported: m.targets_supported,
+    });
+    if let (Some(attack), Some(gain)) = (&poisoned, m.gain) {
+        measured.push(Row::gain(&spec, attack, gain)?);
+    }
+    let protocol = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
+    let mut columns = vec!["protocol", "k", "eps", "param", "runs", "users"];
     let mut row = vec![
         Value::from(protocol),
         Value::Int(u64::from(k.get())),
@@ -289,45 +290,23 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         Value::params(&spec.params()),
         Value::Int(a.runs),
         Value::Int(pop.len() as u64),
-        Value::Num(m.asr.mean),
-        Value::Num(m.asr.se),
-        asr_expected.into(),
-        Value::Num(m.mse.mean),
-        m.mse.se.is_finite().then_some(m.mse.se).into(),
-        Value::Num(variance::expected_mse(&spec, n, &truth)),
     ];
-    if let (Some(p), Some(gain)) = (&poisoning, m.gain) {
-        let beta = m.fake_users as f64 / (m.fake_users as f64 + n);
-        let targets = p.targets();
-        let f_t: f64 = targets.items().iter().map(|&t| truth[t as usize]).sum();
-        let attack = Poisoning::new(beta, targets.len() as u32, f_t.min(1.0))?;
-        let expected = match p.kind() {
-            // The gain at what one report supports of these targets: fewer than r when
-            // no report of the protocol supports them all.
-            PoisonKind::Mga => match m.targets_supported {
-                Some(s) if !spec.family().clips() => {
-                    epg::expected_with_support(&spec, &attack, s)?.finite()
-                }
-                _ => epg::expected_against(&spec, &attack, p.clip())?.finite(),
-            },
-            // No closed form for the random item and random output attacks.
-            PoisonKind::Ria | PoisonKind::Roa => None,
-        };
-        columns.extend(["gain", "gain_se", "epg"]);
+    for r in &measured {
+        columns.extend(r.quantity.columns());
         row.extend([
-            Value::Num(gain.mean),
-            gain.se.is_finite().then_some(gain.se).into(),
-            expected.into(),
+            Value::Num(r.measured.mean),
+            r.se().into(),
+            r.expected().into(),
         ]);
-        if let Some(s) = m.targets_supported {
-            columns.push("targets_supported");
-            row.push(Value::Int(u64::from(s)));
-            if s < epg::supportable_targets(&spec, targets.len() as u32) {
-                note!(
-                    "ldp: note: each fake report supports {s} of the {} targets (no report of this protocol found supports them all); the epg column is the gain at {s}",
-                    targets.len()
-                );
-            }
+    }
+    if let (Some(attack), Some(s)) = (&poisoned, m.targets_supported) {
+        columns.push("targets_supported");
+        row.push(Value::Int(u64::from(s)));
+        if attack.short_support(&spec).is_some() {
+            note!(
+                "ldp: note: each fake report supports {s} of the {} targets (no report of this protocol found supports them all); the epg column is the gain at {s}",
+                attack.targets.len()
+            );
         }
     }
     print(&mut std::io::stdout().lock(), a.format, &columns, &[row])

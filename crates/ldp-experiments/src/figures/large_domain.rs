@@ -4,6 +4,7 @@
 //! the Hadamard mechanism, fast local hashing, the count-mean sketches) beside its
 //! protocols, under its attack-aware lens.
 
+use ldp_analytic::compare::Row;
 use ldp_analytic::{LhAsr, asr, cost, variance};
 use ldp_attack::{MeasureConfig, Population, ReconstructionAttack, measure};
 use ldp_core::{Protocol, Spec};
@@ -218,23 +219,20 @@ fn measure_at(
             poisoning: None,
         },
     )?;
-    let expected_mse = variance::expected_mse(spec, users as f64, &pop.frequencies());
-    let expected_asr = asr::expected(spec, LhAsr::Exact);
-    let z = |mean: f64, se: f64, want: f64| {
-        if se > 0.0 {
-            (mean - want).abs() / se
-        } else {
-            0.0
-        }
+    let mse = Row::mse(spec, &pop.frequencies(), users, m.mse);
+    let asr = Row::asr(spec, m.asr);
+    // |z|, or 0 where a measurement has no spread.
+    let z = |row: &Row| match row.z() {
+        Some(z) if row.measured.se > 0.0 => z.abs(),
+        _ => 0.0,
     };
-    let z_max = z(m.mse.mean, m.mse.se, expected_mse).max(z(m.asr.mean, m.asr.se, expected_asr));
     Ok(vec![
-        m.mse.mean.into(),
-        m.mse.se.into(),
-        expected_mse.into(),
-        m.asr.mean.into(),
-        m.asr.se.into(),
-        z_max.into(),
+        mse.measured.mean.into(),
+        mse.measured.se.into(),
+        mse.expected().into(),
+        asr.measured.mean.into(),
+        asr.measured.se.into(),
+        z(&mse).max(z(&asr)).into(),
     ])
 }
 

@@ -2,7 +2,7 @@
 //! the authors' `fig_asr_mse_pareto_frontier_empirical_n_*`): what a deployment with a
 //! few hundred users can expect of the paper's trade-offs.
 
-use ldp_analytic::{LhAsr, asr, variance};
+use ldp_analytic::compare::Row;
 use ldp_attack::{MeasureConfig, Population, ReconstructionAttack, measure};
 use ldp_core::Protocol;
 use ldp_core::simulation::{Role, stream_rng};
@@ -65,23 +65,22 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                     poisoning: None,
                 };
                 let m = measure(&spec, &pop, &config)?;
-                // The LH family is measured against the exact form (with collisions).
-                let asr_expected = asr::expected(&spec, LhAsr::Exact);
-                let mse_expected = variance::expected_mse(&spec, n as f64, &truth);
+                let asr = Row::asr(&spec, m.asr);
+                let mse = Row::mse(&spec, &truth, pop.len(), m.mse);
                 table.push(vec![
                     p.label().into(),
                     (n as f64).into(),
                     (*e).into(),
                     spec.params().value().into(),
                     (*runs as f64).into(),
-                    m.asr.mean.into(),
-                    m.asr.se.into(),
-                    asr_expected.into(),
-                    ((m.asr.mean - asr_expected) / m.asr.se).into(),
-                    m.mse.mean.into(),
-                    m.mse.se.into(),
-                    mse_expected.into(),
-                    ((m.mse.mean - mse_expected) / m.mse.se).into(),
+                    asr.measured.mean.into(),
+                    asr.measured.se.into(),
+                    asr.expected().into(),
+                    asr.z().into(),
+                    mse.measured.mean.into(),
+                    mse.measured.se.into(),
+                    mse.expected().into(),
+                    mse.z().into(),
                 ]);
             }
         }
