@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ldp_analytic::{asr, variance};
+use ldp_analytic::compare::{self, Poisoned};
 use ldp_attack::map::map_guess;
 use ldp_attack::{
     MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior, ReconstructionAttack,
@@ -469,14 +469,31 @@ pub(crate) fn simulate<'py>(
         attack: prior
             .clone()
             .map_or(ReconstructionAttack::Paper, ReconstructionAttack::Map),
-        poisoning,
+        poisoning: poisoning.clone(),
     };
     let m = run_interruptibly(py, |stop| measure_until(&spec, &pop, &config, stop))?;
-    let asr_expected = match &prior {
-        None => Some(asr::expected(&spec, ldp_analytic::LhAsr::Exact)),
-        Some(p) => ldp_analytic::map::asr_exact(&spec, p.probabilities()).map_err(param)?,
-    };
+    // Each measurement beside its closed form, as `ldp simulate` pairs them.
     let truth = pop.frequencies();
+    let asr_row = match &prior {
+        None => compare::Row::asr(&spec, m.asr),
+        Some(p) => compare::Row::map_asr(&spec, p.probabilities(), m.asr).map_err(param)?,
+    };
+    let mse_row = compare::Row::mse(&spec, &truth, pop.len(), m.mse);
+    let gain_row = match (&poisoning, m.gain) {
+        (Some(p), Some(gain)) => {
+            let attack = Poisoned {
+                kind: p.kind(),
+                targets: p.targets().items(),
+                truth: &truth,
+                users: pop.len(),
+                fake_users: m.fake_users,
+                clip: p.clip(),
+                supported: m.targets_supported,
+            };
+            Some(compare::Row::gain(&spec, &attack, gain).map_err(param)?)
+        }
+        _ => None,
+    };
     let d = PyDict::new(py);
     d.set_item("protocol", mechanism.protocol.name())?;
     d.set_item("k", k.get())?;
@@ -486,17 +503,15 @@ pub(crate) fn simulate<'py>(
     d.set_item("users", pop.len())?;
     d.set_item("asr", m.asr.mean)?;
     d.set_item("asr_se", m.asr.se)?;
-    d.set_item("asr_expected", asr_expected)?;
+    d.set_item("asr_expected", asr_row.expected())?;
     d.set_item("mse", m.mse.mean)?;
     d.set_item("mse_se", m.mse.se)?;
-    d.set_item(
-        "mse_expected",
-        variance::expected_mse(&spec, pop.len() as f64, &truth),
-    )?;
-    if let Some(gain) = m.gain {
+    d.set_item("mse_expected", mse_row.expected())?;
+    if let (Some(gain), Some(row)) = (m.gain, gain_row) {
         d.set_item("fake_users", m.fake_users)?;
         d.set_item("gain", gain.mean)?;
         d.set_item("gain_se", gain.se)?;
+        d.set_item("epg", row.expected())?;
         d.set_item("targets_supported", m.targets_supported)?;
     }
     Ok(d)

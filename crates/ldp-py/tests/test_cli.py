@@ -88,6 +88,20 @@ def test_analyze_equals_the_tool(cli):
             assert same(mine[column][i], row[column]), (row, column, mine[column][i])
 
 
+def test_simulate_pairs_measurements_with_the_tools_closed_forms(cli):
+    targets = "0,1,2"
+    mine = ldp.simulate(ldp.mechanism("oue", k=100, eps=2.0), dataset="adult-age", runs=2, seed=3,
+                        poison="mga", beta=0.05, targets=[0, 1, 2])
+    (theirs,) = rows(cli("simulate", "--protocol", "oue", "--k", "100", "--eps", "2", "--dataset", "adult-age",
+                         "--runs", "2", "--seed", "3", "--poison", "mga", "--beta", "0.05", "--targets", targets))
+    for column in ["asr", "asr_expected", "mse", "mse_expected", "gain", "epg"]:
+        assert same(mine[column], theirs[column]), (column, mine[column], theirs[column])
+    # The random item attack has no closed form.
+    ria = ldp.simulate(ldp.mechanism("oue", k=100, eps=2.0), dataset="adult-age", runs=1,
+                       poison="ria", beta=0.05, targets=[0, 1, 2])
+    assert ria["epg"] is None
+
+
 def test_analyze_filters_rows_as_the_tool_does(cli):
     mine = ldp.analyze("all", k=1000, eps=2.0, asr_max=0.2, bits_max=64, frame=False)
     theirs = rows(cli("analyze", "--protocol", "all", "--k", "1000", "--eps", "2", "--asr-max", "0.2", "--bits-max", "64"))
