@@ -6,7 +6,8 @@
 //! "bayes_attack_general_prior"), which can only do better.
 
 use ldp_core::Mechanism;
-use rand::{Rng, RngExt};
+pub(crate) use ldp_core::attack_surface::argmax_uniform;
+use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Population;
@@ -146,29 +147,4 @@ pub fn map_guess<M: Mechanism, R: Rng + ?Sized>(
         .zip(scratch.iter())
         .map(|(&lp, &ll)| lp + ll);
     argmax_uniform(scores, rng)
-}
-
-/// The index of the largest score, ties broken uniformly at random (reservoir sampling:
-/// one draw per tie met). `-inf` scores never win; 0 when every score is `-inf`.
-pub(crate) fn argmax_uniform<R: Rng + ?Sized>(
-    scores: impl IntoIterator<Item = f64>,
-    rng: &mut R,
-) -> u32 {
-    let mut best = f64::NEG_INFINITY;
-    let mut chosen = 0u32;
-    let mut ties = 0u32;
-    for (x, score) in scores.into_iter().enumerate() {
-        if score == f64::NEG_INFINITY {
-            continue;
-        }
-        if score > best {
-            (best, chosen, ties) = (score, x as u32, 1);
-        } else if score == best {
-            ties += 1;
-            if rng.random_range(0..ties) == 0 {
-                chosen = x as u32;
-            }
-        }
-    }
-    chosen
 }

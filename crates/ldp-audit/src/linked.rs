@@ -2,10 +2,10 @@
 //! one report spends `eps_1`, the memo bounds any number of them by `eps_perm`, and in
 //! between t reports spend an exact budget that this module computes and measures.
 
+use ldp_core::attack_surface::argmax_uniform;
 use ldp_core::longitudinal::{Longitudinal, Reporter, Round};
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{AttackSurface, Mechanism, dispatch_memoized};
-use rand::RngExt;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -155,7 +155,7 @@ where
                         m.add_evidence(&report, &mut scores, &mut scratch);
                     }
                 }
-                let g = guess.then(|| argmax_uniform(&scores, &mut attacker));
+                let g = guess.then(|| argmax_uniform(scores.iter().copied(), &mut attacker));
                 plan.count(
                     &mut counters,
                     i,
@@ -171,21 +171,4 @@ where
             counters
         })
         .reduce(|| plan.counters(), add)
-}
-
-/// The index of the largest score, ties broken uniformly (one draw per tie met), as the
-/// linked attack of `ldp_attack::longitudinal` guesses.
-fn argmax_uniform<R: rand::Rng + ?Sized>(scores: &[f64], rng: &mut R) -> u32 {
-    let (mut best, mut chosen, mut ties) = (f64::NEG_INFINITY, 0u32, 0u32);
-    for (x, &score) in scores.iter().enumerate() {
-        if score > best {
-            (best, chosen, ties) = (score, x as u32, 1);
-        } else if score == best {
-            ties += 1;
-            if rng.random_range(0..ties) == 0 {
-                chosen = x as u32;
-            }
-        }
-    }
-    chosen
 }

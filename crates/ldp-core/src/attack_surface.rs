@@ -153,6 +153,39 @@ pub trait AttackSurface: Mechanism {
     ) -> Result<ExactOutputs<impl Iterator<Item = Self::Report>>, TooManyOutputs>;
 }
 
+/// The index of the largest score, ties broken uniformly at random (reservoir sampling:
+/// one draw per tie met). `-inf` scores never win; 0 when every score is `-inf`. The
+/// guess of the attacks that score every item (MAP, linked reports) and of the audits
+/// that replay them.
+///
+/// ```
+/// use ldp_core::attack_surface::argmax_uniform;
+/// use ldp_core::simulation::{Role, stream_rng};
+/// let mut rng = stream_rng(1, 0, Role::Attacker, 0);
+/// assert_eq!(argmax_uniform([0.1, 0.7, f64::NEG_INFINITY, 0.2], &mut rng), 1);
+/// let tie = argmax_uniform([1.0, 0.0, 1.0], &mut rng);
+/// assert!(tie == 0 || tie == 2);
+/// ```
+pub fn argmax_uniform<R: Rng + ?Sized>(scores: impl IntoIterator<Item = f64>, rng: &mut R) -> u32 {
+    let mut best = f64::NEG_INFINITY;
+    let mut chosen = 0u32;
+    let mut ties = 0u32;
+    for (x, score) in scores.into_iter().enumerate() {
+        if score == f64::NEG_INFINITY {
+            continue;
+        }
+        if score > best {
+            (best, chosen, ties) = (score, x as u32, 1);
+        } else if score == best {
+            ties += 1;
+            if rng.random_range(0..ties) == 0 {
+                chosen = x as u32;
+            }
+        }
+    }
+    chosen
+}
+
 /// Uniform choice in `items`, or over `0..k` when it is empty.
 #[inline]
 pub(crate) fn uniform_pick<R: Rng + ?Sized>(items: &[u32], k: u32, rng: &mut R) -> u32 {
