@@ -14,8 +14,13 @@
 //! | summation HE | [`SummationHistogram`] | [`SheReport`] | SHE |
 //! | thresholding HE | [`ThresholdHistogram`] | [`OnesReport`] | THE (any theta) |
 //!
-//! Repeated collection with memoization (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-ADP)
-//! lives in [`longitudinal`].
+//! The large-domain oracles added since (Hadamard response and mechanism, fast local
+//! hashing, Apple's count-mean sketches) are families of [`families`] too: the registry
+//! there is the one list of them ([`Protocol::ALL`]).
+//!
+//! Repeated collection is memoization over any family ([`longitudinal::Memoized`]), with
+//! the chains L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE and L-ADP as its presets
+//! ([`longitudinal`]).
 //!
 //! A client sends [`Client::report`]s; a server feeds them to the mechanism's
 //! [`Aggregator`] and asks for an [`Estimator`]. Attacks use [`Support`] and
