@@ -143,7 +143,9 @@ where
                     .start(x, &mut rng)
                     .expect("audit inputs are in the domain");
                 separated.fill(true);
-                scores.fill(0.0);
+                if guess {
+                    scores.fill(0.0);
+                }
                 for _ in 0..t {
                     let report = reporter
                         .report(&state, &mut rng)

@@ -164,16 +164,20 @@ pub(crate) fn flagged(
 /// `--protocol` as a set of protocols ([`ProtocolSet`]): memoized ones when `memoized`
 /// (`--eps-perm`) or a memoized name is given; errors name the flag and the name at fault.
 pub(crate) fn protocol_set(names: &[String], memoized: bool) -> Result<ProtocolSet> {
-    ProtocolSet::parse(names, memoized).map_err(|e| {
-        let flag = match &e {
-            ProtocolSetError::Unknown { name, .. } if memoized => {
-                format!("--protocol {name}: --eps-perm goes with the memoized protocols")
-            }
-            ProtocolSetError::Unknown { name, .. } => format!("--protocol {name}"),
-            _ => "--protocol".into(),
-        };
-        anyhow::Error::new(e).context(flag)
-    })
+    ProtocolSet::parse(names, memoized).map_err(|e| protocol_error(e, memoized))
+}
+
+/// An error of `--protocol`, naming the flag and the name at fault (`memoized`: the
+/// memoized protocols were asked for).
+pub(crate) fn protocol_error(e: ProtocolSetError, memoized: bool) -> anyhow::Error {
+    let flag = match &e {
+        ProtocolSetError::Unknown { name, .. } if memoized => {
+            format!("--protocol {name}: --eps-perm goes with the memoized protocols")
+        }
+        ProtocolSetError::Unknown { name, .. } => format!("--protocol {name}"),
+        _ => "--protocol".into(),
+    };
+    anyhow::Error::new(e).context(flag)
 }
 
 /// `--protocol` of a command that tunes one protocol or chooses among all: `None` for

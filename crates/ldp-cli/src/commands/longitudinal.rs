@@ -5,10 +5,10 @@ use anyhow::{Context, Result, bail};
 use ldp_analytic::longitudinal;
 use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
-use ldp_core::{DomainSize, Epsilon, ParamError, ProtocolSet, ProtocolSetError, Spec};
+use ldp_core::{DomainSize, Epsilon, ParamError, ProtocolSet, Spec};
 
 use crate::output::{Value, number};
-use crate::protocol::budget;
+use crate::protocol::{budget, protocol_error};
 
 /// Whether `name` is a memoized protocol's (`l-grr`, ..., `l-adp`).
 pub(crate) fn is_memoized(name: &str) -> bool {
@@ -17,15 +17,7 @@ pub(crate) fn is_memoized(name: &str) -> bool {
 
 /// `--protocol` as memoized protocols ([`ProtocolSet`]); `all` is all six.
 pub(crate) fn parse_memoized(names: &[String]) -> Result<Vec<LongitudinalProtocol>> {
-    ProtocolSet::memoized(names).map_err(|e| {
-        let name = match &e {
-            ProtocolSetError::Unknown { name, .. } => name.clone(),
-            _ => names.join(","),
-        };
-        anyhow::Error::new(e).context(format!(
-            "--protocol {name}: --eps-perm goes with the memoized protocols"
-        ))
-    })
+    ProtocolSet::memoized(names).map_err(|e| protocol_error(e, true))
 }
 
 /// The permanent budget, checked.
