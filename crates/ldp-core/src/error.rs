@@ -284,4 +284,7 @@ pub enum Error {
     /// See [`crate::WrongFamily`].
     #[error(transparent)]
     WrongFamily(#[from] crate::WrongFamily),
+    /// See [`crate::multidim::MultidimError`].
+    #[error(transparent)]
+    Multidim(#[from] crate::multidim::MultidimError),
 }

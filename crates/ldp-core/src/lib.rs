@@ -18,6 +18,9 @@
 //! hashing, Apple's count-mean sketches) are families of [`families`] too: the registry
 //! there is the one list of them ([`Protocol::ALL`]).
 //!
+//! Several attributes per user are [`multidim`]'s combinators over any family: SPL, SMP,
+//! RS+FD and RS+RFD ([`multidim::Multidim`]).
+//!
 //! Repeated collection is memoization over any family ([`longitudinal::Memoized`]), with
 //! the chains L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE and L-ADP as its presets
 //! ([`longitudinal`]).
@@ -57,6 +60,7 @@ pub mod families;
 pub mod longitudinal;
 pub mod mechanism;
 pub mod memory;
+pub mod multidim;
 pub mod names;
 pub mod output_counts;
 pub mod protocol_set;

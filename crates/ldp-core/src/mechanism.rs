@@ -133,6 +133,26 @@ pub trait Mechanism: Clone + Debug + PartialEq + Send + Sync + Wire {
         }
     }
 
+    /// Whether the family has a null input: a report of a user who holds no item, which
+    /// supports every item at the "other item" law (UE's and THE's all-zero vector, each
+    /// bit set w.p. q). RS+FD's zero fakes ([`crate::multidim::Solution::RsFdNull`]) use
+    /// it. False by default; a family that opts in overrides the two methods below.
+    const NULL_INPUT: bool = false;
+
+    /// The report of a user with no item ([`Mechanism::NULL_INPUT`]); `None` for families
+    /// without one.
+    fn perturb_null<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Self::Report> {
+        let _ = rng;
+        None
+    }
+
+    /// `ln P[report | no item]` ([`Mechanism::NULL_INPUT`]); `None` for families without
+    /// a null input. The report must be valid.
+    fn null_log_likelihood(&self, report: &Self::Report) -> Option<f64> {
+        let _ = report;
+        None
+    }
+
     /// Checks that a report (typically received from outside) lies in the output space.
     fn validate(&self, report: &Self::Report) -> Result<(), ReportError>;
 

@@ -89,6 +89,19 @@ impl IndependentBits {
         Ok(())
     }
 
+    /// The report of no item: every bit set w.p. q (UE-z's fake data).
+    pub(crate) fn perturb_null<R: Rng + ?Sized>(&self, rng: &mut R) -> OnesReport {
+        let mut ones = Vec::new();
+        self.others.for_each(self.k.get(), rng, |i| ones.push(i));
+        OnesReport { ones }
+    }
+
+    /// `ln P[ones | no item]`.
+    pub(crate) fn null_log_likelihood(&self, report: &OnesReport) -> f64 {
+        let set = report.ones.len() as f64;
+        set * self.q.ln() + (self.k.as_f64() - set) * (-self.q).ln_1p()
+    }
+
     pub(crate) fn validate(&self, report: &OnesReport) -> Result<(), ReportError> {
         check_sorted_distinct("ones", &report.ones, self.k.get())
     }
@@ -144,6 +157,16 @@ macro_rules! independent_bits_mechanism {
 
             fn validate(&self, report: &Self::Report) -> Result<(), $crate::error::ReportError> {
                 self.bits.validate(report)
+            }
+
+            const NULL_INPUT: bool = true;
+
+            fn perturb_null<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Option<Self::Report> {
+                Some(self.bits.perturb_null(rng))
+            }
+
+            fn null_log_likelihood(&self, report: &Self::Report) -> Option<f64> {
+                Some(self.bits.null_log_likelihood(report))
             }
 
             fn log_likelihood(&self, report: &Self::Report, item: u32) -> f64 {

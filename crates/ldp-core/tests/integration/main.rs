@@ -11,6 +11,7 @@ mod golden;
 mod goodness_of_fit;
 mod identity;
 mod longitudinal;
+mod multidim;
 mod presets;
 mod privacy_audit;
 mod properties;
