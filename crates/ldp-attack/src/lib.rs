@@ -13,6 +13,8 @@
 //!   ([`ldp_core::attack_surface::best_seed`]);
 //! - repeated collection ([`longitudinal`]): the combined-likelihood attack on t linked reports
 //!   of one value, with and without memoization;
+//! - several attributes per user ([`multidim`]): joint reconstruction, attribute
+//!   inference on RS+FD and RS+RFD, and re-identification across SMP surveys;
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
 //!   Age data of the paper), perturb, aggregate, estimate and attack, over seeded runs in
 //!   parallel, with standard errors.
@@ -41,6 +43,7 @@ pub mod data;
 pub mod longitudinal;
 pub mod map;
 mod measure;
+pub mod multidim;
 mod poison;
 
 pub use data::{DataError, Population};

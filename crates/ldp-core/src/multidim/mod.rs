@@ -277,6 +277,17 @@ impl<M: Mechanism> Multidim<M> {
         items: &[u32],
         rng: &mut R,
     ) -> Result<MultidimReport<M::Report>, MultidimError> {
+        self.perturb_tracked(items, rng).map(|(report, _)| report)
+    }
+
+    /// [`Multidim::perturb`], with the attribute the user sampled (`None` for SPL, which
+    /// samples none): the ground truth an attribute-inference measurement scores against.
+    /// The same draws and the same report.
+    pub fn perturb_tracked<R: Rng + ?Sized>(
+        &self,
+        items: &[u32],
+        rng: &mut R,
+    ) -> Result<(MultidimReport<M::Report>, Option<usize>), MultidimError> {
         self.check_items(items)?;
         let item = |j: usize, x: u32| MultidimError::Item {
             attribute: j as u32,
@@ -295,13 +306,14 @@ impl<M: Mechanism> Multidim<M> {
             Solution::Spl => (0..d)
                 .map(|j| genuine(j, rng))
                 .collect::<Result<_, _>>()
-                .map(MultidimReport::Every),
+                .map(|reports| (MultidimReport::Every(reports), None)),
             Solution::Smp => {
                 let j = rng.random_range(0..d);
-                Ok(MultidimReport::Sampled {
+                let report = MultidimReport::Sampled {
                     attribute: j as u32,
                     report: genuine(j, rng)?,
-                })
+                };
+                Ok((report, Some(j)))
             }
             Solution::RsFd | Solution::RsFdNull | Solution::RsRfd => {
                 let sampled = rng.random_range(0..d);
@@ -314,7 +326,7 @@ impl<M: Mechanism> Multidim<M> {
                         }
                     })
                     .collect::<Result<_, _>>()
-                    .map(MultidimReport::Every)
+                    .map(|reports| (MultidimReport::Every(reports), Some(sampled)))
             }
         }
     }

@@ -1,0 +1,19 @@
+//! Attacks on several attributes per user ([`ldp_core::multidim`]), measured on real
+//! reports:
+//!
+//! - joint reconstruction ([`joint`]): every attribute of a user from one report, the
+//!   paper's Example 1;
+//! - attribute inference ([`inference`]): which attribute an RS+FD or RS+RFD user truly
+//!   sampled, by the Bayes-optimal attacker;
+//! - re-identification ([`reidentify`]): profiles joined across SMP surveys, matched
+//!   against background knowledge ([`matching`]).
+
+pub mod inference;
+pub mod joint;
+pub mod matching;
+pub mod reidentify;
+
+pub use inference::{AttributeInference, InferenceError};
+pub use joint::{JointReconstruction, guess_all, measure_joint};
+pub use matching::{MatchError, MatchIndex, Rank};
+pub use reidentify::{Reidentification, ReidentifyError, Repetition, SurveyPlan, reidentify};
