@@ -1,7 +1,7 @@
 //! What can go wrong with several attributes, each error naming the attribute.
 
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
-use crate::families::Family;
+use crate::families::{Family, NotClassic, WrongFamily};
 
 /// An error of a multidimensional client or server.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -17,6 +17,17 @@ pub enum MultidimError {
         attribute: u32,
         /// Why.
         source: ParamError,
+    },
+    /// An adaptive protocol given where a preset is needed.
+    #[error(transparent)]
+    NotClassic(NotClassic),
+    /// Attributes of different families.
+    #[error("attribute {attribute}: {source}")]
+    Family {
+        /// The attribute.
+        attribute: u32,
+        /// The families.
+        source: WrongFamily,
     },
     /// The per-report budget could not be formed from the total one.
     #[error("the per-report budget: {0}")]

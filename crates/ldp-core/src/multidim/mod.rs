@@ -49,12 +49,14 @@ mod error;
 mod priors;
 mod report;
 mod solution;
+mod spec;
 
 pub use aggregate::MultidimAggregator;
 pub use error::MultidimError;
 pub use priors::{PRIOR_SUM_TOLERANCE, Priors};
 pub use report::MultidimReport;
 pub use solution::{Solution, UnknownSolution};
+pub use spec::MultidimSpec;
 
 use rand::{Rng, RngExt};
 

@@ -542,3 +542,47 @@ fn clients_and_servers_round_trip_through_json_and_merge() {
     let tampered = json.replacen("\"eps\":2.0", "\"eps\":3.0", 1);
     assert!(serde_json::from_str::<Multidim<UnaryEncoding>>(&tampered).is_err());
 }
+
+/// Front ends name a client by solution and protocol: every classic protocol builds
+/// through `dispatch_multidim!` into the client its family's constructor gives.
+#[test]
+fn specs_build_the_typed_client_of_every_classic_protocol() {
+    use ldp_core::dispatch_multidim;
+    use ldp_core::multidim::MultidimSpec;
+    let d = domains(&[6, 3]);
+    let mut built = 0;
+    for protocol in Protocol::ALL {
+        let spec = MultidimSpec::classic(Solution::Smp, protocol, eps(2.0), &d, None);
+        if protocol.is_adaptive() {
+            assert!(
+                matches!(spec, Err(MultidimError::NotClassic(_))),
+                "{protocol}"
+            );
+            continue;
+        }
+        let Ok(spec) = spec else { continue };
+        let mut rng = stream_rng(45, 0, Role::Genuine, 0);
+        let k = dispatch_multidim!(&spec, m => {
+            let report = m.perturb(&[5, 2], &mut rng).unwrap();
+            m.validate(&report).unwrap();
+            m.domains()
+        })
+        .unwrap();
+        assert_eq!(k, d);
+        built += 1;
+    }
+    assert!(built >= 8, "{built}");
+    // Attributes of different families are refused.
+    let mixed = MultidimSpec::new(Solution::Spl, eps(1.0), &d, None, |k, e| {
+        let protocol = if k.get() == 6 {
+            Protocol::Grr
+        } else {
+            Protocol::Oue
+        };
+        Ok(Spec::classic(protocol, k, e).unwrap())
+    });
+    assert!(matches!(
+        mixed,
+        Err(MultidimError::Family { attribute: 1, .. })
+    ));
+}
