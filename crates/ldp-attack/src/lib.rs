@@ -13,6 +13,9 @@
 //!   ([`ldp_core::attack_surface::best_seed`]);
 //! - repeated collection ([`longitudinal`]): the combined-likelihood attack on t linked reports
 //!   of one value, with and without memoization;
+//! - data ([`data`]): one attribute per user ([`Population`], such as the paper's Adult
+//!   Age), or several ([`Table`]: UCI Adult's ten categorical attributes and
+//!   ACSEmployment's eighteen are shipped, and [`Table::from_csv_labels`] reads one's own);
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
 //!   Age data of the paper), perturb, aggregate, estimate and attack, over seeded runs in
 //!   parallel, with standard errors.
@@ -43,7 +46,7 @@ pub mod map;
 mod measure;
 mod poison;
 
-pub use data::{DataError, Population};
+pub use data::{DataError, Population, Table, TableError};
 pub use ldp_core::{AttackSurface, MaxGain};
 pub use map::{Prior, PriorError};
 pub use measure::{
