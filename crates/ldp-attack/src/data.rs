@@ -1,4 +1,13 @@
-//! Populations of genuine users, and the Adult Age data of the paper's empirical study.
+//! Populations of genuine users, and the Adult Age data of the paper's empirical study;
+//! tables of users with several attributes ([`Table`]), and the two shipped with this
+//! crate: UCI Adult (ten attributes) and ACSEmployment (Montana, eighteen).
+
+mod table;
+
+pub use table::{
+    ACS_EMPLOYMENT_CODES_GZ, ACS_EMPLOYMENT_LABELS_CSV, ADULT_CODES_GZ, ADULT_LABELS_CSV, Table,
+    TableError,
+};
 
 use ldp_core::{DomainSize, ItemOutOfRange};
 use rand::{Rng, RngExt};

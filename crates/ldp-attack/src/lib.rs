@@ -15,6 +15,9 @@
 //!   of one value, with and without memoization;
 //! - several attributes per user ([`multidim`]): joint reconstruction, attribute
 //!   inference on RS+FD and RS+RFD, and re-identification across SMP surveys;
+//! - data ([`data`]): one attribute per user ([`Population`], such as the paper's Adult
+//!   Age), or several ([`Table`]: UCI Adult's ten categorical attributes and
+//!   ACSEmployment's eighteen are shipped, and [`Table::from_csv_labels`] reads one's own);
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
 //!   Age data of the paper), perturb, aggregate, estimate and attack, over seeded runs in
 //!   parallel, with standard errors.
@@ -46,7 +49,7 @@ mod measure;
 pub mod multidim;
 mod poison;
 
-pub use data::{DataError, Population};
+pub use data::{DataError, Population, Table, TableError};
 pub use ldp_core::{AttackSurface, MaxGain};
 pub use map::{Prior, PriorError};
 pub use measure::{
