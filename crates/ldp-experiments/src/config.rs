@@ -158,9 +158,91 @@ pub enum Dataset {
     AdultAge,
 }
 
+/// A table of several attributes per user, shipped with ldp-attack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TableData {
+    /// UCI Adult's ten categorical attributes: 45,222 people (rows with a missing value
+    /// dropped), k = 74, 7, 16, 7, 14, 6, 5, 2, 41, 2.
+    Adult,
+    /// ACSEmployment (folktables, Montana): 10,336 people, 18 attributes.
+    AcsEmployment,
+}
+
+impl TableData {
+    /// The shipped table.
+    pub fn table(self) -> &'static ldp_attack::Table {
+        match self {
+            TableData::Adult => ldp_attack::Table::adult(),
+            TableData::AcsEmployment => ldp_attack::Table::acs_employment(),
+        }
+    }
+
+    /// Its name in figures.
+    pub fn label(self) -> &'static str {
+        match self {
+            TableData::Adult => "Adult",
+            TableData::AcsEmployment => "ACSEmployment",
+        }
+    }
+}
+
 /// The computation behind a figure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Kind {
+    /// Re-identification across SMP surveys (beyond the paper: its Example 1 and
+    /// Arcolezi et al., PVLDB 2023): RID-ACC@k after the surveys against eps, a panel per
+    /// (background knowledge, k), a line per protocol, the baseline k/n dashed.
+    Reidentification {
+        /// Protocols, one line each (adaptive ones tuned per attribute).
+        protocols: Vec<Protocol>,
+        /// The users, who are also the background knowledge.
+        data: TableData,
+        /// Total budgets.
+        eps: Vec<f64>,
+        /// Surveys, each of a random subset of the attributes.
+        surveys: usize,
+        /// Whether a user may be asked an attribute again (and replays its memo).
+        repetition: bool,
+        /// Partial knowledge too: the attacker knows a random subset of the columns.
+        partial: bool,
+        /// The k of RID-ACC@k, a panel each.
+        top: Vec<usize>,
+        /// Independent runs (survey plans, reports and, for partial knowledge, columns).
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
+    /// Attribute inference on the RS+ solutions: the Bayes-optimal attacker's accuracy
+    /// against eps, a line per client, the baseline 1/d dashed.
+    AttributeInference {
+        /// Clients: (protocol, solution name: rsfd, rsfd-z or rsrfd).
+        clients: Vec<(Protocol, String)>,
+        /// The users.
+        data: TableData,
+        /// Total budgets.
+        eps: Vec<f64>,
+        /// Independent runs.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
+    /// RS+RFD against RS+FD: the average MSE over attributes and the attribute-inference
+    /// accuracy against eps, a line per (protocol, solution).
+    FakeData {
+        /// Protocols.
+        protocols: Vec<Protocol>,
+        /// The users.
+        data: TableData,
+        /// Total budgets.
+        eps: Vec<f64>,
+        /// Budget of the Laplace noise on the true counts from which RS+RFD's prior is
+        /// made (per attribute: this over d), as the anchors' "correct" prior.
+        prior_eps: f64,
+        /// Independent runs.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
     /// Expected ASR against eps, a panel per protocol, a line per domain size.
     AsrVsEps {
         /// Protocols, one panel each.
@@ -387,7 +469,10 @@ impl Experiment {
             | Kind::Repeated { .. }
             | Kind::LargeDomain { .. }
             | Kind::Estimators { .. }
-            | Kind::AuditGrid { .. } => vec![],
+            | Kind::AuditGrid { .. }
+            | Kind::Reidentification { .. }
+            | Kind::AttributeInference { .. }
+            | Kind::FakeData { .. } => vec![],
         };
         if let Kind::Costs {
             domain_sizes, eps, ..
@@ -406,8 +491,20 @@ impl Experiment {
                 strategy_with_scale(s)?;
             }
         }
-        if let Kind::Empirical { runs: 0, .. } = &self.kind {
+        if let Kind::Empirical { runs: 0, .. }
+        | Kind::Reidentification { runs: 0, .. }
+        | Kind::AttributeInference { runs: 0, .. }
+        | Kind::FakeData { runs: 0, .. } = &self.kind
+        {
             return bad("runs must be at least 1");
+        }
+        if let Kind::AttributeInference { clients, .. } = &self.kind {
+            for (_, solution) in clients {
+                match solution.parse::<ldp_core::multidim::Solution>() {
+                    Ok(s) if s.fakes() => {}
+                    _ => return bad("attribute inference needs clients of rsfd, rsfd-z or rsrfd"),
+                }
+            }
         }
         if let Kind::FrontierVsN {
             pairs, users, runs, ..
@@ -582,6 +679,15 @@ impl Experiment {
                 // The first and last domain sizes, few trials: the shape of the figure.
                 *domain_sizes = ends(domain_sizes);
                 *trials = (*trials).min(20_000);
+            }
+            Kind::Reidentification { eps, runs, .. }
+            | Kind::AttributeInference { eps, runs, .. }
+            | Kind::FakeData { eps, runs, .. } => {
+                // The two ends of the budgets, one run.
+                if eps.len() > 2 {
+                    *eps = vec![eps[0], eps[eps.len() - 1]];
+                }
+                *runs = 1;
             }
             Kind::Estimators { eps, runs, .. } => {
                 // The two ends of the budgets, a few runs.

@@ -22,6 +22,18 @@ pub enum ExperimentError {
     /// A population could not be built.
     #[error(transparent)]
     Data(#[from] ldp_attack::DataError),
+    /// A multidimensional client, attack or table was refused.
+    #[error(transparent)]
+    Multidim(#[from] ldp_core::multidim::MultidimError),
+    /// Re-identification could not run.
+    #[error(transparent)]
+    Reidentify(#[from] ldp_attack::multidim::ReidentifyError),
+    /// Attribute inference could not run.
+    #[error(transparent)]
+    Inference(#[from] ldp_attack::multidim::InferenceError),
+    /// A shipped table could not be used.
+    #[error(transparent)]
+    Table(#[from] ldp_attack::TableError),
     /// Drawing the figure failed.
     #[error("plotting: {0}")]
     Plot(String),

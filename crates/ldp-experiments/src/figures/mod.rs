@@ -7,6 +7,7 @@ mod empirical;
 mod estimators;
 mod large_domain;
 mod longitudinal;
+mod multidim;
 mod objective;
 mod sample_size;
 mod strategies;
@@ -73,6 +74,9 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             seed,
         } => empirical::run(exp, &options, protocols, *dataset, eps, *runs, *seed),
         Kind::FrontierVsN { .. } => sample_size::run(exp, &options),
+        Kind::Reidentification { .. } => multidim::reidentification(exp, &options),
+        Kind::AttributeInference { .. } => multidim::attribute_inference(exp, &options),
+        Kind::FakeData { .. } => multidim::fake_data(exp, &options),
     }
 }
 
