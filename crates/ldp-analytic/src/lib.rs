@@ -6,8 +6,9 @@
 //! reconstruction attack ([`asr`]) and of the MAP attack with a prior ([`map`]), the
 //! expected gain of the maximal gain poisoning attack ([`epg`]), and, beyond the paper, the
 //! communication and computation cost of a report ([`cost`]), and what repeated collection
-//! of one value gives an attacker, with and without memoization ([`longitudinal`]); and
-//! which closed form a measured quantity is shown beside ([`compare`]). Everything
+//! of one value gives an attacker, with and without memoization ([`longitudinal`]); several attributes per user (SPL, SMP, RS+FD, RS+RFD:
+//! per-attribute variance, the attack on one attribute and on all, and profiling over
+//! surveys, [`multidim`]); and which closed form a measured quantity is shown beside ([`compare`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
 //! and one kind of cache, which changes no value: the sketches' exact ASR keeps what their
 //! public hashes give each (k, m), CMS's per-row counts and HCMS's ranks, for the next
@@ -62,6 +63,7 @@ pub mod epg;
 mod family;
 pub mod longitudinal;
 pub mod map;
+pub mod multidim;
 pub mod pure;
 mod quad;
 pub mod support;

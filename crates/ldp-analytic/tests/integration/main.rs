@@ -5,4 +5,5 @@ mod closed_forms;
 mod costs;
 mod large_domain;
 mod longitudinal;
+mod multidim;
 mod numerics;
