@@ -20,13 +20,22 @@ pub(crate) fn run(root: &Path, o: &Options) -> Result<()> {
         runner::load_configs(&root.join("configs/paper")).context("reading configs/paper")?;
     if o.list {
         for c in &configs {
-            println!("{:<45} {}", c.experiment.figure, c.experiment.title);
+            let when = if c.experiment.on_demand {
+                " (on demand: --figure)"
+            } else {
+                ""
+            };
+            println!("{:<45} {}{when}", c.experiment.figure, c.experiment.title);
         }
         return Ok(());
     }
     let selected: Vec<&ConfigFile> = configs
         .iter()
-        .filter(|c| o.figure.as_ref().is_none_or(|f| &c.experiment.figure == f))
+        .filter(|c| match &o.figure {
+            Some(f) => &c.experiment.figure == f,
+            // A long grid runs only when named.
+            None => !c.experiment.on_demand,
+        })
         .collect();
     if selected.is_empty() {
         let names: Vec<&str> = configs

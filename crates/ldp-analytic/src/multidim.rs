@@ -918,6 +918,7 @@ impl Collection {
             .map(|s| match unreported {
                 Unreported::Missing => 0.0,
                 Unreported::Guessed => 1.0 / s.k().as_f64(),
+                Unreported::Ignored => 1.0,
             })
             .collect();
         let d = a.len();
@@ -1018,6 +1019,10 @@ pub enum Unreported {
     Missing,
     /// A uniform guess, right w.p. `1/k_j` (as [`Collection::asr`] counts for SMP).
     Guessed,
+    /// Not asked of the profile: `all_correct` is then the probability that every
+    /// reported value is right (the profile a re-identification attack matches), and
+    /// `expected_correct` counts each unreported attribute as one.
+    Ignored,
 }
 
 /// What a profiling attacker achieves over several surveys ([`Collection::profile`]).

@@ -28,6 +28,10 @@ pub struct Experiment {
     /// width, `text(1.0)`); its text is at least 7 pt at that width.
     #[serde(default = "full_width")]
     pub width: Width,
+    /// Run only when `cargo xtask reproduce --figure NAME` names it: a long grid whose
+    /// shorter version is the figure every run reproduces.
+    #[serde(default)]
+    pub on_demand: bool,
     /// The computation.
     pub kind: Kind,
 }

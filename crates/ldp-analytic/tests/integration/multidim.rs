@@ -489,7 +489,11 @@ fn profile_matches_simulation() {
     .unwrap();
     for surveys in [1u32, 2, 3, 5] {
         for sampling in [Sampling::WithoutRepetition, Sampling::WithRepetition] {
-            for unreported in [Unreported::Missing, Unreported::Guessed] {
+            for unreported in [
+                Unreported::Missing,
+                Unreported::Guessed,
+                Unreported::Ignored,
+            ] {
                 let seed = 100 + u64::from(surveys);
                 let label = format!("S = {surveys} {sampling:?} {unreported:?}");
                 check_profile(
@@ -562,8 +566,11 @@ fn check_profile<M: AttackSurface>(
         }
         let right: Vec<bool> = (0..d)
             .map(|j| {
+                if profile[j].is_none() && unreported == Unreported::Ignored {
+                    return true;
+                }
                 let guess = profile[j].or(match unreported {
-                    Unreported::Missing => None,
+                    Unreported::Missing | Unreported::Ignored => None,
                     Unreported::Guessed => {
                         Some(arng.random_range(0..client.attributes()[j].domain_size().get()))
                     }

@@ -11,11 +11,14 @@
 //! E_t = sum_{B, |B| >= t} (-1)^{|B| - t} C(|B|, t) N(B)
 //! ```
 //!
-//! so a profile costs `2^m` binary searches instead of `n m` comparisons: matching every
-//! one of Adult's 45,222 users against all 45,222 records is about 1.5 million lookups per
-//! survey count, not 10^10 comparisons.
+//! so a profile costs at most `2^m` hash lookups instead of `n m` comparisons (and fewer:
+//! a subset no record agrees with has no agreeing superset): matching every one of Adult's
+//! 45,222 users against all 45,222 records is at most 1.5 million lookups per survey
+//! count, not 10^10 comparisons.
 
 use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 use std::sync::{Arc, RwLock};
 
 use ldp_core::DomainSize;
@@ -28,17 +31,17 @@ pub struct MatchIndex<'a> {
     d: usize,
     radix: Vec<u64>,
     known: Vec<bool>,
-    /// Per attribute set (a bit mask), the sorted distinct projections and their counts.
+    /// Per attribute set (a bit mask), the records' projections and their counts.
     tables: RwLock<HashMap<u64, Arc<Projection>>>,
 }
 
 /// Profiles of more known values than this are matched by a pass over the records.
 const MAX_INDEXED_PAIRS: usize = 10;
 
+/// The records' projections on one attribute set: how many records have each.
 #[derive(Debug)]
 struct Projection {
-    keys: Vec<u64>,
-    counts: Vec<u32>,
+    counts: FxHashMap<u64, u32>,
 }
 
 /// Where the true record ranks among all records for one profile: `greater` records score
@@ -182,72 +185,36 @@ impl<'a> MatchIndex<'a> {
     /// The rank of record `truth` for `profile` (an inferred value or `None` per
     /// attribute); attributes the attacker does not know are ignored.
     pub fn rank(&self, profile: &[Option<u32>], truth: usize) -> Result<Rank, MatchError> {
-        let pairs: Vec<(usize, u32)> = profile
-            .iter()
-            .enumerate()
-            .filter_map(|(j, v)| v.filter(|_| self.known[j]).map(|v| (j, v)))
-            .collect();
-        if truth >= self.len() || profile.len() != self.d {
-            return Err(MatchError::Profile {
-                truth,
-                attributes: profile.len(),
-            });
-        }
-        let true_row = self.row(truth);
-        let score = |row: &[u32]| pairs.iter().filter(|&&(j, v)| row[j] == v).count();
-        let true_score = score(true_row);
-        let m = pairs.len();
-        if m > MAX_INDEXED_PAIRS {
-            // 2^m lookups would cost more than a pass over the records.
-            let (mut greater, mut equal) = (0, 0);
-            for i in 0..self.len() {
-                match score(self.row(i)).cmp(&true_score) {
-                    std::cmp::Ordering::Greater => greater += 1,
-                    std::cmp::Ordering::Equal => equal += 1,
-                    std::cmp::Ordering::Less => {}
-                }
-            }
-            return Ok(Rank { greater, equal });
-        }
-        // exactly[t] = sum over subsets B with |B| >= t of (-1)^(|B| - t) C(|B|, t) N(B).
-        let mut exactly = vec![0i128; m + 1];
-        for subset in 0u64..(1 << m) {
-            let size = subset.count_ones() as usize;
-            let count = i128::from(self.agreeing(&pairs, subset)?);
-            for (t, slot) in exactly.iter_mut().enumerate().take(size + 1) {
-                let sign = if (size - t) % 2 == 0 { 1 } else { -1 };
-                *slot += sign * binomial(size, t) * count;
-            }
-        }
-        let as_count = |x: i128| u64::try_from(x).unwrap_or(0);
-        Ok(Rank {
-            greater: exactly[true_score + 1..].iter().map(|&x| as_count(x)).sum(),
-            equal: as_count(exactly[true_score]).max(1),
-        })
+        Ok(self
+            .rank_within(profile, truth, u64::MAX)?
+            .expect("fewer than u64::MAX records rank above"))
     }
 
-    /// N(B): the records agreeing with the pairs selected by `subset`.
-    fn agreeing(&self, pairs: &[(usize, u32)], subset: u64) -> Result<u64, MatchError> {
-        if subset == 0 {
-            return Ok(self.len() as u64);
+    /// [`MatchIndex::rank`], or `None` as soon as `cap` records are known to score higher
+    /// than the true one (RID-ACC@k is then zero for every k up to `cap`).
+    ///
+    /// The number of records of score exactly `t` needs the counts of subsets of size
+    /// `t` or more only, so the sizes are taken from `m` down: each size settles one
+    /// score, and the walk stops at the true record's score, or once `cap` records beat
+    /// it. A profile the true record matches badly costs a handful of lookups.
+    pub fn rank_within(
+        &self,
+        profile: &[Option<u32>],
+        truth: usize,
+        cap: u64,
+    ) -> Result<Option<Rank>, MatchError> {
+        self.matcher().rank_within(profile, truth, cap)
+    }
+
+    /// A matcher for one thread: it keeps the projections it has used, so that its
+    /// lookups do not touch the index's shared table (whose lock two threads would
+    /// otherwise take millions of times).
+    pub fn matcher(&self) -> Matcher<'_, 'a> {
+        Matcher {
+            index: self,
+            local: FxHashMap::default(),
+            pairs: Vec::new(),
         }
-        // The key in attribute order (pairs are sorted by attribute), as the projection
-        // table builds it.
-        let (mut mask, mut key) = (0u64, 0u64);
-        for (i, &(j, v)) in pairs.iter().enumerate() {
-            if subset >> i & 1 == 1 {
-                mask |= 1 << j;
-                key = key
-                    .checked_mul(self.radix[j])
-                    .and_then(|x| x.checked_add(u64::from(v)))
-                    .ok_or(MatchError::TooWide)?;
-            }
-        }
-        let table = self.projection(mask)?;
-        Ok(table
-            .keys
-            .binary_search(&key)
-            .map_or(0, |at| u64::from(table.counts[at])))
     }
 
     fn projection(&self, mask: u64) -> Result<Arc<Projection>, MatchError> {
@@ -255,7 +222,7 @@ impl<'a> MatchIndex<'a> {
             return Ok(Arc::clone(table));
         }
         let attributes: Vec<usize> = (0..self.d).filter(|j| mask >> j & 1 == 1).collect();
-        let mut keys = Vec::with_capacity(self.len());
+        let mut counts = FxHashMap::default();
         for i in 0..self.len() {
             let row = self.row(i);
             let mut key = 0u64;
@@ -265,27 +232,132 @@ impl<'a> MatchIndex<'a> {
                     .and_then(|x| x.checked_add(u64::from(row[j])))
                     .ok_or(MatchError::TooWide)?;
             }
-            keys.push(key);
+            *counts.entry(key).or_insert(0u32) += 1;
         }
-        keys.sort_unstable();
-        let (mut distinct, mut counts) = (Vec::new(), Vec::new());
-        for key in keys {
-            if distinct.last() == Some(&key) {
-                *counts.last_mut().expect("pushed with its key") += 1;
-            } else {
-                distinct.push(key);
-                counts.push(1u32);
-            }
-        }
-        let table = Arc::new(Projection {
-            keys: distinct,
-            counts,
-        });
+        let table = Arc::new(Projection { counts });
         self.tables
             .write()
             .expect("not poisoned")
             .insert(mask, Arc::clone(&table));
         Ok(table)
+    }
+}
+
+/// Ranks profiles against a [`MatchIndex`] from one thread ([`MatchIndex::matcher`]).
+#[derive(Debug)]
+pub struct Matcher<'i, 'a> {
+    index: &'i MatchIndex<'a>,
+    /// The projections this matcher has used.
+    local: FxHashMap<u64, Arc<Projection>>,
+    /// The profile's known (attribute, value) pairs, reused across calls.
+    pairs: Vec<(usize, u32)>,
+}
+
+impl Matcher<'_, '_> {
+    /// [`MatchIndex::rank_within`].
+    pub fn rank_within(
+        &mut self,
+        profile: &[Option<u32>],
+        truth: usize,
+        cap: u64,
+    ) -> Result<Option<Rank>, MatchError> {
+        let index = self.index;
+        if truth >= index.len() || profile.len() != index.d {
+            return Err(MatchError::Profile {
+                truth,
+                attributes: profile.len(),
+            });
+        }
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.clear();
+        pairs.extend(
+            profile
+                .iter()
+                .enumerate()
+                .filter_map(|(j, v)| v.filter(|_| index.known[j]).map(|v| (j, v))),
+        );
+        let rank = self.rank_of(&pairs, truth, cap);
+        self.pairs = pairs;
+        rank
+    }
+
+    fn rank_of(
+        &mut self,
+        pairs: &[(usize, u32)],
+        truth: usize,
+        cap: u64,
+    ) -> Result<Option<Rank>, MatchError> {
+        let index = self.index;
+        let score = |row: &[u32]| pairs.iter().filter(|&&(j, v)| row[j] == v).count();
+        let true_score = score(index.row(truth));
+        let m = pairs.len();
+        if m > MAX_INDEXED_PAIRS {
+            // 2^m lookups would cost more than a pass over the records.
+            let (mut greater, mut equal) = (0, 0);
+            for i in 0..index.len() {
+                match score(index.row(i)).cmp(&true_score) {
+                    std::cmp::Ordering::Greater => greater += 1,
+                    std::cmp::Ordering::Equal => equal += 1,
+                    std::cmp::Ordering::Less => {}
+                }
+            }
+            return Ok((greater < cap).then_some(Rank { greater, equal }));
+        }
+        // by_size[b] = sum of N(B) over the subsets B of b pairs; then the records of
+        // score exactly t number E_t = sum over b >= t of (-1)^(b - t) C(b, t) by_size[b].
+        let mut by_size = [0i128; MAX_INDEXED_PAIRS + 1];
+        let mut greater = 0u64;
+        for t in (true_score..=m).rev() {
+            for subset in (0u64..(1 << m)).filter(|s| s.count_ones() as usize == t) {
+                by_size[t] += i128::from(self.agreeing(pairs, subset)?);
+            }
+            let exactly: i128 = (t..=m)
+                .map(|b| {
+                    let sign = if (b - t) % 2 == 0 { 1 } else { -1 };
+                    sign * binomial(b, t) * by_size[b]
+                })
+                .sum();
+            let exactly = u64::try_from(exactly).unwrap_or(0);
+            if t == true_score {
+                return Ok(Some(Rank {
+                    greater,
+                    equal: exactly.max(1),
+                }));
+            }
+            greater += exactly;
+            if greater >= cap {
+                return Ok(None);
+            }
+        }
+        unreachable!("the walk ends at the true score, which is at most m")
+    }
+
+    /// N(B): the records agreeing with the pairs selected by `subset`.
+    fn agreeing(&mut self, pairs: &[(usize, u32)], subset: u64) -> Result<u64, MatchError> {
+        let index = self.index;
+        if subset == 0 {
+            return Ok(index.len() as u64);
+        }
+        // The key in attribute order (pairs are sorted by attribute), as the projection
+        // table builds it.
+        let (mut mask, mut key) = (0u64, 0u64);
+        for (i, &(j, v)) in pairs.iter().enumerate() {
+            if subset >> i & 1 == 1 {
+                mask |= 1 << j;
+                key = key
+                    .checked_mul(index.radix[j])
+                    .and_then(|x| x.checked_add(u64::from(v)))
+                    .ok_or(MatchError::TooWide)?;
+            }
+        }
+        let table = match self.local.get(&mask) {
+            Some(table) => table,
+            None => {
+                let table = index.projection(mask)?;
+                self.local.entry(mask).or_insert(table)
+            }
+        };
+        Ok(table.counts.get(&key).map_or(0, |&c| u64::from(c)))
     }
 }
 

@@ -15,5 +15,7 @@ pub mod reidentify;
 
 pub use inference::{AttributeInference, InferenceError};
 pub use joint::{JointReconstruction, guess_all, measure_joint};
-pub use matching::{MatchError, MatchIndex, Rank};
-pub use reidentify::{Reidentification, ReidentifyError, Repetition, SurveyPlan, reidentify};
+pub use matching::{MatchError, MatchIndex, Matcher, Rank};
+pub use reidentify::{
+    Reidentification, ReidentifyError, Repetition, Scoring, SurveyPlan, reidentify,
+};

@@ -125,12 +125,27 @@ impl SurveyPlan {
     }
 }
 
-/// RID-ACC after each survey.
+/// After which surveys the attacker matches the profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scoring {
+    /// After every survey.
+    EverySurvey,
+    /// After the last only (a profile of m values costs up to `2^m` lookups: the last
+    /// survey alone costs about half of all of them).
+    LastSurvey,
+}
+
+/// RID-ACC after the surveys scored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reidentification {
-    /// `accuracy[s][k - 1]`: the mean over users of RID-ACC@k after surveys `0..=s`, for
-    /// k = 1..=`top`.
+    /// The numbers of surveys after which the profiles were matched, increasing.
+    pub after: Vec<usize>,
+    /// `accuracy[i][k - 1]`: the mean over users of RID-ACC@k after `after[i]` surveys,
+    /// for k = 1..=`top`.
     pub accuracy: Vec<Vec<f64>>,
+    /// `profiled[i]`: the fraction of users every value of whose profile is right after
+    /// `after[i]` surveys (`ldp_analytic::multidim::Collection::profile`'s `all_correct`).
+    pub profiled: Vec<f64>,
     /// The users (and records).
     pub users: usize,
 }
@@ -147,13 +162,15 @@ const USERS_PER_STREAM: usize = 1024;
 
 /// Runs the surveys of `plan` on every record of `index` (each record is a user, and the
 /// background holds them all), reporting with the SMP client `smp`'s per-attribute
-/// mechanisms at its full budget, and scores RID-ACC@1..=`top` after each survey.
-/// Seeded: the same `seed` gives the same result on any number of threads.
+/// mechanisms at its full budget, and scores RID-ACC@1..=`top` after the surveys
+/// `scoring` names. Seeded: the same `seed` gives the same result on any number of
+/// threads, and for either scoring.
 pub fn reidentify<M: AttackSurface>(
     smp: &Multidim<M>,
     plan: &SurveyPlan,
     index: &MatchIndex<'_>,
     top: usize,
+    scoring: Scoring,
     seed: u64,
 ) -> Result<Reidentification, ReidentifyError> {
     if smp.solution() != Solution::Smp {
@@ -168,22 +185,26 @@ pub fn reidentify<M: AttackSurface>(
         });
     }
     let surveys = plan.surveys.len();
+    let after: Vec<usize> = match scoring {
+        Scoring::EverySurvey => (1..=surveys).collect(),
+        Scoring::LastSurvey => vec![surveys],
+    };
     let batches: Vec<usize> = (0..n.div_ceil(USERS_PER_STREAM)).collect();
     let sums = batches
         .par_iter()
         .map(|&batch| {
             let mut rng = stream_rng(seed, 0, Role::Genuine, batch as u64);
-            let mut sums = vec![vec![0.0; top]; surveys];
+            let mut sums = vec![vec![0.0; top]; after.len()];
+            let mut profiled = vec![0u64; after.len()];
+            let mut matcher = index.matcher();
+            let mut fresh: Vec<usize> = Vec::new();
             let users = batch * USERS_PER_STREAM..((batch + 1) * USERS_PER_STREAM).min(n);
             for user in users {
                 let items = index.row(user);
                 let mut profile: Vec<Option<u32>> = vec![None; d];
                 for (s, attributes) in plan.surveys.iter().enumerate() {
-                    let fresh: Vec<usize> = attributes
-                        .iter()
-                        .copied()
-                        .filter(|&j| profile[j].is_none())
-                        .collect();
+                    fresh.clear();
+                    fresh.extend(attributes.iter().copied().filter(|&j| profile[j].is_none()));
                     let pool = match plan.repetition {
                         Repetition::Without if !fresh.is_empty() => &fresh,
                         _ => attributes,
@@ -197,17 +218,31 @@ pub fn reidentify<M: AttackSurface>(
                         );
                         profile[j] = Some(m.guess(&report, &mut rng));
                     }
-                    let rank = index.rank(&profile, user)?;
-                    for (k, sum) in sums[s].iter_mut().enumerate() {
-                        *sum += rank.top(k as u64 + 1);
+                    // The scored surveys are increasing: a search finds this one's row.
+                    if let Ok(row) = after.binary_search(&(s + 1)) {
+                        let right = profile
+                            .iter()
+                            .zip(items)
+                            .all(|(guess, x)| guess.is_none_or(|v| v == *x));
+                        profiled[row] += u64::from(right);
+                        // Beyond `top` records above it, every RID-ACC@k scored is zero.
+                        if let Some(rank) = matcher.rank_within(&profile, user, top as u64)? {
+                            for (k, sum) in sums[row].iter_mut().enumerate() {
+                                *sum += rank.top(k as u64 + 1);
+                            }
+                        }
                     }
                 }
             }
-            Ok(sums)
+            Ok((sums, profiled))
         })
         .collect::<Result<Vec<_>, ReidentifyError>>()?;
-    let mut accuracy = vec![vec![0.0; top]; surveys];
-    for batch in sums {
+    let mut accuracy = vec![vec![0.0; top]; after.len()];
+    let mut profiled = vec![0u64; after.len()];
+    for (batch, right) in sums {
+        for (total, part) in profiled.iter_mut().zip(right) {
+            *total += part;
+        }
         for (total, part) in accuracy.iter_mut().zip(batch) {
             for (t, p) in total.iter_mut().zip(part) {
                 *t += p;
@@ -219,7 +254,15 @@ pub fn reidentify<M: AttackSurface>(
             *v /= n.max(1) as f64;
         }
     }
-    Ok(Reidentification { accuracy, users: n })
+    Ok(Reidentification {
+        after,
+        accuracy,
+        profiled: profiled
+            .into_iter()
+            .map(|c| c as f64 / n.max(1) as f64)
+            .collect(),
+        users: n,
+    })
 }
 
 #[cfg(test)]
@@ -258,7 +301,7 @@ mod tests {
         )
         .unwrap();
         let plan = SurveyPlan::new(4, vec![vec![0, 1, 2, 3]; 4], Repetition::Without).unwrap();
-        let rid = reidentify(&smp, &plan, &index, 3, 7).unwrap();
+        let rid = reidentify(&smp, &plan, &index, 3, Scoring::EverySurvey, 7).unwrap();
         let expected: f64 = (0..500)
             .map(|i| {
                 let same = (0..500).filter(|&u| index.row(u) == index.row(i)).count();
@@ -271,6 +314,8 @@ mod tests {
             "{:?} vs {expected}",
             rid.accuracy[3]
         );
+        // Truthful reports: every profile is right.
+        assert!(rid.profiled.iter().all(|&p| p == 1.0));
         // Each survey adds an attribute: accuracy grows, and top-3 beats top-1.
         for s in 1..4 {
             assert!(rid.accuracy[s][0] >= rid.accuracy[s - 1][0]);
@@ -278,8 +323,8 @@ mod tests {
         }
         // With repetition a user may ask the same attribute again, learning less.
         let again = SurveyPlan::new(4, vec![vec![0, 1, 2, 3]; 4], Repetition::With).unwrap();
-        let rid_again = reidentify(&smp, &again, &index, 1, 7).unwrap();
-        assert!(rid_again.accuracy[3][0] < rid.accuracy[3][0]);
+        let rid_again = reidentify(&smp, &again, &index, 1, Scoring::LastSurvey, 7).unwrap();
+        assert!(rid_again.accuracy[0][0] < rid.accuracy[3][0]);
     }
 
     /// The same seed gives the same result on one thread and on several.
@@ -303,10 +348,13 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| reidentify(&smp, &plan, &index, 10, 5).unwrap())
+                .install(|| reidentify(&smp, &plan, &index, 10, Scoring::EverySurvey, 5).unwrap())
         };
         let one = run(1);
         assert_eq!(one, run(2));
+        // Scoring the last survey only draws the same reports.
+        let last = reidentify(&smp, &plan, &index, 10, Scoring::LastSurvey, 5).unwrap();
+        assert_eq!(last.accuracy[0], one.accuracy[2]);
         assert!(one.accuracy[2][9] > one.baseline(10), "{:?}", one.accuracy);
     }
 
@@ -327,14 +375,14 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            reidentify(&spl, &plan, &index, 1, 0),
+            reidentify(&spl, &plan, &index, 1, Scoring::LastSurvey, 0),
             Err(ReidentifyError::NotSmp(_))
         ));
         let other = [DomainSize::new(2).unwrap(), DomainSize::new(4).unwrap()];
         let smp =
             Multidim::new(Solution::Smp, Epsilon::new(1.0).unwrap(), &other, Grr::new).unwrap();
         assert!(matches!(
-            reidentify(&smp, &plan, &index, 1, 0),
+            reidentify(&smp, &plan, &index, 1, Scoring::LastSurvey, 0),
             Err(ReidentifyError::Width { .. })
         ));
     }

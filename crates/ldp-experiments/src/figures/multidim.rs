@@ -2,9 +2,11 @@
 //! multidimensional risks): re-identification across SMP surveys, attribute inference on
 //! the RS+ solutions, and RS+RFD's prior fakes against RS+FD's uniform ones.
 
+use ldp_analytic::LhAsr;
+use ldp_analytic::multidim::{Collection, Population, Sampling, Unreported};
 use ldp_attack::Table as DataTable;
 use ldp_attack::multidim::{
-    AttributeInference, MatchIndex, Repetition, SurveyPlan, reidentify,
+    AttributeInference, MatchIndex, Repetition, Scoring, SurveyPlan, reidentify,
 };
 use ldp_core::multidim::{MultidimSpec, Priors, Solution};
 use ldp_core::simulation::{Role, stream_rng};
@@ -16,7 +18,9 @@ use rayon::prelude::*;
 use super::{Output, budget, value};
 use crate::config::{Experiment, Kind};
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, protocol_look};
+use crate::plot::{
+    Axis, Dash, Figure, GREY, Look, Marker, Panel, Point, Series, coincidence_note, protocol_look,
+};
 use crate::table::Table;
 
 /// The mean and standard error of `values` (SE 0 for one value).
@@ -46,9 +50,13 @@ fn client(
         .map(|&k| protocol_spec(protocol, k, report_eps, options))
         .collect::<Result<_, _>>()?;
     let mut given = specs.into_iter();
-    Ok(MultidimSpec::new(solution, eps, domains, priors, |_, _| {
-        Ok(given.next().expect("one spec per attribute"))
-    })?)
+    Ok(MultidimSpec::new(
+        solution,
+        eps,
+        domains,
+        priors,
+        |_, _| Ok(given.next().expect("one spec per attribute")),
+    )?)
 }
 
 /// A line with markers and 3-SE bars.
@@ -134,7 +142,27 @@ pub(super) fn reidentification(
         "rid_acc",
         "rid_se",
         "baseline",
+        "profiled",
+        "profiled_se",
+        "profiled_exact",
     ]);
+    // The closed form of a profile entirely right after the surveys (ldp-analytic), per
+    // protocol and budget: each reported attribute reconstructed w.p. its exact ASR.
+    let sampling = match repetition {
+        Repetition::Without => Sampling::WithoutRepetition,
+        Repetition::With => Sampling::WithRepetition,
+    };
+    let profiled_exact = |p: Protocol, e: f64| -> Result<f64, ExperimentError> {
+        let collection = Collection::new(Solution::Smp, budget(e)?, &domains, |k, eps| {
+            protocol_spec(p, k, eps, options)
+        })
+        .map_err(|e| ExperimentError::Config(e.to_string()))?;
+        Ok(collection
+            .profile(*surveys as u32, sampling, Unreported::Ignored, LhAsr::Exact)
+            .map_err(|e| ExperimentError::Config(e.to_string()))?
+            .all_correct)
+    };
+    let mut profile_series = Vec::new();
     let mut panels = Vec::new();
     for (name, columns) in &knowledge {
         // One index per distinct column set, shared by every protocol and budget.
@@ -157,22 +185,32 @@ pub(super) fn reidentification(
                         let plan = SurveyPlan::random(d, *surveys, repetition, &mut rng)?;
                         let index = &indices[run as usize];
                         let run_seed = seed ^ (run << 32) ^ u64::from(p.id());
-                        Ok(dispatch_multidim!(&spec, m => reidentify(&m, &plan, index, max_top, run_seed))??)
+                        Ok(dispatch_multidim!(&spec, m => reidentify(&m, &plan, index, max_top, Scoring::LastSurvey, run_seed))??)
                     })
                     .collect::<Result<Vec<_>, ExperimentError>>()?;
-                Ok((p, e, per_run))
+                let exact = profiled_exact(p, e)?;
+                Ok((p, e, per_run, exact))
             })
             .collect::<Result<Vec<_>, ExperimentError>>()?;
         for &k in top {
             let mut series = Vec::new();
             for &p in protocols {
                 let mut points = Vec::new();
-                for (_, e, per_run) in results.iter().filter(|r| r.0 == p) {
+                let (mut measured, mut exact) = (Vec::new(), Vec::new());
+                for (_, e, per_run, right_exact) in results.iter().filter(|r| r.0 == p) {
                     let last: Vec<f64> = per_run
                         .iter()
-                        .map(|r| 100.0 * r.accuracy[surveys - 1][k - 1])
+                        .map(|r| 100.0 * r.accuracy[0][k - 1])
                         .collect();
                     let (mean, se) = mean_se(&last);
+                    let right: Vec<f64> = per_run.iter().map(|r| 100.0 * r.profiled[0]).collect();
+                    let (right, right_se) = mean_se(&right);
+                    let right_exact = 100.0 * right_exact;
+                    measured.push(Point {
+                        err: 3.0 * right_se,
+                        ..Point::at(*e, right)
+                    });
+                    exact.push(Point::at(*e, right_exact));
                     rows.push(vec![
                         (*name).into(),
                         p.label().into(),
@@ -182,6 +220,9 @@ pub(super) fn reidentification(
                         mean.into(),
                         se.into(),
                         (100.0 * per_run[0].baseline(k)).into(),
+                        right.into(),
+                        right_se.into(),
+                        right_exact.into(),
                     ]);
                     points.push(Point {
                         err: 3.0 * se,
@@ -189,9 +230,23 @@ pub(super) fn reidentification(
                     });
                 }
                 series.push(measured_series(p.label(), protocol_look(p), points));
+                // The profiles are the same whatever the knowledge and k: drawn once.
+                if profile_series.len() < 2 * protocols.len() {
+                    let look = protocol_look(p);
+                    profile_series.push(Series {
+                        label: p.label().to_owned(),
+                        look: look.without_marker(),
+                        points: exact,
+                    });
+                    profile_series.push(Series {
+                        label: p.label().to_owned(),
+                        look: look.with_dash(Dash::None),
+                        points: measured,
+                    });
+                }
             }
             series.push(baseline_series(
-                format!("baseline k/n"),
+                "baseline k/n".to_owned(),
                 eps,
                 100.0 * k as f64 / table.len() as f64,
             ));
@@ -204,34 +259,60 @@ pub(super) fn reidentification(
             });
         }
     }
-    let findings = rows
+    panels.push(Panel {
+        title: format!("every reported value right after {surveys} surveys"),
+        x: Axis::linear("ε"),
+        y: Axis::linear("profiles right (%)"),
+        series: profile_series,
+        vlines: vec![],
+    });
+    let zs: Vec<f64> = rows
         .rows
         .iter()
-        .filter(|r| rows.num(r, "eps") == eps.iter().copied().fold(f64::MIN, f64::max))
+        .filter(|r| rows.num(r, "profiled_se") > 0.0)
         .map(|r| {
-            format!(
-                "{} {} at ε = {}: RID-ACC@{} = {:.2}% ± {:.2}",
-                rows.text(r, "knowledge"),
-                rows.text(r, "protocol"),
-                value(rows.num(r, "eps")),
-                rows.num(r, "top"),
-                rows.num(r, "rid_acc"),
-                rows.num(r, "rid_se")
-            )
+            (rows.num(r, "profiled") - rows.num(r, "profiled_exact")) / rows.num(r, "profiled_se")
         })
         .collect();
-    let legend = Figure::legend_from_series(&panels);
+    let mut findings = vec![format!(
+        "profiles right: {} of {} measured points within 3 SE of the closed form (largest |z| = {:.2})",
+        zs.iter().filter(|z| z.abs() <= 3.0).count(),
+        zs.len(),
+        zs.iter().fold(0.0f64, |m, z| m.max(z.abs()))
+    )];
+    findings.extend(
+        rows.rows
+            .iter()
+            .filter(|r| rows.num(r, "eps") == eps.iter().copied().fold(f64::MIN, f64::max))
+            .map(|r| {
+                format!(
+                    "{} {} at ε = {}: RID-ACC@{} = {:.2}% ± {:.2}",
+                    rows.text(r, "knowledge"),
+                    rows.text(r, "protocol"),
+                    value(rows.num(r, "eps")),
+                    rows.num(r, "top"),
+                    rows.num(r, "rid_acc"),
+                    rows.num(r, "rid_se")
+                )
+            }),
+    );
+    let mut legend = Figure::legend_from_series(&panels);
+    legend.push(("closed form (line, last panel)".into(), Look::line(GREY)));
+    legend.push(("measured ± 3 SE".into(), marker_look()));
+    let notes = coincidence_note(&panels, "Drawn on one another where equal:")
+        .into_iter()
+        .collect();
     Ok(Output {
         table: rows,
         figure: Figure {
             width: exp.width,
-            columns: top.len().clamp(1, 4),
+            columns: top.len().clamp(2, 4),
             panel_height: 150.0,
             legend,
             panels,
             color_bar: None,
             share_y: false,
-            notes: vec![],
+            notes,
         },
         findings,
     })
@@ -250,17 +331,27 @@ fn client_look(p: Protocol, solution: Solution) -> Look {
 fn client_label(p: Protocol, solution: Solution) -> String {
     let suffix = match solution {
         Solution::RsFdNull => "-z",
-        Solution::RsFd if p.family() == ldp_core::Family::UnaryEncoding => "-r",
+        Solution::RsFd | Solution::RsRfd if p.family() == ldp_core::Family::UnaryEncoding => "-r",
         _ => "",
     };
-    format!("{}[{}{}]", solution.label().trim_end_matches("-z"), p.label(), suffix)
+    format!(
+        "{}[{}{}]",
+        solution.label().trim_end_matches("-z"),
+        p.label(),
+        suffix
+    )
 }
 
 /// One run of an RS+ collection over the table: the Bayes attacker's accuracy (with the
-/// server's estimate as its belief) and the average over attributes of the estimate's
-/// mean squared error.
-fn attack_run(spec: &MultidimSpec, table: &DataTable, seed: u64) -> Result<(f64, f64), ExperimentError> {
-    Ok(dispatch_multidim!(spec, m => {
+/// server's estimate as its belief), the average over attributes of the unbiased
+/// estimate's mean squared error, and its closed form (`ldp_analytic::multidim`: the
+/// exact variance for this fixed table, averaged over items and attributes).
+fn attack_run(
+    spec: &MultidimSpec,
+    table: &DataTable,
+    seed: u64,
+) -> Result<(f64, f64, f64), ExperimentError> {
+    dispatch_multidim!(spec, m => {
         let mut rng = stream_rng(seed, 0, Role::Genuine, 0);
         let mut server = m.aggregator();
         let mut reports = Vec::with_capacity(table.len());
@@ -274,6 +365,20 @@ fn attack_run(spec: &MultidimSpec, table: &DataTable, seed: u64) -> Result<(f64,
         for (report, sampled) in &reports {
             hits += usize::from(attacker.guess(report, &mut rng)? == *sampled);
         }
+        let collection = Collection::of(&m);
+        let n = table.len() as f64;
+        let mut expected = 0.0;
+        for j in 0..table.dimensions() {
+            let truth = table.frequencies(j);
+            let mut sum = 0.0;
+            for (v, &f) in truth.iter().enumerate() {
+                sum += collection
+                    .variance(j, v as u32, n, f, Population::Fixed)
+                    .map_err(|e| ExperimentError::Config(e.to_string()))?;
+            }
+            expected += sum / truth.len() as f64;
+        }
+        let expected = expected / table.dimensions() as f64;
         let estimates = server.estimate(Estimator::Unbiased)?;
         let mse = estimates
             .iter()
@@ -285,8 +390,8 @@ fn attack_run(spec: &MultidimSpec, table: &DataTable, seed: u64) -> Result<(f64,
             })
             .sum::<f64>()
             / estimates.len() as f64;
-        Ok::<_, ExperimentError>((hits as f64 / reports.len() as f64, mse))
-    })??)
+        Ok::<_, ExperimentError>((hits as f64 / reports.len() as f64, mse, expected))
+    })?
 }
 
 pub(super) fn attribute_inference(
@@ -316,18 +421,29 @@ pub(super) fn attribute_inference(
         .collect::<Result<_, _>>()?;
     let cells: Vec<(Protocol, Solution, f64, u64)> = parsed
         .iter()
-        .flat_map(|&(p, s)| eps.iter().flat_map(move |&e| (0..*runs).map(move |r| (p, s, e, r))))
+        .flat_map(|&(p, s)| {
+            eps.iter()
+                .flat_map(move |&e| (0..*runs).map(move |r| (p, s, e, r)))
+        })
         .collect();
     let results = cells
         .par_iter()
         .map(|&(p, s, e, run)| {
             let priors = (s == Solution::RsRfd).then(|| uniform_priors(&domains));
             let spec = client(s, p, budget(e)?, &domains, priors, options)?;
-            let (accuracy, _) = attack_run(&spec, table, seed ^ (run << 32) ^ u64::from(p.id()))?;
+            let (accuracy, _, _) =
+                attack_run(&spec, table, seed ^ (run << 32) ^ u64::from(p.id()))?;
             Ok(100.0 * accuracy)
         })
         .collect::<Result<Vec<f64>, ExperimentError>>()?;
-    let mut rows = Table::new(&["client", "eps", "runs", "accuracy", "accuracy_se", "baseline"]);
+    let mut rows = Table::new(&[
+        "client",
+        "eps",
+        "runs",
+        "accuracy",
+        "accuracy_se",
+        "baseline",
+    ]);
     let mut series = Vec::new();
     let per_client = eps.len() * *runs as usize;
     for (c, &(p, s)) in parsed.iter().enumerate() {
@@ -348,9 +464,17 @@ pub(super) fn attribute_inference(
                 ..Point::at(e, mean)
             });
         }
-        series.push(measured_series(&client_label(p, s), client_look(p, s), points));
+        series.push(measured_series(
+            &client_label(p, s),
+            client_look(p, s),
+            points,
+        ));
     }
-    series.push(baseline_series("baseline 1/d".into(), eps, 100.0 / d as f64));
+    series.push(baseline_series(
+        "baseline 1/d".into(),
+        eps,
+        100.0 / d as f64,
+    ));
     let findings = rows
         .rows
         .iter()
@@ -432,7 +556,10 @@ fn noisy_priors(table: &DataTable, eps: f64, seed: u64) -> Result<Priors, Experi
     Ok(Priors::new(priors)?)
 }
 
-pub(super) fn fake_data(exp: &Experiment, options: &TuneOptions) -> Result<Output, ExperimentError> {
+pub(super) fn fake_data(
+    exp: &Experiment,
+    options: &TuneOptions,
+) -> Result<Output, ExperimentError> {
     let Kind::FakeData {
         protocols,
         data,
@@ -451,9 +578,10 @@ pub(super) fn fake_data(exp: &Experiment, options: &TuneOptions) -> Result<Outpu
     let cells: Vec<(Protocol, Solution, f64, u64)> = protocols
         .iter()
         .flat_map(|&p| {
-            solutions
-                .iter()
-                .flat_map(move |&s| eps.iter().flat_map(move |&e| (0..*runs).map(move |r| (p, s, e, r))))
+            solutions.iter().flat_map(move |&s| {
+                eps.iter()
+                    .flat_map(move |&e| (0..*runs).map(move |r| (p, s, e, r)))
+            })
         })
         .collect();
     let results = cells
@@ -465,12 +593,19 @@ pub(super) fn fake_data(exp: &Experiment, options: &TuneOptions) -> Result<Outpu
                 _ => None,
             };
             let spec = client(s, p, budget(e)?, &domains, priors, options)?;
-            let (accuracy, mse) = attack_run(&spec, table, run_seed)?;
-            Ok((100.0 * accuracy, mse))
+            let (accuracy, mse, expected) = attack_run(&spec, table, run_seed)?;
+            Ok((100.0 * accuracy, mse, expected))
         })
-        .collect::<Result<Vec<(f64, f64)>, ExperimentError>>()?;
+        .collect::<Result<Vec<(f64, f64, f64)>, ExperimentError>>()?;
     let mut rows = Table::new(&[
-        "client", "eps", "runs", "mse", "mse_se", "accuracy", "accuracy_se",
+        "client",
+        "eps",
+        "runs",
+        "mse",
+        "mse_se",
+        "mse_exact",
+        "accuracy",
+        "accuracy_se",
     ]);
     let (mut mse_series, mut acc_series) = (Vec::new(), Vec::new());
     let per_curve = eps.len() * *runs as usize;
@@ -483,18 +618,22 @@ pub(super) fn fake_data(exp: &Experiment, options: &TuneOptions) -> Result<Outpu
             } else {
                 protocol_look(p)
             };
-            let (mut mse_points, mut acc_points) = (Vec::new(), Vec::new());
+            let (mut mse_points, mut acc_points, mut mse_lines) =
+                (Vec::new(), Vec::new(), Vec::new());
             for (i, &e) in eps.iter().enumerate() {
                 let start = curve * per_curve + i * *runs as usize;
                 let slice = &results[start..start + *runs as usize];
                 let (mse, mse_se) = mean_se(&slice.iter().map(|r| r.1).collect::<Vec<_>>());
                 let (acc, acc_se) = mean_se(&slice.iter().map(|r| r.0).collect::<Vec<_>>());
+                let (mse_exact, _) = mean_se(&slice.iter().map(|r| r.2).collect::<Vec<_>>());
+                mse_lines.push(Point::at(e, mse_exact));
                 rows.push(vec![
                     label.clone().into(),
                     e.into(),
                     (*runs as u32).into(),
                     mse.into(),
                     mse_se.into(),
+                    mse_exact.into(),
                     acc.into(),
                     acc_se.into(),
                 ]);
@@ -507,12 +646,25 @@ pub(super) fn fake_data(exp: &Experiment, options: &TuneOptions) -> Result<Outpu
                     ..Point::at(e, acc)
                 });
             }
-            mse_series.push(measured_series(&label, look, mse_points));
+            mse_series.push(Series {
+                label: label.clone(),
+                look: look.without_marker(),
+                points: mse_lines,
+            });
+            mse_series.push(measured_series(
+                &label,
+                look.with_dash(Dash::None),
+                mse_points,
+            ));
             acc_series.push(measured_series(&label, look, acc_points));
             curve += 1;
         }
     }
-    acc_series.push(baseline_series("baseline 1/d".into(), eps, 100.0 / d as f64));
+    acc_series.push(baseline_series(
+        "baseline 1/d".into(),
+        eps,
+        100.0 / d as f64,
+    ));
     let panels = vec![
         Panel {
             title: format!("{}: average MSE over attributes", data.label()),
@@ -529,23 +681,39 @@ pub(super) fn fake_data(exp: &Experiment, options: &TuneOptions) -> Result<Outpu
             vlines: vec![],
         },
     ];
-    let findings = rows
+    let zs: Vec<f64> = rows
         .rows
         .iter()
-        .filter(|r| rows.num(r, "eps") == eps.iter().copied().fold(f64::MIN, f64::max))
-        .map(|r| {
-            format!(
-                "{} at ε = {}: MSE {:.3e}, inference {:.1}% ± {:.1}",
-                rows.text(r, "client"),
-                value(rows.num(r, "eps")),
-                rows.num(r, "mse"),
-                rows.num(r, "accuracy"),
-                rows.num(r, "accuracy_se")
-            )
-        })
+        .filter(|r| rows.num(r, "mse_se") > 0.0)
+        .map(|r| (rows.num(r, "mse") - rows.num(r, "mse_exact")) / rows.num(r, "mse_se"))
         .collect();
+    let mut findings = vec![format!(
+        "MSE: {} of {} measured points within 3 SE of the closed form (largest |z| = {:.2})",
+        zs.iter().filter(|z| z.abs() <= 3.0).count(),
+        zs.len(),
+        zs.iter().fold(0.0f64, |m, z| m.max(z.abs()))
+    )];
+    findings.extend(
+        rows.rows
+            .iter()
+            .filter(|r| rows.num(r, "eps") == eps.iter().copied().fold(f64::MIN, f64::max))
+            .map(|r| {
+                format!(
+                    "{} at ε = {}: MSE {:.3e}, inference {:.1}% ± {:.1}",
+                    rows.text(r, "client"),
+                    value(rows.num(r, "eps")),
+                    rows.num(r, "mse"),
+                    rows.num(r, "accuracy"),
+                    rows.num(r, "accuracy_se")
+                )
+            }),
+    );
     let mut legend = Figure::legend_from_series(&panels);
+    legend.push(("closed form (line, MSE)".into(), Look::line(GREY)));
     legend.push(("measured ± 3 SE".into(), marker_look()));
+    let notes = coincidence_note(&panels, "Drawn on one another where equal:")
+        .into_iter()
+        .collect();
     Ok(Output {
         table: rows,
         figure: Figure {
@@ -556,7 +724,7 @@ pub(super) fn fake_data(exp: &Experiment, options: &TuneOptions) -> Result<Outpu
             panels,
             color_bar: None,
             share_y: false,
-            notes: vec![],
+            notes,
         },
         findings,
     })
