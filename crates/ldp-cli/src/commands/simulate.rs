@@ -133,7 +133,7 @@ fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
         };
         let l = longitudinal::build(
             protocol,
-            crate::protocol::domain(p.k)?,
+            crate::protocol::domain(p.k()?)?,
             longitudinal::eps_perm(a.eps_perm)?,
             crate::protocol::budget(p.eps)?,
         )?;
