@@ -461,3 +461,191 @@ fn skip_mode_counts_invalid_reports() {
         3
     );
 }
+
+/// CSV rows of `simulate`, as maps from column to cell.
+fn csv_rows(csv: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut lines = csv.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+fn simulate(args: &[&str]) -> Command {
+    let mut c = ldp();
+    c.arg("simulate").args(args);
+    c
+}
+
+/// ACSEmployment under RS+FD[GRR]: one row per attribute, in the table's order, with its
+/// domain, a small MSE, an ASR between 0 and 1 that the joint ASR does not exceed, and
+/// the attribute-inference accuracy above its baseline 1/18; seeded, so reproducible.
+#[test]
+fn simulate_prints_one_row_per_attribute() {
+    let args = [
+        "--dataset",
+        "acs-employment",
+        "--solution",
+        "rsfd",
+        "--protocol",
+        "grr",
+        "--eps",
+        "1",
+        "--seed",
+        "1",
+        "--runs",
+        "2",
+    ];
+    let out = stdout(&mut simulate(&args));
+    assert_eq!(out, stdout(&mut simulate(&args)));
+    let table = ldp_attack::Table::acs_employment();
+    let rows = csv_rows(&out);
+    assert_eq!(rows.len(), 18, "{out}");
+    let num = |r: &std::collections::HashMap<String, String>, c: &str| -> f64 {
+        r[c].parse().unwrap_or_else(|_| panic!("{c}: {:?}", r[c]))
+    };
+    for (j, r) in rows.iter().enumerate() {
+        assert_eq!(r["attribute"], table.names()[j]);
+        assert_eq!(num(r, "k"), f64::from(table.domain_sizes()[j].get()));
+        assert!(num(r, "mse") < 0.05, "{r:?}");
+        let asr = num(r, "asr");
+        assert!(asr > 0.0 && asr < 1.0, "{r:?}");
+        assert!(num(r, "joint_asr") <= asr, "{r:?}");
+        assert!((num(r, "inference_baseline") - 1.0 / 18.0).abs() < 1e-12);
+        assert!(num(r, "inference") > 2.0 / 18.0, "{r:?}");
+        assert!(num(r, "mse_se") > 0.0 && num(r, "inference_se") >= 0.0);
+    }
+    // The attributes asked for, in that order; SMP hides no sampled attribute.
+    let out = stdout(&mut simulate(&[
+        "--dataset",
+        "adult",
+        "--attributes-of",
+        "sex,race",
+        "--solution",
+        "smp",
+        "--protocol",
+        "oue",
+        "--eps",
+        "2",
+        "--runs",
+        "1",
+    ]));
+    let rows = csv_rows(&out);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        (rows[0]["attribute"].as_str(), rows[0]["k"].as_str()),
+        ("sex", "2")
+    );
+    assert_eq!(
+        (rows[1]["attribute"].as_str(), rows[1]["k"].as_str()),
+        ("race", "5")
+    );
+    for r in &rows {
+        assert_eq!((r["inference"].as_str(), r["mse_se"].as_str()), ("", ""));
+    }
+}
+
+/// A table of one's own, and RS+RFD with the table's marginals as priors.
+#[test]
+fn simulate_reads_a_csv_table_and_rsrfd_priors() {
+    let mut csv = String::from("colour,size\n");
+    for i in 0..2000 {
+        let colour = ["red", "red", "blue", "green"][i % 4];
+        let size = ["S", "L", "L"][i % 3];
+        csv.push_str(&format!("{colour},{size}\n"));
+    }
+    let path = prior_file("table.csv", &csv);
+    let out = stdout(&mut simulate(&[
+        "--dataset",
+        path.to_str().unwrap(),
+        "--solution",
+        "rsrfd",
+        "--prior-from-data",
+        "--protocol",
+        "grr",
+        "--eps",
+        "2",
+        "--runs",
+        "1",
+    ]));
+    let rows = csv_rows(&out);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        (rows[0]["attribute"].as_str(), rows[0]["k"].as_str()),
+        ("colour", "3")
+    );
+    assert_eq!(
+        (rows[1]["attribute"].as_str(), rows[1]["k"].as_str()),
+        ("size", "2")
+    );
+    assert_eq!(rows[0]["inference_baseline"], "0.5");
+}
+
+#[test]
+fn simulate_refuses_what_several_attributes_cannot_take() {
+    let base = ["--protocol", "grr", "--eps", "1", "--runs", "1"];
+    fails(
+        simulate(&base).args(["--dataset", "adult-age", "--solution", "smp"]),
+        &["--dataset adult-age is one attribute"],
+    );
+    fails(
+        simulate(&base).args(["--dataset", "adult", "--k", "3"]),
+        &["--dataset adult", "add --solution"],
+    );
+    fails(
+        simulate(&base).args(["--dataset", "adult", "--solution", "smp", "--k", "3"]),
+        &["--k does not apply"],
+    );
+    fails(
+        simulate(&base).args([
+            "--dataset",
+            "adult",
+            "--solution",
+            "smp",
+            "--attributes-of",
+            "sex,height",
+        ]),
+        &["--attributes-of height", "no such attribute"],
+    );
+    fails(
+        simulate(&base).args(["--dataset", "adult", "--solution", "rsrfd"]),
+        &["--solution rsrfd", "--prior-from-data"],
+    );
+    fails(
+        simulate(&base).args([
+            "--dataset",
+            "adult",
+            "--solution",
+            "rsfd",
+            "--prior-from-data",
+        ]),
+        &["--prior-from-data: only --solution rsrfd"],
+    );
+    fails(
+        simulate(&base).args(["--dataset", "adult", "--solution", "rsfd-z"]),
+        &["RS+FD-z needs a report of no item"],
+    );
+    fails(
+        simulate(&base).args(["--dataset", "tables.txt", "--solution", "rsfd"]),
+        &["--dataset", "FILE.csv"],
+    );
+    fails(simulate(&base).args(["--solution", "rsfd"]), &["--dataset"]);
+    let ragged = prior_file("ragged.csv", "a,b\n1,2\n1\n");
+    fails(
+        simulate(&base)
+            .args(["--solution", "rsfd", "--dataset"])
+            .arg(&ragged),
+        &["--dataset", "line 3: 1 fields, expected 2"],
+    );
+}
