@@ -88,12 +88,18 @@ fn domains(ks: &[u64]) -> Result<Vec<DomainSize>> {
     if ks.is_empty() {
         bail!("--attributes: give at least one domain size");
     }
-    ks.iter()
+    let domains = ks
+        .iter()
         .enumerate()
         .map(|(j, &k)| {
             DomainSize::try_from(k).with_context(|| format!("--attributes: attribute {j}: k {k}"))
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    // The server holds a counter (or a sum) per item of every attribute.
+    let total: u64 = domains.iter().map(|k| u64::from(k.get())).sum();
+    ldp_core::memory::check(total, 16)
+        .map_err(|e| anyhow!("--attributes: {total} items in all: {e}"))?;
+    Ok(domains)
 }
 
 /// `--prior FILE`: a JSON array of one array of weights per attribute, each over its

@@ -413,7 +413,6 @@ fn run_several(a: &SimulateArgs, solution: Solution) -> Result<()> {
     if a.runs == 0 {
         bail!("--runs 0: at least one run is needed");
     }
-    memory::check("--runs", a.runs, 64)?;
     let table = match &a.dataset {
         Some(DatasetArg::Adult) => Table::adult().clone(),
         Some(DatasetArg::AcsEmployment) => Table::acs_employment().clone(),
@@ -448,6 +447,8 @@ fn run_several(a: &SimulateArgs, solution: Solution) -> Result<()> {
                 .with_context(|| format!("--attributes-of {}", names.join(",")))?
         }
     };
+    // Each run keeps two numbers per attribute and two for the whole report.
+    memory::check("--runs", a.runs, 16 * (table.dimensions() as u64 + 1))?;
     let priors = match (solution, &a.prior, a.prior_from_data) {
         (Solution::RsRfd, Some(path), _) => {
             Some(multidim::read_priors(path, table.domain_sizes())?)

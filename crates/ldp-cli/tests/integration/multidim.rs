@@ -396,6 +396,22 @@ fn bad_input_gets_its_named_error() {
             &["--attributes: attribute 1: k 1"],
         );
     }
+    // Domains whose server cannot fit in memory (2.4 PiB of counters) are refused first.
+    let huge = vec!["16777216"; 10_000].join(",");
+    fails(
+        ldp().args([
+            "perturb",
+            "--protocol",
+            "oue",
+            "--eps",
+            "1",
+            "--solution",
+            "spl",
+            "--attributes",
+            &huge,
+        ]),
+        &["--attributes: 167772160000 items in all", "memory"],
+    );
     // One attribute's flags that several do not have.
     fails(
         perturb("spl", "grr", "").args(["--output", "x.parquet"]),
