@@ -16,14 +16,18 @@ use ldp_jsonl::lines::ReadAhead;
 use rayon::prelude::*;
 
 use super::ProtocolArgs;
+use super::multidim::{self, AttributesArgs};
 use crate::output::number;
 use crate::protocol::{build, knob};
 use crate::streams::{CHUNK_LINES, chunk_lines};
 
 #[derive(Debug, Args)]
+#[command(mut_arg("k", |k| k.required(false).required_unless_present("attributes")))]
 pub(crate) struct AggregateArgs {
     #[command(flatten)]
     protocol: ProtocolArgs,
+    #[command(flatten)]
+    attributes: AttributesArgs,
     /// The estimator: unbiased (may be negative); the consistency methods base-pos, norm,
     /// clip (NDSS's Norm-Mul, multi-freq-ldpy's MI), norm-cut, norm-sub, simplex
     /// (projection onto the probability simplex); and, reading the support counts through
@@ -80,6 +84,9 @@ pub(crate) fn server_clip(arg: Option<&str>, spec: &ldp_core::Spec) -> Result<Cl
 }
 
 pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
+    if let Some(spec) = a.attributes.spec(&a.protocol)? {
+        return run_several(a, &spec);
+    }
     let spec = a.protocol.resolve()?.spec;
     let clip = server_clip(a.she_clip.as_deref(), &spec)?;
     let estimator = a.estimator;
@@ -104,6 +111,50 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
         write_summary(path, accepted, &skipped)?;
     }
     print_estimate(&estimate)
+}
+
+/// `ldp aggregate --attributes`: every attribute's estimate, `attribute,item,estimate`.
+fn run_several(a: &AggregateArgs, spec: &ldp_core::multidim::MultidimSpec) -> Result<()> {
+    if let Some(path) = &a.input {
+        bail!(
+            "--input {}: Parquet holds reports of one attribute; with --attributes the reports are JSON lines on stdin",
+            path.display()
+        );
+    }
+    let she = spec.specs()[0].family().clips();
+    match a.she_clip.as_deref().map(str::trim) {
+        Some("none") if she => {}
+        Some(text) if she => bail!(
+            "--she-clip {text}: the server of several attributes sums SHE's coordinates unclipped; only --she-clip none is possible"
+        ),
+        Some(_) => {
+            server_clip(a.she_clip.as_deref(), &spec.specs()[0])?;
+        }
+        None if she => bail!(
+            "--protocol she: the server of several attributes cannot clip SHE's coordinates; pass --she-clip none to sum them unclipped, as the paper does"
+        ),
+        None => {}
+    }
+    let estimator = a.estimator;
+    let options = fit_options(a)?;
+    let skip = a.on_invalid == OnInvalid::Skip;
+    let (estimates, accepted, skipped) = ldp_core::dispatch_multidim!(spec, m => {
+        let (server, skipped) = multidim::aggregate_stream(&m, skip)?;
+        let estimates = multidim::estimates(&server, estimator, &options, |fit| {
+            fitted(estimator, &options, fit)
+        })?;
+        (estimates, server.count(), skipped)
+    })?;
+    if skip {
+        note!(
+            "ldp: aggregated {accepted} reports, skipped {}: {skipped}",
+            skipped.total()
+        );
+    }
+    if let Some(path) = &a.summary {
+        write_summary(path, accepted, &skipped)?;
+    }
+    multidim::print_estimates(&estimates)
 }
 
 /// `--max-iterations` and `--tolerance`, which only the iterative estimators read.

@@ -5,11 +5,13 @@ mod analyze;
 mod attack;
 mod audit;
 mod longitudinal;
+mod multidim;
+mod multidim_simulate;
 mod perturb;
 mod simulate;
 mod tune;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use crate::protocol::{RequestArgs, Tuning, budget, domain, parse_protocol, resolve};
@@ -35,8 +37,10 @@ pub(crate) struct ProtocolArgs {
     #[arg(long, help = format!("Protocol: {}", Protocol::names()))]
     pub(crate) protocol: String,
     /// Domain size (items are 0..k-1).
-    #[arg(long)]
-    pub(crate) k: u64,
+    // Required, except by the commands that take several attributes instead (they relax
+    // it with `mut_arg`).
+    #[arg(long, required = true)]
+    pub(crate) k: Option<u64>,
     /// Privacy budget epsilon.
     #[arg(long)]
     pub(crate) eps: f64,
@@ -52,12 +56,18 @@ pub(crate) struct ProtocolArgs {
 }
 
 impl ProtocolArgs {
+    /// `--k`, which a command of one attribute requires.
+    pub(crate) fn k(&self) -> Result<u64> {
+        self.k
+            .context("--k is required (or --attributes K1,K2,... for several attributes)")
+    }
+
     /// The instance; prints how an adaptive protocol was tuned on stderr.
     pub(crate) fn resolve(&self) -> Result<Instance> {
         let request = self.tuning.request;
         let instance = resolve(
             parse_protocol(&self.protocol)?,
-            domain(self.k)?,
+            domain(self.k()?)?,
             budget(self.eps)?,
             self.param.as_ref(),
             request,

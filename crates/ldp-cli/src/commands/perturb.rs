@@ -13,14 +13,18 @@ use ldp_jsonl::{Digits, JsonReport};
 use rand::Rng;
 
 use super::ProtocolArgs;
+use super::multidim::AttributesArgs;
 use crate::lines::{ITEM_LINE_CAP, parse_item};
 use crate::protocol::build;
 use crate::streams::{Batches, chunk_lines};
 
 #[derive(Debug, Args)]
+#[command(mut_arg("k", |k| k.required(false).required_unless_present("attributes")))]
 pub(crate) struct PerturbArgs {
     #[command(flatten)]
     protocol: ProtocolArgs,
+    #[command(flatten)]
+    attributes: AttributesArgs,
     /// Seed for reproducible output (the reports of ldp-core's `perturb_all` with this
     /// seed); without it ChaCha20 is keyed by the operating system.
     #[arg(long)]
@@ -46,6 +50,19 @@ enum EncodingArg {
 }
 
 pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
+    if let Some(spec) = a.attributes.spec(&a.protocol)? {
+        if let Some(path) = &a.output {
+            bail!(
+                "--output {}: Parquet holds reports of one attribute; with --attributes the reports are JSON lines on stdout",
+                path.display()
+            );
+        }
+        if a.encoding != EncodingArg::Auto {
+            bail!("--encoding: only Parquet output (--output FILE.parquet) has a set encoding");
+        }
+        let streams = BatchStreams::new(a.seed, Role::Genuine)?;
+        return ldp_core::dispatch_multidim!(&spec, m => with_batch_rng!(streams, make => super::multidim::perturb_stream(&m, &make)))?;
+    }
     let spec = a.protocol.resolve()?.spec;
     let streams = BatchStreams::new(a.seed, Role::Genuine)?;
     let encoding = match a.encoding {

@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use ldp_analytic::compare::{Poisoned, Row};
+use ldp_attack::Table;
 use ldp_attack::{
     BYTES_PER_RUN, MeasureConfig, MeasureError, PoisonConfig, PoisonError, PoisonKind, Population,
     Prior, ReconstructionAttack, measure,
 };
+use ldp_core::multidim::{Priors, Solution};
 use ldp_core::simulation;
 use ldp_jsonl::lines::LineChunks;
 
@@ -16,15 +18,48 @@ use super::ProtocolArgs;
 use super::aggregate::server_clip;
 use super::attack::read_prior;
 use super::longitudinal;
+use super::{multidim, multidim_simulate};
 use crate::lines::{ITEM_LINE_CAP, parse_item};
 use crate::memory;
 use crate::output::{Format, Value, number, print};
 use crate::protocol::knob;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// `--dataset`: a data set shipped with the tool, or a CSV file of several attributes.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum DatasetArg {
     /// UCI Adult, Age attribute (48,842 people, k = 100).
     AdultAge,
+    /// UCI Adult, ten categorical attributes (45,222 people).
+    Adult,
+    /// ACSEmployment, Montana: eighteen attributes (10,336 people).
+    AcsEmployment,
+    /// A CSV file: a header of attribute names, then one row of labels per user.
+    Csv(PathBuf),
+}
+
+impl DatasetArg {
+    fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "adult-age" => Ok(DatasetArg::AdultAge),
+            "adult" => Ok(DatasetArg::Adult),
+            "acs-employment" => Ok(DatasetArg::AcsEmployment),
+            t if t.to_ascii_lowercase().ends_with(".csv") => Ok(DatasetArg::Csv(t.into())),
+            _ => Err(
+                "expected adult-age (one attribute), adult, acs-employment or a FILE.csv \
+                 (several attributes)"
+                    .into(),
+            ),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            DatasetArg::AdultAge => "adult-age".into(),
+            DatasetArg::Adult => "adult".into(),
+            DatasetArg::AcsEmployment => "acs-employment".into(),
+            DatasetArg::Csv(path) => path.display().to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -36,15 +71,40 @@ enum AttackArg {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("k", |k| k.required(false).required_unless_present("solution")))]
 pub(crate) struct SimulateArgs {
     #[command(flatten)]
     protocol: ProtocolArgs,
     /// File with one item (0..k-1) per line: the users.
-    #[arg(long, conflicts_with = "dataset", required_unless_present = "dataset")]
+    #[arg(
+        long,
+        conflicts_with = "dataset",
+        required_unless_present_any = ["dataset", "solution"]
+    )]
     items: Option<PathBuf>,
-    /// A data set shipped with the tool.
-    #[arg(long, value_enum)]
+    /// The users: adult-age (UCI Adult's Age, 48,842 people, k = 100); with --solution,
+    /// a table of several attributes: adult (UCI Adult, 10 attributes), acs-employment
+    /// (ACSEmployment, Montana, 18 attributes) or FILE.csv (a header of attribute names,
+    /// then one row of labels per user).
+    #[arg(long, value_name = "NAME|FILE.csv", value_parser = DatasetArg::parse)]
     dataset: Option<DatasetArg>,
+    /// Several attributes per user (--dataset adult, acs-employment or FILE.csv): how the
+    /// budget is spent on them: spl, smp, rsfd, rsfd-z, rsrfd.
+    #[arg(
+        long,
+        value_parser = knob::<Solution>(Solution::ALL.map(Solution::name)),
+        requires = "dataset"
+    )]
+    solution: Option<Solution>,
+    /// With --solution: the table's attributes to collect, by name, comma-separated
+    /// (default: all of them).
+    #[arg(
+        long = "attributes-of",
+        value_delimiter = ',',
+        value_name = "NAMES",
+        requires = "solution"
+    )]
+    attributes_of: Option<Vec<String>>,
     /// Independent runs.
     #[arg(long, default_value_t = 10)]
     runs: u64,
@@ -57,10 +117,13 @@ pub(crate) struct SimulateArgs {
     /// The reconstruction attack.
     #[arg(long, value_enum, default_value_t = AttackArg::Paper)]
     attack: AttackArg,
-    /// The MAP attack's prior: a file of k weights, one per line.
+    /// The MAP attack's prior: a file of k weights, one per line. With --solution rsrfd,
+    /// the priors the fakes are drawn from: a JSON array of one array of weights per
+    /// attribute.
     #[arg(long, value_name = "FILE", conflicts_with = "prior_from_data")]
     prior: Option<PathBuf>,
     /// The MAP attack's prior: the data's own distribution (the best prior there is).
+    /// With --solution rsrfd, the fakes' priors: the table's own marginals.
     #[arg(long = "prior-from-data")]
     prior_from_data: bool,
     /// Poisoning attack to add: mga (maximal gain), ria (random item), roa (random
@@ -133,7 +196,7 @@ fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
         };
         let l = longitudinal::build(
             protocol,
-            crate::protocol::domain(p.k)?,
+            crate::protocol::domain(p.k()?)?,
             longitudinal::eps_perm(a.eps_perm)?,
             crate::protocol::budget(p.eps)?,
         )?;
@@ -163,7 +226,7 @@ fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
 
 /// The users: a file of items or a shipped data set, resampled to `--users` if given.
 fn population(a: &SimulateArgs, k: ldp_core::DomainSize) -> Result<Population> {
-    let mut pop = match (&a.items, a.dataset) {
+    let mut pop = match (&a.items, &a.dataset) {
         (Some(path), _) => read_items(path, k)?,
         (None, Some(DatasetArg::AdultAge)) => {
             let pop = Population::adult_age();
@@ -172,6 +235,10 @@ fn population(a: &SimulateArgs, k: ldp_core::DomainSize) -> Result<Population> {
             }
             pop
         }
+        (None, Some(table)) => bail!(
+            "--dataset {}: a table of several attributes; add --solution spl|smp|rsfd|rsfd-z|rsrfd",
+            table.name()
+        ),
         (None, None) => bail!("give --items FILE or --dataset adult-age"),
     };
     if let Some(n) = a.users {
@@ -183,6 +250,12 @@ fn population(a: &SimulateArgs, k: ldp_core::DomainSize) -> Result<Population> {
 }
 
 pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
+    if let Some(solution) = a.solution {
+        return run_several(a, solution);
+    }
+    if a.attributes_of.is_some() {
+        bail!("--attributes-of goes with --solution (several attributes per user)");
+    }
     if a.poison.is_none() {
         for (flag, given) in [
             ("--beta", a.beta.is_some()),
@@ -310,4 +383,128 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         }
     }
     print(&mut std::io::stdout().lock(), a.format, &columns, &[row])
+}
+
+/// `ldp simulate --dataset TABLE --solution NAME`: per attribute, its domain, the
+/// estimate's MSE, the reconstruction ASR, the joint ASR and (RS+ solutions) the
+/// attribute-inference accuracy beside its baseline 1/d.
+fn run_several(a: &SimulateArgs, solution: Solution) -> Result<()> {
+    let several = "with --solution (several attributes per user)";
+    let unused = [
+        ("--k", a.protocol.k.is_some()),
+        ("--items", a.items.is_some()),
+        ("--users", a.users.is_some()),
+        ("--attack map", a.attack == AttackArg::Map),
+        ("--poison", a.poison.is_some()),
+        ("--beta", a.beta.is_some()),
+        ("--targets", a.targets.is_some()),
+        ("--she-clip", a.she_clip.is_some()),
+        ("--collections", a.collections.is_some()),
+        ("--memoize", a.memoize),
+        ("--eps-perm", a.eps_perm.is_some()),
+    ];
+    for (flag, given) in unused {
+        if given {
+            bail!(
+                "{flag} does not apply {several}: the attributes and their domains come from --dataset"
+            );
+        }
+    }
+    if a.runs == 0 {
+        bail!("--runs 0: at least one run is needed");
+    }
+    let table = match &a.dataset {
+        Some(DatasetArg::Adult) => Table::adult().clone(),
+        Some(DatasetArg::AcsEmployment) => Table::acs_employment().clone(),
+        Some(DatasetArg::Csv(path)) => {
+            let context = || format!("--dataset {}", path.display());
+            let text = std::fs::read_to_string(path).with_context(context)?;
+            Table::from_csv_labels(&text).with_context(context)?
+        }
+        Some(DatasetArg::AdultAge) => bail!(
+            "--dataset adult-age is one attribute; {several} use adult, acs-employment or FILE.csv"
+        ),
+        None => bail!("--solution needs --dataset adult|acs-employment|FILE.csv"),
+    };
+    let table = match &a.attributes_of {
+        None => table,
+        Some(names) => {
+            let picked = names
+                .iter()
+                .map(|name| {
+                    table.index_of(name.trim()).with_context(|| {
+                        format!(
+                            "--attributes-of {}: --dataset {} has no such attribute (it has {})",
+                            name.trim(),
+                            a.dataset.as_ref().map(DatasetArg::name).unwrap_or_default(),
+                            table.names().join(", ")
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            table
+                .select(&picked)
+                .with_context(|| format!("--attributes-of {}", names.join(",")))?
+        }
+    };
+    // Each run keeps two numbers per attribute and two for the whole report.
+    memory::check("--runs", a.runs, 16 * (table.dimensions() as u64 + 1))?;
+    let priors = match (solution, &a.prior, a.prior_from_data) {
+        (Solution::RsRfd, Some(path), _) => {
+            Some(multidim::read_priors(path, table.domain_sizes())?)
+        }
+        (Solution::RsRfd, None, true) => {
+            Some(Priors::new(table.marginals()).context("--prior-from-data")?)
+        }
+        (Solution::RsRfd, None, false) => bail!(
+            "--solution rsrfd draws its fakes from priors: add --prior FILE or --prior-from-data"
+        ),
+        (_, Some(_), _) => bail!("--prior: only --solution rsrfd draws fakes from priors"),
+        (_, None, true) => {
+            bail!("--prior-from-data: only --solution rsrfd draws fakes from priors")
+        }
+        (_, None, false) => None,
+    };
+    let spec = multidim::client(&a.protocol, solution, table.domain_sizes(), priors)?;
+    let measured = ldp_core::dispatch_multidim!(&spec, m => {
+        multidim_simulate::measure(&m, &table, a.runs, a.seed)?
+    })?;
+    let columns = [
+        "attribute",
+        "k",
+        "eps_report",
+        "param",
+        "mse",
+        "mse_se",
+        "asr",
+        "asr_se",
+        "joint_asr",
+        "joint_asr_se",
+        "inference",
+        "inference_se",
+        "inference_baseline",
+    ];
+    let d = table.dimensions();
+    let rows: Vec<Vec<Value>> = (0..d)
+        .map(|j| {
+            let s = &spec.specs()[j];
+            let inference = measured.inference.as_ref();
+            vec![
+                Value::from(table.names()[j].as_str()),
+                Value::Int(u64::from(s.k().get())),
+                Value::Num(s.eps().get()),
+                Value::params(&s.params()),
+                Value::Num(measured.mse[j].mean()),
+                measured.mse[j].se().into(),
+                Value::Num(measured.asr[j].mean()),
+                measured.asr[j].se().into(),
+                Value::Num(measured.joint.mean()),
+                measured.joint.se().into(),
+                inference.map(multidim_simulate::Runs::mean).into(),
+                inference.and_then(multidim_simulate::Runs::se).into(),
+                inference.map(|_| 1.0 / d as f64).into(),
+            ]
+        })
+        .collect();
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }

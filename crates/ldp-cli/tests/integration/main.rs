@@ -5,6 +5,7 @@ mod audit;
 mod cli;
 mod docs_examples;
 mod hardening;
+mod multidim;
 mod parquet;
 mod repeated;
 mod skip_invalid;
