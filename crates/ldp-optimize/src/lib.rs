@@ -37,6 +37,7 @@ mod analysis;
 mod bounds;
 mod choose;
 mod error;
+mod multidim;
 mod objective;
 mod options;
 mod param_values;
@@ -54,6 +55,10 @@ pub use analysis::{
 pub use choose::{Choice, ChooseError, Reachable, choose_protocol, choose_protocol_after};
 pub use error::{FullScan, OptimizeError};
 pub use ldp_core::ParameterSpace;
+pub use multidim::{
+    MULTIDIM_COLUMNS, MultidimAnalysisError, MultidimBounds, MultidimChoice, MultidimRequest,
+    MultidimRow, analyze_multidim, choose_multidim,
+};
 pub use objective::{Objective, ObjectiveSet, Objectives, Scale, Weights};
 pub use options::TuneOptions;
 pub use param_values::{ParamSyntax, ParamValues, ParamValuesError, Short};

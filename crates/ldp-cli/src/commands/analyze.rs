@@ -21,8 +21,37 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, value_delimiter = ',', required = true)]
     protocol: Vec<String>,
     /// Domain sizes, comma-separated.
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',', required_unless_present = "attributes")]
     k: Vec<u64>,
+    /// Several attributes per user, instead of --k: each attribute's domain size. Prints
+    /// one row per solution x protocol x budget: the per-report budget, the mean variance
+    /// of an item's estimate for --users users of a uniform table, the mean ASR on one
+    /// attribute, the ASR of all of them at once, and with --surveys the SMP profile.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "K1,K2,...",
+        conflicts_with = "k"
+    )]
+    attributes: Option<Vec<u64>>,
+    /// With --attributes: solutions, comma-separated (spl, smp, rsfd, rsfd-z), or `all`.
+    #[arg(long, value_delimiter = ',', requires = "attributes")]
+    solution: Vec<String>,
+    /// With --attributes: the users behind the mse column.
+    #[arg(long, requires = "attributes", default_value_t = 10_000.0)]
+    users: f64,
+    /// With --attributes: the SMP surveys an attacker joins into a profile; adds the
+    /// probability that every value joined is right (column profiled).
+    #[arg(long, requires = "attributes")]
+    surveys: Option<u32>,
+    /// With --attributes: keep only the rows whose ASR of every attribute at once is at
+    /// most A.
+    #[arg(long = "asr-joint-max", value_name = "A", requires = "attributes")]
+    asr_joint_max: Option<f64>,
+    /// With --attributes --surveys: keep only the rows whose profile is entirely right
+    /// at most this often (SMP; the other solutions send no profile).
+    #[arg(long = "profiled-max", value_name = "P", requires = "surveys")]
+    profiled_max: Option<f64>,
     /// Privacy budgets, comma-separated.
     #[arg(long, value_delimiter = ',', required = true)]
     eps: Vec<f64>,
@@ -61,6 +90,12 @@ pub(crate) struct AnalyzeArgs {
 }
 
 pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
+    if let Some(ks) = &a.attributes {
+        return super::multidim_analyze::run(a.multidim(ks)?);
+    }
+    if !a.solution.is_empty() {
+        bail!("--solution goes with --attributes K1,K2,... (several attributes per user)");
+    }
     if let Some(t) = a.collections {
         longitudinal::check_collections("--collections", &[t])?;
     }
@@ -181,6 +216,37 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             "{first} (and {} more rows failed; the other rows are printed)",
             rest.len()
         ),
+    }
+}
+
+impl AnalyzeArgs {
+    /// The request of `--attributes`, the flags that do not apply refused by name.
+    fn multidim<'a>(&'a self, ks: &'a [u64]) -> Result<super::multidim_analyze::Args<'a>> {
+        for (flag, given) in [
+            ("--param", self.param.is_some()),
+            ("--bits-max", self.bits_max.is_some()),
+            ("--json-bytes", self.json_bytes),
+            ("--collections", self.collections.is_some()),
+            ("--eps-perm", self.eps_perm.is_some()),
+        ] {
+            if given {
+                bail!("{flag} does not apply to several attributes (--attributes)");
+            }
+        }
+        Ok(super::multidim_analyze::Args {
+            ks,
+            solutions: &self.solution,
+            protocols: &self.protocol,
+            eps: &self.eps,
+            users: self.users,
+            surveys: self.surveys,
+            asr_max: self.asr_max,
+            asr_joint_max: self.asr_joint_max,
+            profiled_max: self.profiled_max,
+            sort: self.sort.as_deref(),
+            format: self.format,
+            tuning: self.settings.request,
+        })
     }
 }
 

@@ -6,6 +6,7 @@ mod attack;
 mod audit;
 mod longitudinal;
 mod multidim;
+mod multidim_analyze;
 mod multidim_simulate;
 mod perturb;
 mod simulate;

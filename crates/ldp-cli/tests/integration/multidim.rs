@@ -665,3 +665,121 @@ fn simulate_refuses_what_several_attributes_cannot_take() {
         &["--dataset", "line 3: 1 fields, expected 2"],
     );
 }
+
+/// `ldp analyze --attributes`: a row per solution x protocol x budget, filtered by the
+/// bounds and sorted as asked; SMP at the full budget has the lowest MSE.
+#[test]
+fn analyze_prints_the_closed_forms_of_every_client() {
+    let out = stdout(ldp().args([
+        "analyze",
+        "--attributes",
+        "74,7,16",
+        "--solution",
+        "spl,smp,rsfd",
+        "--protocol",
+        "grr,oue",
+        "--eps",
+        "2,4",
+        "--surveys",
+        "3",
+        "--sort",
+        "mse",
+    ]));
+    let rows = csv_rows(&out);
+    assert_eq!(rows.len(), 12, "{out}");
+    let mse: Vec<f64> = rows.iter().map(|r| r["mse"].parse().unwrap()).collect();
+    assert!(mse.windows(2).all(|w| w[0] <= w[1]), "sorted by mse");
+    assert_eq!(rows[0]["solution"], "smp");
+    for r in &rows {
+        assert_eq!(r["profiled"].is_empty(), r["solution"] != "smp", "{r:?}");
+    }
+    // A bound on the profile keeps SMP rows at most that often right, and the others.
+    let bounded = stdout(ldp().args([
+        "analyze",
+        "--attributes",
+        "74,7,16",
+        "--solution",
+        "smp,spl",
+        "--protocol",
+        "grr,oue",
+        "--eps",
+        "6",
+        "--surveys",
+        "3",
+        "--profiled-max",
+        "0.05",
+    ]));
+    let kept = csv_rows(&bounded);
+    assert!(kept.iter().any(|r| r["solution"] == "spl"));
+    for r in kept.iter().filter(|r| r["solution"] == "smp") {
+        assert!(r["profiled"].parse::<f64>().unwrap() <= 0.05);
+    }
+    assert!(
+        !kept
+            .iter()
+            .any(|r| r["solution"] == "smp" && r["protocol"] == "grr")
+    );
+    // `all`: rsfd-z with GRR cannot be formed; its rows fail by name, the others print.
+    let out = ldp()
+        .args([
+            "analyze",
+            "--attributes",
+            "4,3",
+            "--solution",
+            "all",
+            "--protocol",
+            "grr,oue",
+        ])
+        .args(["--eps", "1"])
+        .assert()
+        .code(2);
+    let printed = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(csv_rows(&printed).len(), 7, "{printed}");
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("RS+FD-z needs a report of no item"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn analyze_refuses_what_several_attributes_cannot_take() {
+    let base = [
+        "analyze",
+        "--attributes",
+        "4,3",
+        "--protocol",
+        "grr",
+        "--eps",
+        "1",
+    ];
+    fails(
+        ldp().args(base).args(["--solution", "rsrfd"]),
+        &["--solution rsrfd", "priors"],
+    );
+    fails(ldp().args(base), &["--solution"]);
+    fails(
+        ldp().args(base).args(["--solution", "smp", "--json-bytes"]),
+        &["--json-bytes", "several attributes"],
+    );
+    fails(
+        ldp()
+            .args(base)
+            .args(["--solution", "smp", "--asr-joint-max", "2"]),
+        &["--asr-joint-max 2", "[0, 1]"],
+    );
+    fails(
+        ldp().args([
+            "analyze",
+            "--k",
+            "4",
+            "--protocol",
+            "grr",
+            "--eps",
+            "1",
+            "--solution",
+            "smp",
+        ]),
+        &["--solution"],
+    );
+}
