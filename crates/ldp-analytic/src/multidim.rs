@@ -1,10 +1,12 @@
 //! Several attributes per user ([`ldp_core::multidim`]): the per-attribute variance of
 //! SPL, SMP and the RS+ solutions, the expected success of the reconstruction attack on one
 //! attribute and on all of them, and what repeated SMP surveys give an attacker who builds
-//! a profile (Arcolezi, Gambs, Couchot and Palamidessi, PVLDB 16(5), 2023, Eq. 4 and 5).
+//! a profile (Arcolezi, Gambs, Couchot and Palamidessi, PVLDB 16(5), 2023, Eq. 4 and 5),
+//! and the expected gain of the maximal gain poisoning attack on each attribute
+//! ([`Collection::epg`]: SMP's fakes concentrate, the RS+ solutions amplify the gain d-fold).
 //!
 //! Nothing here is written per family: every quantity goes through the one-attribute
-//! entry points, [`variance::exact`] and [`asr::expected`], at the budget each report
+//! entry points, [`variance::exact`], [`asr::expected`] and [`crate::epg`], at the budget each report
 //! spends ([`Solution::report_epsilon`]). A [`Collection`] holds each attribute's
 //! [`Spec`] at that budget and the fakes' law, built from a preset protocol
 //! ([`Collection::classic`]), any closure ([`Collection::new`]), or a running client
@@ -50,7 +52,12 @@ use ldp_core::{
     DomainSize, Epsilon, Family, Mechanism, ParamError, Protocol, Spec, dispatch_family,
 };
 
+use crate::epg::PoisoningError;
 use crate::{LhAsr, asr, variance};
+
+mod poisoning;
+
+pub use poisoning::{SmpNaming, smp_best_shares, smp_fake_share};
 
 /// How far a vector of true frequencies may sum from one.
 pub const FREQUENCY_SUM_TOLERANCE: f64 = 1e-6;
@@ -179,6 +186,35 @@ pub enum MultidimInputError {
          and LH do)"
     )]
     NotSymmetric(Family),
+    /// A fake-user fraction outside `[0, 1)`.
+    #[error("the fake-user fraction: {0}")]
+    Beta(ParamError),
+    /// A poisoning setting the one-attribute closed form refuses ([`crate::epg`]).
+    #[error("attribute {attribute}: {source}")]
+    Poisoning {
+        /// The attribute.
+        attribute: usize,
+        /// Why.
+        source: PoisoningError,
+    },
+    /// A target listed twice.
+    #[error("target {item} of attribute {attribute} is listed twice")]
+    DuplicateTarget {
+        /// The attribute.
+        attribute: usize,
+        /// The item.
+        item: u32,
+    },
+    /// SMP fake users' shares of the attributes that are not a distribution over them.
+    #[error(
+        "the SMP fakes' shares of the attributes must be d = {d} numbers in [0, 1] summing to 1, got {shares:?}"
+    )]
+    Shares {
+        /// The number of attributes.
+        d: usize,
+        /// The shares given.
+        shares: Vec<f64>,
+    },
 }
 
 type Result<T> = std::result::Result<T, MultidimInputError>;

@@ -6,16 +6,22 @@
 //! - attribute inference ([`inference`]): which attribute an RS+FD or RS+RFD user truly
 //!   sampled, by the Bayes-optimal attacker;
 //! - re-identification ([`reidentify`]): profiles joined across SMP surveys, matched
-//!   against background knowledge ([`matching`]).
+//!   against background knowledge ([`matching`]);
+//! - poisoning ([`poison`]): the maximal gain attack's gain on each attribute, fake users
+//!   crafting every report they send (SMP: naming the attribute they attack).
 
 pub mod inference;
 pub mod joint;
 pub mod matching;
+pub mod poison;
 pub mod reidentify;
 
 pub use inference::{AttributeInference, InferenceError};
 pub use joint::{JointReconstruction, guess_all, measure_joint};
 pub use matching::{MatchError, MatchIndex, Matcher, Rank};
+pub use poison::{
+    MultidimPoisoning, PoisonMeasureError, PoisoningMeasurement, SmpFakes, measure_poisoning,
+};
 pub use reidentify::{
     Reidentification, ReidentifyError, Repetition, Scoring, SurveyPlan, reidentify,
 };
