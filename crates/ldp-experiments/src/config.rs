@@ -502,6 +502,16 @@ impl Experiment {
         {
             return bad("runs must be at least 1");
         }
+        if let Kind::Reidentification { top, surveys, .. } = &self.kind
+            && (*surveys == 0 || top.is_empty() || top.contains(&0))
+        {
+            return bad("re-identification needs at least one survey and each top k >= 1");
+        }
+        if let Kind::FakeData { prior_eps, .. } = &self.kind
+            && !(prior_eps.is_finite() && *prior_eps > 0.0)
+        {
+            return bad("the prior's budget must be finite and > 0");
+        }
         if let Kind::AttributeInference { clients, .. } = &self.kind {
             for (_, solution) in clients {
                 match solution.parse::<ldp_core::multidim::Solution>() {

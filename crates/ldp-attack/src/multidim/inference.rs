@@ -15,7 +15,9 @@
 //! trained on the same knowledge does better in expectation (the anchors train XGBoost).
 
 use ldp_core::attack_surface::argmax_uniform;
-use ldp_core::multidim::{Multidim, MultidimAggregator, MultidimError, MultidimReport};
+use ldp_core::multidim::{
+    Multidim, MultidimAggregator, MultidimError, MultidimReport, log_sum_exp,
+};
 use ldp_core::{Estimator, Mechanism};
 use rand::Rng;
 
@@ -162,15 +164,14 @@ impl<'a, M: Mechanism> AttributeInference<'a, M> {
             .enumerate()
             .map(|(j, r)| {
                 self.mechanism.attributes()[j].log_likelihoods(r, &mut each);
-                let genuine = log_sum_exp(
-                    each.iter()
-                        .zip(&self.log_beliefs[j])
-                        .map(|(ll, lb)| ll + lb),
-                );
+                for (ll, lb) in each.iter_mut().zip(&self.log_beliefs[j]) {
+                    *ll += lb;
+                }
+                let genuine = log_sum_exp(&each);
                 genuine - self.mechanism.fake_log_likelihood(j, r)
             })
             .collect();
-        let total = log_sum_exp(scores.iter().copied());
+        let total = log_sum_exp(&scores);
         Ok(scores.into_iter().map(|s| s - total).collect())
     }
 
@@ -183,15 +184,6 @@ impl<'a, M: Mechanism> AttributeInference<'a, M> {
         let posterior = self.log_posterior(report)?;
         Ok(argmax_uniform(posterior, rng) as usize)
     }
-}
-
-/// `ln sum e^x`, stable; `-inf` when every term is.
-pub(crate) fn log_sum_exp(values: impl Iterator<Item = f64> + Clone) -> f64 {
-    let max = values.clone().fold(f64::NEG_INFINITY, f64::max);
-    if max == f64::NEG_INFINITY {
-        return max;
-    }
-    max + values.map(|v| (v - max).exp()).sum::<f64>().ln()
 }
 
 #[cfg(test)]
@@ -301,6 +293,18 @@ mod tests {
                 .unwrap();
         let post = attacker.log_posterior(&labelled[0].0).unwrap();
         assert_eq!(post.len(), 2);
+        // The learnt beliefs find the sampled attribute better than a coin.
+        let hits = labelled
+            .iter()
+            .filter(|(r, j)| attacker.guess(r, &mut rng).unwrap() == j.unwrap())
+            .count();
+        assert!(hits as f64 / labelled.len() as f64 > 0.6, "{hits} of 500");
+        // The learnt beliefs find the sampled attribute better than a coin.
+        let hits = labelled
+            .iter()
+            .filter(|(r, j)| attacker.guess(r, &mut rng).unwrap() == j.unwrap())
+            .count();
+        assert!(hits as f64 / labelled.len() as f64 > 0.6, "{hits} of 500");
         // SPL hides nothing; beliefs must match the attributes.
         let spl = Multidim::new(
             Solution::Spl,

@@ -3,7 +3,7 @@
 
 use ldp_core::AttackSurface;
 use ldp_core::multidim::{Multidim, MultidimError, MultidimReport};
-use ldp_core::simulation::{Role, stream_rng};
+use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 use rand::{Rng, RngExt};
 use rayon::prelude::*;
 
@@ -36,9 +36,6 @@ pub fn guess_all<M: AttackSurface, R: Rng + ?Sized>(
         })
         .collect()
 }
-
-/// Users per random stream, fixed so that results do not depend on the thread count.
-const USERS_PER_STREAM: usize = 1024;
 
 /// Perturbs every user of `rows` (row-major, one item per attribute) once and scores
 /// [`guess_all`]. Seeded.

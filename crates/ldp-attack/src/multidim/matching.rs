@@ -11,10 +11,12 @@
 //! E_t = sum_{B, |B| >= t} (-1)^{|B| - t} C(|B|, t) N(B)
 //! ```
 //!
-//! so a profile costs at most `2^m` hash lookups instead of `n m` comparisons (and fewer:
-//! a subset no record agrees with has no agreeing superset): matching every one of Adult's
+//! so a profile costs at most `2^m` hash lookups instead of `n m` comparisons, and the
+//! walk from the highest score down stops once the true record's score is settled or
+//! enough records beat it ([`MatchIndex::rank_within`]): matching every one of Adult's
 //! 45,222 users against all 45,222 records is at most 1.5 million lookups per survey
-//! count, not 10^10 comparisons.
+//! count, not 10^10 comparisons. Profiles of more than ten known values are matched by a
+//! pass over the records.
 
 use std::collections::HashMap;
 
@@ -98,6 +100,16 @@ pub enum MatchError {
         found: usize,
         /// Attributes.
         d: usize,
+    },
+    /// A profile value outside its attribute's domain.
+    #[error("profile value {value} of attribute {attribute} is outside 0..{k}")]
+    Value {
+        /// The attribute.
+        attribute: usize,
+        /// The value.
+        value: u32,
+        /// Its domain size.
+        k: u32,
     },
     /// A profile of another width, or a true record that does not exist.
     #[error(
@@ -268,6 +280,20 @@ impl Matcher<'_, '_> {
                 attributes: profile.len(),
             });
         }
+        // A value outside its domain would alias another in the mixed-radix keys.
+        if let Some((attribute, value)) = profile.iter().enumerate().find_map(|(j, v)| {
+            v.filter(|&v| u64::from(v) >= index.radix[j])
+                .map(|v| (j, v))
+        }) {
+            return Err(MatchError::Value {
+                attribute,
+                value,
+                k: index.radix[attribute] as u32,
+            });
+        }
+        if cap == 0 {
+            return Ok(None);
+        }
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
         pairs.extend(
@@ -317,7 +343,8 @@ impl Matcher<'_, '_> {
                     sign * binomial(b, t) * by_size[b]
                 })
                 .sum();
-            let exactly = u64::try_from(exactly).unwrap_or(0);
+            // Inclusion-exclusion over exact counts: never negative.
+            let exactly = u64::try_from(exactly).expect("a count of records");
             if t == true_score {
                 return Ok(Some(Rank {
                     greater,
@@ -403,6 +430,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Profiles of more than ten known values take a pass over the records: the same rank
+    /// as a direct count; a value outside its domain is refused.
+    #[test]
+    fn wide_profiles_and_bad_values() {
+        let ks = [2u32; 12];
+        let domains: Vec<DomainSize> = ks.iter().map(|&k| DomainSize::new(k).unwrap()).collect();
+        let mut rng = stream_rng(6, 0, Role::Genuine, 0);
+        let rows: Vec<u32> = (0..300 * 12).map(|_| rng.random_range(0..2)).collect();
+        let index = MatchIndex::new(&rows, &domains, vec![true; 12]).unwrap();
+        let profile: Vec<Option<u32>> = (0..12).map(|j| Some(j as u32 % 2)).collect();
+        let score = |row: &[u32]| (0..12).filter(|&j| profile[j] == Some(row[j])).count();
+        let s = score(index.row(7));
+        let greater = (0..300).filter(|&i| score(index.row(i)) > s).count() as u64;
+        let equal = (0..300).filter(|&i| score(index.row(i)) == s).count() as u64;
+        assert_eq!(index.rank(&profile, 7).unwrap(), Rank { greater, equal });
+        let mut bad = profile.clone();
+        bad[3] = Some(2);
+        assert!(matches!(
+            index.rank(&bad, 0),
+            Err(MatchError::Value {
+                attribute: 3,
+                value: 2,
+                k: 2
+            })
+        ));
+        assert_eq!(index.rank_within(&profile, 7, 0).unwrap(), None);
     }
 
     #[test]

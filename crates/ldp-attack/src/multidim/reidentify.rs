@@ -12,7 +12,7 @@
 
 use ldp_core::AttackSurface;
 use ldp_core::multidim::{Multidim, Solution};
-use ldp_core::simulation::{Role, stream_rng};
+use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 
 use rand::{Rng, RngExt};
 use rayon::prelude::*;
@@ -33,6 +33,7 @@ pub enum Repetition {
 /// The attributes of each survey.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SurveyPlan {
+    d: usize,
     surveys: Vec<Vec<usize>>,
     repetition: Repetition,
 }
@@ -48,6 +49,14 @@ pub enum ReidentifyError {
         survey: usize,
         /// Why.
         reason: String,
+    },
+    /// A plan for another number of attributes than the client's.
+    #[error("the survey plan is for {plan} attributes, the client has {client}")]
+    PlanWidth {
+        /// The plan's.
+        plan: usize,
+        /// The client's.
+        client: usize,
     },
     /// Re-identification joins SMP reports (which name their attribute).
     #[error("re-identification joins SMP reports; the client is {0}")]
@@ -87,6 +96,7 @@ impl SurveyPlan {
             }
         }
         Ok(Self {
+            d,
             surveys,
             repetition,
         })
@@ -157,9 +167,6 @@ impl Reidentification {
     }
 }
 
-/// Users per random stream: fixed, so that results do not depend on the thread count.
-const USERS_PER_STREAM: usize = 1024;
-
 /// Runs the surveys of `plan` on every record of `index` (each record is a user, and the
 /// background holds them all), reporting with the SMP client `smp`'s per-attribute
 /// mechanisms at its full budget, and scores RID-ACC@1..=`top` after the surveys
@@ -177,6 +184,12 @@ pub fn reidentify<M: AttackSurface>(
         return Err(ReidentifyError::NotSmp(smp.solution().label()));
     }
     let d = smp.dimensions();
+    if plan.d != d {
+        return Err(ReidentifyError::PlanWidth {
+            plan: plan.d,
+            client: d,
+        });
+    }
     let n = index.len();
     if index.domains() != smp.domains() {
         return Err(ReidentifyError::Width {
@@ -384,6 +397,18 @@ mod tests {
         assert!(matches!(
             reidentify(&smp, &plan, &index, 1, Scoring::LastSurvey, 0),
             Err(ReidentifyError::Width { .. })
+        ));
+        let wide = SurveyPlan::new(3, vec![vec![2]], Repetition::With).unwrap();
+        let same = Multidim::new(
+            Solution::Smp,
+            Epsilon::new(1.0).unwrap(),
+            &domains,
+            Grr::new,
+        )
+        .unwrap();
+        assert!(matches!(
+            reidentify(&same, &wide, &index, 1, Scoring::LastSurvey, 0),
+            Err(ReidentifyError::PlanWidth { plan: 3, client: 2 })
         ));
     }
 }

@@ -187,10 +187,13 @@ impl<M: Mechanism> MultidimAggregator<M> {
         estimator: Estimator,
         options: &FitOptions,
     ) -> Result<Fit, MultidimError> {
-        let aggregator = self.attributes.get(attribute).ok_or(MultidimError::Arity {
-            expected: self.attributes.len(),
-            found: attribute + 1,
-        })?;
+        let aggregator = self
+            .attributes
+            .get(attribute)
+            .ok_or(MultidimError::NoSuchAttribute {
+                attribute,
+                d: self.attributes.len(),
+            })?;
         let fail = |e| MultidimError::aggregate(Some(attribute), e);
         if !self.mechanism.solution().fakes() {
             return aggregator.fit(estimator, options).map_err(fail);

@@ -40,6 +40,14 @@ pub enum MultidimError {
         /// The number of items given.
         found: usize,
     },
+    /// An attribute index beyond the client's attributes.
+    #[error("attribute {attribute} does not exist: the client has {d} attributes (0..{d})")]
+    NoSuchAttribute {
+        /// The index asked for.
+        attribute: usize,
+        /// The number of attributes.
+        d: usize,
+    },
     /// An item outside its attribute's domain.
     #[error("attribute {attribute}: {source}")]
     Item {

@@ -167,9 +167,15 @@ impl<M: Mechanism> Multidim<M> {
             (Some(_), s) if s != Solution::RsRfd => {
                 return Err(MultidimError::Priors("only RS+RFD takes priors"));
             }
-            (Some(p), _) if p.len() != domains.len() => {
+            (Some(p), _)
+                if p.len() != domains.len()
+                    || p.values()
+                        .iter()
+                        .zip(domains)
+                        .any(|(v, k)| v.len() != k.as_usize()) =>
+            {
                 return Err(MultidimError::Priors(
-                    "the priors and the attributes differ in number",
+                    "each attribute needs a prior over its own domain",
                 ));
             }
             _ => {}
@@ -230,6 +236,16 @@ impl<M: Mechanism> Multidim<M> {
     /// The number of attributes, d.
     pub fn dimensions(&self) -> usize {
         self.attributes.len()
+    }
+
+    /// The mechanism of `attribute`, or [`MultidimError::NoSuchAttribute`].
+    pub fn attribute(&self, attribute: usize) -> Result<&M, MultidimError> {
+        self.attributes
+            .get(attribute)
+            .ok_or(MultidimError::NoSuchAttribute {
+                attribute,
+                d: self.attributes.len(),
+            })
     }
 
     /// Each attribute's mechanism.
@@ -341,10 +357,7 @@ impl<M: Mechanism> Multidim<M> {
         attribute: usize,
         rng: &mut R,
     ) -> Result<M::Report, MultidimError> {
-        let m = self.attributes.get(attribute).ok_or(MultidimError::Arity {
-            expected: self.attributes.len(),
-            found: attribute + 1,
-        })?;
+        let m = self.attribute(attribute)?;
         let item = match (self.solution, &self.priors) {
             (Solution::RsFdNull, _) => {
                 return m.perturb_null(rng).ok_or(MultidimError::NoNullInput {
@@ -410,7 +423,8 @@ impl<M: Mechanism> Multidim<M> {
         }
     }
 
-    /// `ln P[report | items]`, exactly: the report must be valid and the items in range.
+    /// `ln P[report | items]`, exactly. The items are checked ([`Multidim::check_items`]);
+    /// the report must be valid ([`Multidim::validate`]).
     ///
     /// # Formula
     ///
@@ -421,12 +435,17 @@ impl<M: Mechanism> Multidim<M> {
     /// ```
     ///
     /// with `F_i` the fakes' law ([`Multidim::fake_log_likelihood`]).
-    pub fn log_likelihood(&self, report: &MultidimReport<M::Report>, items: &[u32]) -> f64 {
+    pub fn log_likelihood(
+        &self,
+        report: &MultidimReport<M::Report>,
+        items: &[u32],
+    ) -> Result<f64, MultidimError> {
+        self.check_items(items)?;
         let d = self.attributes.len();
-        match report {
+        Ok(match report {
             MultidimReport::Sampled { attribute, report } => {
                 let j = *attribute as usize;
-                self.attributes[j].log_likelihood(report, items[j]) - (d as f64).ln()
+                self.attribute(j)?.log_likelihood(report, items[j]) - (d as f64).ln()
             }
             MultidimReport::Every(reports) => {
                 let genuine = self
@@ -435,8 +454,18 @@ impl<M: Mechanism> Multidim<M> {
                     .zip(reports)
                     .zip(items)
                     .map(|((m, r), &x)| m.log_likelihood(r, x));
+                if reports.len() != d {
+                    return Err(MultidimError::report(
+                        None,
+                        ReportError::Length {
+                            field: "every",
+                            expected: d,
+                            found: reports.len(),
+                        },
+                    ));
+                }
                 if !self.solution.fakes() {
-                    return genuine.sum();
+                    return Ok(genuine.sum());
                 }
                 let fakes: Vec<f64> = (0..d)
                     .map(|j| self.fake_log_likelihood(j, &reports[j]))
@@ -445,12 +474,14 @@ impl<M: Mechanism> Multidim<M> {
                 let ratios: Vec<f64> = genuine.zip(&fakes).map(|(g, f)| g - f).collect();
                 all_fake + log_sum_exp(&ratios) - (d as f64).ln()
             }
-        }
+        })
     }
 
     /// `ln F(report)`: the log-probability that a fake of `attribute` is `report`. The
-    /// report must be valid. For SPL and SMP, which send no fakes, that of a uniform
-    /// item's report.
+    /// report must be valid, and `attribute` in range (it panics otherwise, as slices do).
+    /// For SPL and SMP, which send no fakes, that of a uniform item's report. A family
+    /// that opts into [`Mechanism::NULL_INPUT`] must override
+    /// [`Mechanism::null_log_likelihood`]; one that does not is read as uniform fakes.
     ///
     /// # Formula
     ///
@@ -478,20 +509,22 @@ impl<M: Mechanism> Multidim<M> {
     }
 
     /// The law of the fakes of `attribute`, item by item: each item's share of the input
-    /// distribution a fake stands for (`1/k` each for uniform fakes, the prior for
-    /// RS+RFD, zero for reports of no item). The server subtracts `(d - 1) / d` of it.
+    /// distribution a fake stands for (`1/k` each for RS+FD's uniform fakes, the prior for
+    /// RS+RFD, zero for RS+FD-z's reports of no item, and zero for SPL and SMP, which send
+    /// no fakes: as `ldp_analytic::multidim::Collection::fake_law`). The server subtracts
+    /// `(d - 1) / d` of it. Panics when `attribute` is out of range, as slices do.
     pub fn fake_law(&self, attribute: usize) -> Vec<f64> {
         let k = self.attributes[attribute].domain_size();
         match (&self.priors, self.solution) {
             (Some(priors), _) => priors.get(attribute).to_vec(),
-            (None, Solution::RsFdNull) => vec![0.0; k.as_usize()],
-            _ => vec![1.0 / k.as_f64(); k.as_usize()],
+            (None, Solution::RsFd) => vec![1.0 / k.as_f64(); k.as_usize()],
+            _ => vec![0.0; k.as_usize()],
         }
     }
 }
 
-/// `ln sum_i e^{x_i}`, stable; `-inf` for no terms or all `-inf`.
-fn log_sum_exp(values: &[f64]) -> f64 {
+/// `ln sum_i e^{x_i}`, without overflow; `-inf` for no terms or all `-inf`.
+pub fn log_sum_exp(values: &[f64]) -> f64 {
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if max == f64::NEG_INFINITY {
         return max;

@@ -33,6 +33,15 @@ impl MultidimSpec {
         if domains.is_empty() {
             return Err(MultidimError::NoAttributes);
         }
+        match (&priors, solution) {
+            (None, Solution::RsRfd) => {
+                return Err(MultidimError::Priors("RS+RFD needs a prior per attribute"));
+            }
+            (Some(_), s) if s != Solution::RsRfd => {
+                return Err(MultidimError::Priors("only RS+RFD takes priors"));
+            }
+            _ => {}
+        }
         if let Some(priors) = &priors {
             let lengths_differ = priors.len() != domains.len()
                 || priors
@@ -53,10 +62,25 @@ impl MultidimSpec {
             .iter()
             .enumerate()
             .map(|(j, &k)| {
-                spec_of(k, report_eps).map_err(|source| MultidimError::Param {
+                let param = |source| MultidimError::Param {
                     attribute: j as u32,
                     source,
-                })
+                };
+                let spec = spec_of(k, report_eps).map_err(param)?;
+                if spec.k() != k || spec.eps() != report_eps {
+                    return Err(param(ParamError::Parameter {
+                        name: "attributes",
+                        description: "an attribute's spec",
+                        requirement: format!(
+                            "have k = {} and the {} report budget {}",
+                            k.get(),
+                            solution.label(),
+                            report_eps.get()
+                        ),
+                        value: spec.eps().get(),
+                    }));
+                }
+                Ok(spec)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let family = specs[0].family();

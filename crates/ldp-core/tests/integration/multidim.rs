@@ -300,7 +300,12 @@ fn exact_ratios<M: Mechanism>(
     let inputs = all_items(&ks);
     let table: Vec<Vec<f64>> = inputs
         .iter()
-        .map(|x| reports.iter().map(|r| m.log_likelihood(r, x)).collect())
+        .map(|x| {
+            reports
+                .iter()
+                .map(|r| m.log_likelihood(r, x).unwrap())
+                .collect()
+        })
         .collect();
     for (x, row) in inputs.iter().zip(&table) {
         let total: f64 = row.iter().map(|l| l.exp()).sum();
@@ -403,7 +408,7 @@ fn reports_follow_the_likelihood() {
         let items = [1u32, 2];
         let probs: Vec<f64> = reports
             .iter()
-            .map(|r| m.log_likelihood(r, &items).exp())
+            .map(|r| m.log_likelihood(r, &items).unwrap().exp())
             .collect();
         let mut counts = vec![0u64; reports.len()];
         let mut rng = stream_rng(seed, 0, Role::Genuine, 0);

@@ -9,7 +9,7 @@ use ldp_attack::multidim::{
     AttributeInference, MatchIndex, Repetition, Scoring, SurveyPlan, reidentify,
 };
 use ldp_core::multidim::{MultidimSpec, Priors, Solution};
-use ldp_core::simulation::{Role, stream_rng};
+use ldp_core::simulation::{Estimate, Role, stream_rng};
 use ldp_core::{DomainSize, Epsilon, Estimator, Protocol, Spec, dispatch_multidim};
 use ldp_optimize::{TuneOptions, protocol_spec};
 use rand::RngExt;
@@ -23,15 +23,25 @@ use crate::plot::{
 };
 use crate::table::Table;
 
-/// The mean and standard error of `values` (SE 0 for one value).
+/// The mean and standard error of `values` over runs (SE 0 for one run: no bar).
 fn mean_se(values: &[f64]) -> (f64, f64) {
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    if values.len() < 2 {
-        return (mean, 0.0);
+    let e = Estimate::from_runs(values.iter().copied());
+    (e.mean, if e.se.is_nan() { 0.0 } else { e.se })
+}
+
+/// The seed of one run of one cell: the master seed mixed with everything that tells the
+/// cells apart, so that no two cells (budgets, solutions, protocols) share a stream.
+fn cell_seed(seed: u64, run: u64, protocol: Protocol, solution: Solution, eps: f64) -> u64 {
+    let mut bytes = Vec::with_capacity(32);
+    for part in [
+        run,
+        u64::from(protocol.id()),
+        solution as u64,
+        eps.to_bits(),
+    ] {
+        bytes.extend_from_slice(&part.to_le_bytes());
     }
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, (var / n).sqrt())
+    xxhash_rust::xxh64::xxh64(&bytes, seed)
 }
 
 /// Every attribute's spec of `protocol` at the solution's per-report budget (adaptive
@@ -184,7 +194,7 @@ pub(super) fn reidentification(
                         let mut rng = stream_rng(*seed, run, Role::Genuine, u64::MAX - 1);
                         let plan = SurveyPlan::random(d, *surveys, repetition, &mut rng)?;
                         let index = &indices[run as usize];
-                        let run_seed = seed ^ (run << 32) ^ u64::from(p.id());
+                        let run_seed = cell_seed(*seed, run, p, Solution::Smp, e);
                         Ok(dispatch_multidim!(&spec, m => reidentify(&m, &plan, index, max_top, Scoring::LastSurvey, run_seed))??)
                     })
                     .collect::<Result<Vec<_>, ExperimentError>>()?;
@@ -266,9 +276,11 @@ pub(super) fn reidentification(
         series: profile_series,
         vlines: vec![],
     });
+    // Each (protocol, budget) once: the profile is the same for every knowledge and k.
     let zs: Vec<f64> = rows
         .rows
         .iter()
+        .filter(|r| rows.text(r, "knowledge") == "full" && rows.num(r, "top") == top[0] as f64)
         .filter(|r| rows.num(r, "profiled_se") > 0.0)
         .map(|r| {
             (rows.num(r, "profiled") - rows.num(r, "profiled_exact")) / rows.num(r, "profiled_se")
@@ -345,13 +357,15 @@ fn client_label(p: Protocol, solution: Solution) -> String {
 }
 
 /// One run of an RS+ collection over the table: the Bayes attacker's accuracy (with the
-/// server's estimate as its belief), the average over attributes of the unbiased
-/// estimate's mean squared error, and its closed form (`ldp_analytic::multidim`: the
-/// exact variance for this fixed table, averaged over items and attributes).
+/// server's estimate as its belief), and, if `errors`, the average over attributes of the
+/// unbiased estimate's mean squared error and its closed form (`ldp_analytic::multidim`:
+/// the exact variance for this fixed table, averaged over items and attributes; NaN
+/// otherwise).
 fn attack_run(
     spec: &MultidimSpec,
     table: &DataTable,
     seed: u64,
+    errors: bool,
 ) -> Result<(f64, f64, f64), ExperimentError> {
     dispatch_multidim!(spec, m => {
         let mut rng = stream_rng(seed, 0, Role::Genuine, 0);
@@ -366,6 +380,10 @@ fn attack_run(
         let mut hits = 0usize;
         for (report, sampled) in &reports {
             hits += usize::from(attacker.guess(report, &mut rng)? == *sampled);
+        }
+        let accuracy = hits as f64 / reports.len() as f64;
+        if !errors {
+            return Ok((accuracy, f64::NAN, f64::NAN));
         }
         let collection = Collection::of(&m);
         let n = table.len() as f64;
@@ -392,7 +410,7 @@ fn attack_run(
             })
             .sum::<f64>()
             / estimates.len() as f64;
-        Ok::<_, ExperimentError>((hits as f64 / reports.len() as f64, mse, expected))
+        Ok::<_, ExperimentError>((accuracy, mse, expected))
     })?
 }
 
@@ -433,8 +451,7 @@ pub(super) fn attribute_inference(
         .map(|&(p, s, e, run)| {
             let priors = (s == Solution::RsRfd).then(|| uniform_priors(&domains));
             let spec = client(s, p, budget(e)?, &domains, priors, options)?;
-            let (accuracy, _, _) =
-                attack_run(&spec, table, seed ^ (run << 32) ^ u64::from(p.id()))?;
+            let (accuracy, _, _) = attack_run(&spec, table, cell_seed(*seed, run, p, s, e), false)?;
             Ok(100.0 * accuracy)
         })
         .collect::<Result<Vec<f64>, ExperimentError>>()?;
@@ -589,13 +606,13 @@ pub(super) fn fake_data(
     let results = cells
         .par_iter()
         .map(|&(p, s, e, run)| {
-            let run_seed = seed ^ (run << 32) ^ u64::from(p.id());
+            let run_seed = cell_seed(*seed, run, p, s, e);
             let priors = match s {
                 Solution::RsRfd => Some(noisy_priors(table, *prior_eps, run_seed)?),
                 _ => None,
             };
             let spec = client(s, p, budget(e)?, &domains, priors, options)?;
-            let (accuracy, mse, expected) = attack_run(&spec, table, run_seed)?;
+            let (accuracy, mse, expected) = attack_run(&spec, table, run_seed, true)?;
             Ok((100.0 * accuracy, mse, expected))
         })
         .collect::<Result<Vec<(f64, f64, f64)>, ExperimentError>>()?;
