@@ -11,6 +11,7 @@ mod errors;
 mod items;
 mod longitudinal;
 mod mechanism;
+mod multidim;
 mod options;
 mod reports;
 
@@ -22,6 +23,8 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reports::Reports>()?;
     m.add_class::<aggregator::Aggregator>()?;
     m.add_class::<longitudinal::Longitudinal>()?;
+    m.add_class::<multidim::Multidim>()?;
+    m.add_class::<multidim::MultidimReports>()?;
     m.add_function(wrap_pyfunction!(mechanism::mechanism, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::tune, m)?)?;
@@ -33,6 +36,8 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(longitudinal::asr_after, m)?)?;
     m.add_function(wrap_pyfunction!(longitudinal::simulate_linked, m)?)?;
     m.add_function(wrap_pyfunction!(reports::_reports_from_pickle, m)?)?;
+    m.add_function(wrap_pyfunction!(multidim::multidim, m)?)?;
+    m.add_function(wrap_pyfunction!(multidim::_table, m)?)?;
     m.add_function(wrap_pyfunction!(audit::audit, m)?)?;
     m.add_function(wrap_pyfunction!(audit::exact_audit, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

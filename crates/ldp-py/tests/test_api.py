@@ -29,7 +29,7 @@ def test_every_public_name_has_a_stub():
     missing = [n for n in native if n not in stubbed]
     assert not missing, missing
     # And every method of the classes.
-    for cls in [ldp.Mechanism, ldp.Reports, ldp.Aggregator, ldp.Longitudinal]:
+    for cls in [ldp.Mechanism, ldp.Reports, ldp.Aggregator, ldp.Longitudinal, ldp.Multidim, ldp.MultidimReports]:
         (node,) = [c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls.__name__]
         methods = {f.name for f in node.body if isinstance(f, ast.FunctionDef)}
         public = {n for n in dir(cls) if not n.startswith("_")}

@@ -33,6 +33,11 @@ Repeated collection: ``ldp.longitudinal`` builds the memoized protocols of Arcol
 ``long_freq_est`` clients; ``ldp.asr_after`` gives the exact ASR of the attack that links
 t reports of one value, and ``ldp.simulate_linked`` measures it.
 
+Several attributes per user: ``ldp.multidim`` builds the SPL, SMP, RS+FD, RS+FD-z and
+RS+RFD clients of ``ldp perturb --attributes`` over sizes, a dict, a pandas DataFrame or a
+shipped table (``ldp.dataset``); its ``estimate`` takes the fakes out, ``simulate``
+measures what ``ldp simulate --dataset ... --solution ...`` does.
+
 LH reports hash ``xxh32(str(v), seed) % g``, byte-compatible with multi-freq-ldpy and
 pure-ldp; their 64-bit seeds are reduced mod 2^32 (what python-xxhash does) by
 ``Reports.from_arrays``. multi-freq-ldpy 0.2.5 needs ``xxhash<4``.
@@ -40,6 +45,7 @@ pure-ldp; their 64-bit seeds are reduced mod 2^32 (what python-xxhash does) by
 
 from . import _ldp
 from ._table import Table
+from ._multidim import dataset, multidim
 from ._ldp import (
     AggregateError,
     Aggregator,
@@ -47,6 +53,8 @@ from ._ldp import (
     LdpError,
     Longitudinal,
     Mechanism,
+    Multidim,
+    MultidimReports,
     ParamError,
     ReportError,
     Reports,
@@ -70,6 +78,8 @@ __all__ = [
     "LdpError",
     "Longitudinal",
     "Mechanism",
+    "Multidim",
+    "MultidimReports",
     "ParamError",
     "ReportError",
     "Reports",
@@ -80,10 +90,12 @@ __all__ = [
     "asr_after",
     "attack",
     "audit",
+    "dataset",
     "exact_audit",
     "frontier",
     "longitudinal",
     "mechanism",
+    "multidim",
     "simulate",
     "simulate_linked",
     "tune",
