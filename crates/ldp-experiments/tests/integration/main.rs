@@ -6,5 +6,6 @@ mod legibility;
 mod longitudinal_attack;
 mod longitudinal_mse;
 mod map_attack;
+mod multidim_poison;
 mod reproduce;
 mod validation;

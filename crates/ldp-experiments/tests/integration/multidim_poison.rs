@@ -1,4 +1,5 @@
-//! The maximal gain attack on several attributes, measured on real multidimensional
+//! (Here rather than in ldp-attack, which must not depend on ldp-analytic.) The maximal
+//! gain attack on several attributes, measured on real multidimensional
 //! reports of UCI Adult (`measure_poisoning`), against its closed form
 //! (`ldp_analytic::multidim::Collection::epg`): every measured gain within 3 standard
 //! errors over seeded runs, for SPL, SMP (fakes on one attribute, and spread) and RS+FD
