@@ -25,7 +25,8 @@ use ldp_core::{DomainSize, Epsilon, Protocol};
 use crate::options::TuneOptions;
 use crate::tune::protocol_spec;
 
-/// The columns of [`MultidimRow::values`], in order.
+/// The columns of a multidimensional analysis: `solution`, `protocol`, then
+/// [`MultidimRow::numbers`] in order.
 pub const MULTIDIM_COLUMNS: [&str; 8] = [
     "solution",
     "protocol",

@@ -5,7 +5,7 @@
 //!   paper's Example 1;
 //! - attribute inference ([`inference`]): which attribute an RS+FD or RS+RFD user truly
 //!   sampled, by the Bayes-optimal attacker;
-//! - re-identification ([`reidentify`]): profiles joined across SMP surveys, matched
+//! - re-identification ([`mod@reidentify`]): profiles joined across SMP surveys, matched
 //!   against background knowledge ([`matching`]);
 //! - poisoning ([`poison`]): the maximal gain attack's gain on each attribute, fake users
 //!   crafting every report they send (SMP: naming the attribute they attack).

@@ -1,12 +1,14 @@
 //! `ldp analyze --attributes K1,K2,... --solution S1,S2`: the closed forms of every
 //! solution x protocol x budget over a table of attributes (`ldp_optimize::analyze_multidim`),
-//! filtered by bounds and sorted as asked.
+//! filtered by bounds and sorted as asked; and `ldp tune --attributes`, the lowest-MSE one
+//! meeting the bounds (`ldp_optimize::choose_multidim`).
 
 use anyhow::{Context, Result, anyhow, bail};
 use ldp_core::multidim::Solution;
 use ldp_core::{DomainSize, ProtocolSet};
 use ldp_optimize::{
-    MULTIDIM_COLUMNS, MultidimBounds, MultidimRequest, TuneRequest, analyze_multidim,
+    MULTIDIM_COLUMNS, MultidimBounds, MultidimRequest, MultidimRow, TuneRequest, analyze_multidim,
+    choose_multidim,
 };
 
 use crate::output::{Format, Value, number, print};
@@ -67,7 +69,8 @@ fn bound(flag: &str, value: Option<f64>) -> Result<Option<f64>> {
     }
 }
 
-pub(crate) fn run(a: Args<'_>) -> Result<()> {
+/// The request and the bounds the flags name.
+fn request(a: &Args<'_>) -> Result<(MultidimRequest, MultidimBounds)> {
     let domains = a
         .ks
         .iter()
@@ -97,6 +100,43 @@ pub(crate) fn run(a: Args<'_>) -> Result<()> {
         surveys: a.surveys,
         tuning: a.tuning.options().map_err(|e| anyhow!(e))?,
     };
+    Ok((request, bounds))
+}
+
+/// The values of one row, `users` after `eps_report`.
+fn values(r: &MultidimRow, users: f64) -> Vec<Value> {
+    let mut values = vec![
+        Value::from(r.solution.name()),
+        Value::from(r.protocol.name()),
+    ];
+    values.extend(
+        r.numbers()
+            .into_iter()
+            .map(|v| v.map_or(Value::Empty, Value::number)),
+    );
+    values.insert(4, Value::number(users));
+    values
+}
+
+/// `ldp tune --attributes`: the lowest-MSE client meeting the bounds
+/// (`ldp_optimize::choose_multidim`), with the reason.
+pub(crate) fn tune(a: Args<'_>) -> Result<()> {
+    let (request, bounds) = request(&a)?;
+    let Some(choice) = choose_multidim(&request, &bounds).map_err(|e| anyhow!(e))? else {
+        bail!(
+            "no solution x protocol meets the bounds: loosen --asr-max, --asr-joint-max or --profiled-max, or raise --eps"
+        );
+    };
+    let mut columns: Vec<&str> = MULTIDIM_COLUMNS.to_vec();
+    columns.insert(4, "users");
+    columns.push("reason");
+    let mut row = values(&choice.row, a.users);
+    row.push(Value::from(choice.reason.as_str()));
+    print(&mut std::io::stdout().lock(), a.format, &columns, &[row])
+}
+
+pub(crate) fn run(a: Args<'_>) -> Result<()> {
+    let (request, bounds) = request(&a)?;
     let mut columns: Vec<&str> = MULTIDIM_COLUMNS.to_vec();
     columns.insert(4, "users");
     let sort = match a.sort {
@@ -118,19 +158,7 @@ pub(crate) fn run(a: Args<'_>) -> Result<()> {
     let mut failures = Vec::new();
     for row in analysed {
         match row {
-            Ok(r) if bounds.admit(&r) => {
-                let mut values = vec![
-                    Value::from(r.solution.name()),
-                    Value::from(r.protocol.name()),
-                ];
-                values.extend(
-                    r.numbers()
-                        .into_iter()
-                        .map(|v| v.map_or(Value::Empty, Value::number)),
-                );
-                values.insert(4, Value::number(a.users));
-                rows.push(values);
-            }
+            Ok(r) if bounds.admit(&r) => rows.push(values(&r, a.users)),
             Ok(_) => {}
             Err(e) => failures.push(e.to_string()),
         }

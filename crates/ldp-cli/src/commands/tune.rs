@@ -1,6 +1,6 @@
 //! `ldp tune` and `ldp frontier`.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use ldp_core::Protocol;
 use ldp_optimize::{Objective, ObjectiveSet};
@@ -20,11 +20,37 @@ pub(crate) struct TuneCmd {
     ))]
     protocol: String,
     /// Domain size.
-    #[arg(long)]
-    k: u64,
+    #[arg(long, required_unless_present = "attributes")]
+    k: Option<u64>,
     /// Privacy budget.
     #[arg(long)]
     eps: f64,
+    /// Several attributes per user, instead of --k: each attribute's domain size. Chooses
+    /// the solution x protocol (of --solution and --protocol, each a list or `all`) with
+    /// the lowest MSE for --users users under --asr-max (mean ASR on one attribute),
+    /// --asr-joint-max and --profiled-max, and says why.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "K1,K2,...",
+        conflicts_with = "k"
+    )]
+    attributes: Option<Vec<u64>>,
+    /// With --attributes: solutions, comma-separated (spl, smp, rsfd, rsfd-z), or `all`.
+    #[arg(long, value_delimiter = ',', requires = "attributes")]
+    solution: Vec<String>,
+    /// With --attributes: the users behind the mse column.
+    #[arg(long, requires = "attributes", default_value_t = 10_000.0)]
+    users: f64,
+    /// With --attributes: the SMP surveys an attacker joins into a profile.
+    #[arg(long, requires = "attributes")]
+    surveys: Option<u32>,
+    /// With --attributes: the ASR of every attribute at once at most A.
+    #[arg(long = "asr-joint-max", value_name = "A", requires = "attributes")]
+    asr_joint_max: Option<f64>,
+    /// With --attributes --surveys: an SMP profile entirely right at most this often.
+    #[arg(long = "profiled-max", value_name = "P", requires = "surveys")]
+    profiled_max: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
@@ -38,8 +64,29 @@ const TUNE_COLUMNS: [&str; 9] = [
 ];
 
 pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
-    let (k, eps) = (domain(a.k)?, budget(a.eps)?);
     let request = a.settings.request;
+    if let Some(ks) = &a.attributes {
+        // A list (`grr,oue`) or `all`, as analyze takes.
+        let protocols: Vec<String> = a.protocol.split(',').map(str::to_owned).collect();
+        let eps = [a.eps];
+        return super::multidim_analyze::tune(super::multidim_analyze::Args {
+            ks,
+            solutions: &a.solution,
+            protocols: &protocols,
+            eps: &eps,
+            users: a.users,
+            surveys: a.surveys,
+            asr_max: request.asr_max,
+            asr_joint_max: a.asr_joint_max,
+            profiled_max: a.profiled_max,
+            sort: None,
+            format: a.format,
+            tuning: request,
+        });
+    }
+    let k =
+        a.k.context("--k is required (or --attributes K1,K2,... for several attributes)")?;
+    let (k, eps) = (domain(k)?, budget(a.eps)?);
     let flag = |e| flagged(e, &request, None);
     let row = if let Some(p) = one_or_all(&a.protocol)? {
         let t = request.tune(p, k, eps).map_err(flag)?;

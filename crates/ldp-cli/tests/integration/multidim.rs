@@ -783,3 +783,35 @@ fn analyze_refuses_what_several_attributes_cannot_take() {
         &["--solution"],
     );
 }
+
+/// `ldp tune --attributes`: the lowest-MSE client meeting the bounds, and why; none when
+/// none meets them.
+#[test]
+fn tune_chooses_the_most_accurate_client_within_the_bounds() {
+    let base = [
+        "tune",
+        "--attributes",
+        "74,7,16",
+        "--solution",
+        "all",
+        "--protocol",
+        "grr,oue,olh",
+        "--eps",
+        "6",
+        "--surveys",
+        "3",
+    ];
+    let free = csv_rows(&stdout(ldp().args(base)));
+    assert_eq!(free.len(), 1);
+    assert_eq!(free[0]["solution"], "smp");
+    assert!(free[0]["reason"].contains("lowest MSE"), "{:?}", free[0]);
+    let bounded = csv_rows(&stdout(ldp().args(base).args(["--profiled-max", "0.05"])));
+    let row = &bounded[0];
+    assert!(row["reason"].contains("meeting the bounds"), "{row:?}");
+    assert!(row["profiled"].is_empty() || row["profiled"].parse::<f64>().unwrap() <= 0.05);
+    assert!(row["mse"].parse::<f64>().unwrap() >= free[0]["mse"].parse::<f64>().unwrap());
+    fails(
+        ldp().args(base).args(["--asr-joint-max", "0"]),
+        &["no solution x protocol meets the bounds"],
+    );
+}

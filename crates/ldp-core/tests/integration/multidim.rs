@@ -511,6 +511,7 @@ fn bad_input_is_named_and_adds_nothing() {
     ));
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn clients_and_servers_round_trip_through_json_and_merge() {
     let m = Multidim::with_priors(
