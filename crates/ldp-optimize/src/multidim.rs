@@ -339,6 +339,16 @@ pub fn choose_multidim(
             label(unbounded)
         )
     };
+    // No closed form bounds attribute inference: say so where it applies.
+    let reason = match best.solution {
+        Solution::RsFdNull => format!(
+            "{reason}; attribute inference is not bounded here, and RS+FD-z's fakes give the sampled attribute away at high budgets (measure it: ldp simulate)"
+        ),
+        s if s.fakes() => {
+            format!("{reason}; attribute inference is not bounded here (measure it: ldp simulate)")
+        }
+        _ => reason,
+    };
     Ok(Some(MultidimChoice {
         row: best.clone(),
         compared,
