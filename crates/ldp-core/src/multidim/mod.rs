@@ -157,29 +157,7 @@ impl<M: Mechanism> Multidim<M> {
         priors: Option<Priors>,
         mut build: impl FnMut(DomainSize, Epsilon) -> Result<M, ParamError>,
     ) -> Result<Self, MultidimError> {
-        if domains.is_empty() {
-            return Err(MultidimError::NoAttributes);
-        }
-        match (&priors, solution) {
-            (None, Solution::RsRfd) => {
-                return Err(MultidimError::Priors("RS+RFD needs a prior per attribute"));
-            }
-            (Some(_), s) if s != Solution::RsRfd => {
-                return Err(MultidimError::Priors("only RS+RFD takes priors"));
-            }
-            (Some(p), _)
-                if p.len() != domains.len()
-                    || p.values()
-                        .iter()
-                        .zip(domains)
-                        .any(|(v, k)| v.len() != k.as_usize()) =>
-            {
-                return Err(MultidimError::Priors(
-                    "each attribute needs a prior over its own domain",
-                ));
-            }
-            _ => {}
-        }
+        check_layout(solution, domains, priors.as_ref())?;
         let report_eps = solution
             .report_epsilon(eps, domains.len())
             .map_err(MultidimError::Budget)?;
@@ -520,6 +498,36 @@ impl<M: Mechanism> Multidim<M> {
             (None, Solution::RsFd) => vec![1.0 / k.as_f64(); k.as_usize()],
             _ => vec![0.0; k.as_usize()],
         }
+    }
+}
+
+/// Checks what a client's parameters must agree on, wherever it is built from: at least
+/// one attribute, and priors given for RS+RFD only, one per attribute over its domain.
+pub(crate) fn check_layout(
+    solution: Solution,
+    domains: &[DomainSize],
+    priors: Option<&Priors>,
+) -> Result<(), MultidimError> {
+    if domains.is_empty() {
+        return Err(MultidimError::NoAttributes);
+    }
+    match (priors, solution) {
+        (None, Solution::RsRfd) => Err(MultidimError::Priors("RS+RFD needs a prior per attribute")),
+        (Some(_), s) if s != Solution::RsRfd => {
+            Err(MultidimError::Priors("only RS+RFD takes priors"))
+        }
+        (Some(p), _)
+            if p.len() != domains.len()
+                || p.values()
+                    .iter()
+                    .zip(domains)
+                    .any(|(v, k)| v.len() != k.as_usize()) =>
+        {
+            Err(MultidimError::Priors(
+                "each attribute needs a prior over its own domain",
+            ))
+        }
+        _ => Ok(()),
     }
 }
 

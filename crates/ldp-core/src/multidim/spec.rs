@@ -30,31 +30,7 @@ impl MultidimSpec {
         priors: Option<Priors>,
         mut spec_of: impl FnMut(DomainSize, Epsilon) -> Result<Spec, ParamError>,
     ) -> Result<Self, MultidimError> {
-        if domains.is_empty() {
-            return Err(MultidimError::NoAttributes);
-        }
-        match (&priors, solution) {
-            (None, Solution::RsRfd) => {
-                return Err(MultidimError::Priors("RS+RFD needs a prior per attribute"));
-            }
-            (Some(_), s) if s != Solution::RsRfd => {
-                return Err(MultidimError::Priors("only RS+RFD takes priors"));
-            }
-            _ => {}
-        }
-        if let Some(priors) = &priors {
-            let lengths_differ = priors.len() != domains.len()
-                || priors
-                    .values()
-                    .iter()
-                    .zip(domains)
-                    .any(|(p, k)| p.len() != k.as_usize());
-            if lengths_differ {
-                return Err(MultidimError::Priors(
-                    "each attribute needs a prior over its own domain",
-                ));
-            }
-        }
+        super::check_layout(solution, domains, priors.as_ref())?;
         let report_eps = solution
             .report_epsilon(eps, domains.len())
             .map_err(MultidimError::Budget)?;
