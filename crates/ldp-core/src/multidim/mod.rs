@@ -418,20 +418,46 @@ impl<M: Mechanism> Multidim<M> {
         report: &MultidimReport<M::Report>,
         items: &[u32],
     ) -> Result<f64, MultidimError> {
-        self.check_items(items)?;
+        let mut each = self.log_likelihood_each(report, std::slice::from_ref(&items))?;
+        Ok(each.pop().expect("one tuple in, one likelihood out"))
+    }
+
+    /// [`Multidim::log_likelihood`] of one report under each tuple of `inputs`, in order:
+    /// the fakes' law, the costly part (`O(k)` per attribute), is computed once for all.
+    /// Audits and attacks that weigh one report against many users call this.
+    ///
+    /// ```
+    /// use ldp_core::multidim::{Multidim, Solution};
+    /// use ldp_core::simulation::{stream_rng, Role};
+    /// use ldp_core::{DomainSize, Epsilon, Grr};
+    /// let domains = [DomainSize::new(4)?, DomainSize::new(3)?];
+    /// let rsfd = Multidim::new(Solution::RsFd, Epsilon::new(1.0)?, &domains, Grr::new)?;
+    /// let report = rsfd.perturb(&[2, 1], &mut stream_rng(1, 0, Role::Genuine, 0))?;
+    /// let inputs: [&[u32]; 2] = [&[2, 1], &[0, 0]];
+    /// let each = rsfd.log_likelihood_each(&report, &inputs)?;
+    /// assert_eq!(each[1], rsfd.log_likelihood(&report, &[0, 0])?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn log_likelihood_each<T: AsRef<[u32]>>(
+        &self,
+        report: &MultidimReport<M::Report>,
+        inputs: &[T],
+    ) -> Result<Vec<f64>, MultidimError> {
+        for items in inputs {
+            self.check_items(items.as_ref())?;
+        }
         let d = self.attributes.len();
-        Ok(match report {
+        let ln_d = (d as f64).ln();
+        match report {
             MultidimReport::Sampled { attribute, report } => {
                 let j = *attribute as usize;
-                self.attribute(j)?.log_likelihood(report, items[j]) - (d as f64).ln()
+                let m = self.attribute(j)?;
+                Ok(inputs
+                    .iter()
+                    .map(|x| m.log_likelihood(report, x.as_ref()[j]) - ln_d)
+                    .collect())
             }
             MultidimReport::Every(reports) => {
-                let genuine = self
-                    .attributes
-                    .iter()
-                    .zip(reports)
-                    .zip(items)
-                    .map(|((m, r), &x)| m.log_likelihood(r, x));
                 if reports.len() != d {
                     return Err(MultidimError::report(
                         None,
@@ -442,17 +468,43 @@ impl<M: Mechanism> Multidim<M> {
                         },
                     ));
                 }
+                // Each attribute's genuine log-likelihood under x, into `out`.
+                let genuine = |x: &[u32], out: &mut Vec<f64>| {
+                    out.clear();
+                    out.extend(
+                        self.attributes
+                            .iter()
+                            .zip(reports)
+                            .zip(x)
+                            .map(|((m, r), &x)| m.log_likelihood(r, x)),
+                    );
+                };
+                let mut each = Vec::with_capacity(d);
                 if !self.solution.fakes() {
-                    return Ok(genuine.sum());
+                    return Ok(inputs
+                        .iter()
+                        .map(|x| {
+                            genuine(x.as_ref(), &mut each);
+                            each.iter().sum()
+                        })
+                        .collect());
                 }
                 let fakes: Vec<f64> = (0..d)
                     .map(|j| self.fake_log_likelihood(j, &reports[j]))
                     .collect();
                 let all_fake: f64 = fakes.iter().sum();
-                let ratios: Vec<f64> = genuine.zip(&fakes).map(|(g, f)| g - f).collect();
-                all_fake + log_sum_exp(&ratios) - (d as f64).ln()
+                Ok(inputs
+                    .iter()
+                    .map(|x| {
+                        genuine(x.as_ref(), &mut each);
+                        for (g, f) in each.iter_mut().zip(&fakes) {
+                            *g -= f;
+                        }
+                        all_fake + log_sum_exp(&each) - ln_d
+                    })
+                    .collect())
             }
-        })
+        }
     }
 
     /// `ln F(report)`: the log-probability that a fake of `attribute` is `report`. The
