@@ -84,6 +84,17 @@ pub enum AuditError {
         /// What went wrong, with the output line where there is one.
         reason: String,
     },
+    /// Input pairs given for a client of several attributes, whose pairs are fixed.
+    #[error(
+        "a client of several attributes is audited on fixed tuples (all first items against all last, and each attribute's change alone): leave the pairs at extremes"
+    )]
+    MultidimPairs,
+    /// An RS+ client whose family does not list every output: a fake's likelihood
+    /// depends on the whole report, so outputs listed by symmetry or by seed are not enough.
+    #[error(
+        "the exact audit of an RS+ solution needs every output of each attribute, and this family lists them {0}: use the statistical audit"
+    )]
+    ExactFakes(&'static str),
     /// An exact audit too large to enumerate.
     #[error(
         "an exact audit of {outputs} outputs at k = {k} needs more than {} likelihood evaluations: use a smaller k or the statistical audit",

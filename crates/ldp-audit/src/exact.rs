@@ -76,7 +76,7 @@ pub fn exact_audit(mech: &AnyMechanism) -> Result<ExactAudit, AuditError> {
 }
 
 /// The refusal of outputs over [`EXACT_LIMIT`].
-fn too_large(e: TooManyOutputs) -> AuditError {
+pub(crate) fn too_large(e: TooManyOutputs) -> AuditError {
     AuditError::ExactTooLarge {
         outputs: e.outputs,
         k: e.k,
@@ -84,7 +84,7 @@ fn too_large(e: TooManyOutputs) -> AuditError {
 }
 
 /// The largest ratio over `outputs`.
-fn worst<M: AttackSurface>(
+pub(crate) fn worst<M: AttackSurface>(
     m: &M,
     outputs: impl Iterator<Item = M::Report>,
     coverage: Coverage,

@@ -47,6 +47,7 @@ mod exact;
 mod interval;
 mod linked;
 mod mechanism;
+mod multidim;
 mod observation;
 mod statistic;
 mod tally;
@@ -58,6 +59,10 @@ pub use exact::{Coverage, EXACT_LIMIT, ExactAudit, exact_audit};
 pub use interval::clopper_pearson;
 pub use linked::{LinkedExact, MAX_LINKED, audit_linked, exact_linked};
 pub use mechanism::{audit_mechanism, audit_mechanism_with_progress};
+pub use multidim::{
+    CALIBRATION, Claims, MultidimAudit, MultidimExact, audit_multidim,
+    audit_multidim_with_progress, exact_multidim,
+};
 pub use observation::{Observation, Shape, parse_line};
 pub use statistic::{Statistic, UnknownStatistic};
 pub use tally::{Audit, AuditConfig, BATCH, MAX_TRIALS, PairAudit, Pairs, Plan, StatisticAudit};

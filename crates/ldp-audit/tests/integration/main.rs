@@ -3,3 +3,4 @@
 
 mod audit;
 mod linked;
+mod multidim;
