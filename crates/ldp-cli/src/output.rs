@@ -113,14 +113,14 @@ pub(crate) fn print(
 ) -> Result<()> {
     match format {
         Format::Csv => {
-            writeln!(out, "{}", columns.join(","))?;
+            // The csv crate quotes a field only when it needs it (a comma, a quote: the
+            // domain sizes of several attributes, an external client's command line).
+            let mut w = csv::Writer::from_writer(&mut *out);
+            w.write_record(columns)?;
             for r in rows {
-                writeln!(
-                    out,
-                    "{}",
-                    r.iter().map(Value::text).collect::<Vec<_>>().join(",")
-                )?;
+                w.write_record(r.iter().map(Value::text))?;
             }
+            w.flush()?;
         }
         Format::Json => {
             writeln!(out, "[")?;
