@@ -12,7 +12,8 @@ use ldp_audit::{
 use ldp_core::DomainSize;
 use ldp_optimize::{ParamValues, TuneRequest};
 
-use super::longitudinal;
+use super::multidim::AttributesArgs;
+use super::{ProtocolArgs, longitudinal, multidim_audit};
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{budget, domain, parse_protocol, resolve};
 
@@ -34,8 +35,12 @@ pub(crate) struct AuditArgs {
     #[arg(long)]
     g: Option<u32>,
     /// Domain size (items are 0..k-1).
-    #[arg(long)]
-    k: u64,
+    #[arg(long, required_unless_present = "attributes")]
+    k: Option<u64>,
+    /// Several attributes per user (with --protocol): the client of each solution is
+    /// audited for a change of every attribute and of one (see docs/audit.md).
+    #[command(flatten)]
+    attributes: AttributesArgs,
     /// The budget: the protocol's, or the one the external client claims (optional: it
     /// only decides `flagged`).
     #[arg(long)]
@@ -110,7 +115,11 @@ const COLUMNS: [&str; 14] = [
 ];
 
 pub(crate) fn run(a: &AuditArgs) -> Result<()> {
-    let k = domain(a.k)?;
+    if a.attributes.attributes.is_some() {
+        return run_multidim(a);
+    }
+    let k =
+        domain(a.k.context("--k is required (or --attributes K1,K2,... for several attributes)")?)?;
     if a.protocol.is_some() {
         refuse_flags(
             &[
@@ -247,6 +256,43 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
     )
 }
 
+/// A client of several attributes: the exact audit or the test.
+fn run_multidim(a: &AuditArgs) -> Result<()> {
+    multidim_audit::refuse(
+        a.command.is_some(),
+        a.pairs.is_some(),
+        a.eps_perm.is_some() || !a.collections.is_empty(),
+    )?;
+    refuse_flags(
+        &[
+            (a.batch.is_some(), "--batch"),
+            (a.timeout.is_some(), "--timeout"),
+            (a.g.is_some(), "--g"),
+        ],
+        "only for an external client (--command)",
+    )?;
+    let protocol = ProtocolArgs {
+        protocol: a
+            .protocol
+            .clone()
+            .context("--protocol: the protocol of every attribute")?,
+        k: None,
+        eps: a.eps.context("--eps: the user's budget is needed")?,
+        param: a.param.clone(),
+        tuning: Default::default(),
+    };
+    let spec = a
+        .attributes
+        .spec(&protocol)?
+        .context("--attributes needs --solution")?;
+    let config = if a.exact {
+        None
+    } else {
+        Some(config(a, 2, false)?)
+    };
+    multidim_audit::run(&spec, &protocol.protocol, config.as_ref(), bar, a.format)
+}
+
 /// An error naming every given flag that would do nothing here.
 fn refuse_flags(flags: &[(bool, &str)], why: &str) -> Result<()> {
     let given: Vec<&str> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
@@ -355,8 +401,14 @@ fn config(a: &AuditArgs, k: u32, set_client: bool) -> Result<AuditConfig> {
 }
 
 fn progress(a: &AuditArgs, config: &AuditConfig) -> ProgressBar {
-    let inputs = ldp_audit::Plan::new(a.k as u32, config).map_or(2, |p| p.inputs().len() as u64);
-    let bar = ProgressBar::new(inputs.saturating_mul(config.trials));
+    let inputs = ldp_audit::Plan::new(a.k.unwrap_or(2) as u32, config)
+        .map_or(2, |p| p.inputs().len() as u64);
+    bar(inputs.saturating_mul(config.trials))
+}
+
+/// A progress bar of `total` reports.
+fn bar(total: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{spinner} {pos}/{len} reports ({per_sec}, {eta} left)")
             .expect("a valid template"),

@@ -7,6 +7,7 @@ mod audit;
 mod longitudinal;
 mod multidim;
 mod multidim_analyze;
+mod multidim_audit;
 mod multidim_simulate;
 mod perturb;
 mod simulate;

@@ -331,3 +331,87 @@ fn bad_settings_name_the_flag() {
         "use a smaller k",
     );
 }
+
+fn json(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = ldp()
+        .arg("audit")
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// Several attributes: RS+FD[GRR] over very unequal domains spends more than the anchors'
+/// eps on one attribute, exactly and measurably; the whole tuple stays within eps'.
+#[test]
+fn a_client_of_several_attributes_is_audited_per_kind_of_change() {
+    let client = [
+        "--protocol",
+        "grr",
+        "--attributes",
+        "2,100",
+        "--solution",
+        "rsfd",
+        "--eps",
+        "1",
+    ];
+    let exact = json(&[&client[..], &["--exact"]].concat());
+    assert_eq!(exact.len(), 2);
+    assert_eq!(exact[0]["changed"], "every");
+    assert_eq!(exact[0]["flagged"], "false");
+    assert_eq!(exact[1]["changed"], "attribute 1");
+    assert_eq!(exact[1]["flagged"], "true");
+    let eps_one = exact[1]["eps_measured"].as_f64().unwrap();
+    assert!((eps_one - 1.2497).abs() < 1e-3, "{exact:?}");
+
+    let test = json(&[&client[..], &["--trials", "300000", "--statistic", "lr"]].concat());
+    assert_eq!(test.len(), 2);
+    let whole = test[0]["eps_measured"].as_f64().unwrap();
+    let one = test[1]["eps_measured"].as_f64().unwrap();
+    assert!(whole > 1.2 && whole <= 1.49, "{test:?}");
+    assert!(one > 1.0 && one <= eps_one, "{test:?}");
+    assert_eq!(test[1]["flagged"], "true");
+    // CSV quotes the domain sizes.
+    let csv = ldp()
+        .arg("audit")
+        .args(client)
+        .args(["--exact", "--format", "csv"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        String::from_utf8(csv)
+            .unwrap()
+            .contains("rsfd[grr],\"2,100\",1,every")
+    );
+}
+
+#[test]
+fn several_attributes_refuse_what_does_not_apply() {
+    let fails = |args: &[&str], message: &str| {
+        ldp()
+            .arg("audit")
+            .args(["--attributes", "3,4", "--solution", "rsfd", "--eps", "1"])
+            .args(args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(message));
+    };
+    fails(
+        &["--protocol", "oue", "--exact"],
+        "by symmetry: use the statistical audit",
+    );
+    fails(&["--protocol", "grr", "--pairs", "cycle"], "fixed tuples");
+    fails(
+        &["--command", "cat", "--shape", "grr"],
+        "external client of several attributes",
+    );
+    fails(&["--protocol", "grr", "--k", "5"], "--k");
+    fails(&["--protocol", "grr", "--trials", "0"], "trials = 0");
+}
