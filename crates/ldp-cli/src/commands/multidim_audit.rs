@@ -83,10 +83,11 @@ pub(crate) fn run(
                 ]);
                 rows.push(row);
             }
+            let coverage: Vec<String> = exact.coverage.iter().map(|c| format!("{c:?}")).collect();
             note!(
-                "ldp: {} outputs examined, {:?}",
+                "ldp: {} outputs examined (per attribute: {})",
                 exact.outputs,
-                exact.coverage
+                coverage.join(", ")
             );
             rows
         }
