@@ -328,6 +328,10 @@ pub fn aggregate_columns_skipping<M: ArrowReports>(
             Err(invalid) => invalid,
         };
         let (reason, error) = invalid;
+        // `at(row)` names the row: the error is recorded without it.
+        let text = error.to_string();
+        let prefix = format!("row {row}: ");
+        let error = text.strip_prefix(&prefix).unwrap_or(&text);
         skipped.record(reason, position_base + row, || at(row), &error);
         Ok(())
     })
