@@ -19,6 +19,32 @@
 //! built for one mechanism refuses a file of another. Every report read is validated as
 //! the mechanism validates reports from outside, and an error names the row.
 //!
+//! Reports of several attributes per user ([`ldp_core::multidim`]) are in [`multidim`]:
+//! one row per user, a nullable column `report_j` per attribute in that attribute's type
+//! above (SMP fills one column of a row, the other solutions every column), and the
+//! collection's [`ldp_core::multidim::MultidimSpec`] under [`MULTIDIM_KEY`] in place of
+//! [`SPEC_KEY`]; the reader of either kind refuses a file of the other. Each row is rebuilt
+//! into a [`ldp_core::multidim::MultidimReport`] and validated as
+//! [`ldp_core::multidim::Multidim::validate`] does:
+//!
+//! ```
+//! use ldp_arrow::SetEncoding;
+//! use ldp_arrow::multidim::{reports_from_columns, to_columns};
+//! use ldp_core::multidim::{Multidim, MultidimReport, Solution};
+//! use ldp_core::{DomainSize, Epsilon, OnesReport, UnaryEncoding};
+//! let domains = [DomainSize::new(4)?, DomainSize::new(9)?];
+//! let smp = Multidim::new(Solution::Smp, Epsilon::new(1.0)?, &domains, UnaryEncoding::optimized)?;
+//! let reports = vec![
+//!     MultidimReport::Sampled { attribute: 1, report: OnesReport { ones: vec![0, 8] } },
+//!     MultidimReport::Sampled { attribute: 0, report: OnesReport { ones: vec![2] } },
+//! ];
+//! let columns = to_columns(&smp, &reports, SetEncoding::Bitmap)?;
+//! assert_eq!((columns[0].null_count(), columns[1].null_count()), (1, 1));
+//! let views: Vec<&dyn arrow_array::Array> = columns.iter().map(|c| c.as_ref()).collect();
+//! assert_eq!(reports_from_columns(&smp, &views)?, reports);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ```
 //! use ldp_arrow::{ArrowReports, SetEncoding};
 //! use ldp_core::{Aggregator, DomainSize, Epsilon, Mechanism, OnesReport, UnaryEncoding};
