@@ -20,6 +20,10 @@ use ldp_core::{
 
 use crate::{ArrowLdpError, SetEncoding};
 
+/// What [`ArrowReports::for_each_nullable`] calls on every row: its index from 0, and its
+/// report (`None` for a null row).
+pub type NullableVisitor<'a, R> = dyn FnMut(usize, Option<&R>) -> Result<(), ArrowLdpError> + 'a;
+
 /// A mechanism's reports in Arrow. Implemented for every mechanism whose report type has
 /// an [`ArrowShape`].
 pub trait ArrowReports: Mechanism {
@@ -31,6 +35,18 @@ pub trait ArrowReports: Mechanism {
 
     /// The rows of `array` as reports, each validated against the mechanism.
     fn reports_from_array(&self, array: &dyn Array) -> Result<Vec<Self::Report>, ArrowLdpError>;
+
+    /// Calls `visit(row, report)` for every row of `array` (rows from 0), `None` for a
+    /// null row: for a column in which a row may have no report (a user of several
+    /// attributes reports one of them under SMP, see [`crate::multidim`]). The reports
+    /// are not validated. A column of the wrong type, or a null inside a row's report (an
+    /// index of a list), is an error naming the row, counted from `first_row`.
+    fn for_each_nullable(
+        &self,
+        array: &dyn Array,
+        first_row: u64,
+        visit: &mut NullableVisitor<'_, Self::Report>,
+    ) -> Result<(), ArrowLdpError>;
 
     /// Adds every row of `array` to `server`, validated as reports from outside are.
     /// `first_row` is the index of the array's first row, for error messages.
@@ -90,6 +106,49 @@ where
             Ok(())
         })?;
         Ok(out)
+    }
+
+    fn for_each_nullable(
+        &self,
+        array: &dyn Array,
+        first_row: u64,
+        visit: &mut NullableVisitor<'_, M::Report>,
+    ) -> Result<(), ArrowLdpError> {
+        let limits = self.spec().report_limits();
+        let nulls = match array.logical_nulls() {
+            Some(nulls) if nulls.null_count() > 0 => nulls,
+            _ => {
+                return M::Report::for_each_row(array, &limits, first_row, |row, r| {
+                    visit(row, Some(r))
+                });
+            }
+        };
+        // The type is checked even when every row is null.
+        M::Report::for_each_row(
+            array.slice(0, 0).as_ref(),
+            &limits,
+            first_row,
+            |_, _| Ok(()),
+        )?;
+        // Each run of rows with a report is read as a column of its own (a zero-copy slice).
+        let mut i = 0;
+        while i < array.len() {
+            if nulls.is_null(i) {
+                visit(i, None)?;
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < array.len() && nulls.is_valid(i) {
+                i += 1;
+            }
+            let run = array.slice(start, i - start);
+            let at = first_row + start as u64;
+            M::Report::for_each_row(run.as_ref(), &limits, at, |row, r| {
+                visit(start + row, Some(r))
+            })?;
+        }
+        Ok(())
     }
 
     fn aggregate_array(

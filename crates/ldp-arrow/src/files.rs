@@ -13,9 +13,11 @@ use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use crate::{ArrowLdpError, ArrowReports, ENCODING_KEY, REPORT_COLUMN, SPEC_KEY, SetEncoding};
+use crate::{
+    ArrowLdpError, ArrowReports, ENCODING_KEY, MULTIDIM_KEY, REPORT_COLUMN, SPEC_KEY, SetEncoding,
+};
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> ArrowLdpError + '_ {
+pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> ArrowLdpError + '_ {
     move |error| ArrowLdpError::Io {
         path: path.display().to_string(),
         error,
@@ -90,17 +92,26 @@ pub fn writer_properties(spec: &Spec, encoding: SetEncoding) -> WriterProperties
 }
 
 /// Bytes of reports a writer holds before it writes a row group.
-const ROW_GROUP_BYTES: usize = 64 << 20;
+pub(crate) const ROW_GROUP_BYTES: usize = 64 << 20;
 
 /// Bytes of reports a reader decodes in one batch.
-const BATCH_BYTES: usize = 16 << 20;
+pub(crate) const BATCH_BYTES: usize = 16 << 20;
 
 /// How many reports of `spec` fit in `bytes` at their largest in memory (8 bytes per
 /// entry, plus the row's own), between 1 and `most`: row groups and batches are sized in
 /// bytes, so that SHE at k = 10^4 is not held 65,536 reports (5 GB) at a time.
 fn rows_within(spec: &Spec, bytes: usize, most: usize) -> usize {
-    let per_report = 16 + 8 * spec.report_limits().entries as usize;
-    (bytes / per_report).clamp(1, most)
+    rows_of(report_bytes(spec), bytes, most)
+}
+
+/// The bytes of one report of `spec` at its largest in memory.
+pub(crate) fn report_bytes(spec: &Spec) -> usize {
+    16 + 8 * spec.report_limits().entries as usize
+}
+
+/// How many rows of `per_row` bytes fit in `bytes`, between 1 and `most`.
+pub(crate) fn rows_of(per_row: usize, bytes: usize, most: usize) -> usize {
+    (bytes / per_row.max(1)).clamp(1, most)
 }
 
 impl<M: ArrowReports> ReportWriter<M> {
@@ -223,11 +234,21 @@ pub fn read_spec(path: &Path) -> Result<Spec, ArrowLdpError> {
 }
 
 fn spec_of(metadata: Option<&Vec<KeyValue>>) -> Result<Spec, ArrowLdpError> {
-    let text = metadata
-        .and_then(|kv| kv.iter().find(|e| e.key == SPEC_KEY))
-        .and_then(|e| e.value.clone())
-        .ok_or(ArrowLdpError::NoSpec)?;
+    let Some(text) = metadata_value(metadata, SPEC_KEY) else {
+        // A file of several attributes is no file of one.
+        return match metadata_value(metadata, MULTIDIM_KEY) {
+            Some(found) => Err(ArrowLdpError::SeveralAttributes { found }),
+            None => Err(ArrowLdpError::NoSpec),
+        };
+    };
     serde_json::from_str(&text).map_err(|e| ArrowLdpError::BadSpec(e.to_string()))
+}
+
+/// The value of `key` in a file's key-value metadata.
+pub(crate) fn metadata_value(metadata: Option<&Vec<KeyValue>>, key: &str) -> Option<String> {
+    metadata
+        .and_then(|kv| kv.iter().find(|e| e.key == key))
+        .and_then(|e| e.value.clone())
 }
 
 /// The reports of one or more Parquet files, read batch by batch (memory: one batch).
@@ -284,22 +305,7 @@ impl ParquetReports {
     /// parallel (merging the partial aggregates in this order keeps SHE's float sums
     /// independent of the number of threads).
     pub fn parts(&self) -> Result<Vec<Part>, ArrowLdpError> {
-        let mut parts = Vec::new();
-        for (file, path) in self.files.iter().enumerate() {
-            let handle = File::open(path).map_err(io(path))?;
-            let builder = ParquetRecordBatchReaderBuilder::try_new(handle)
-                .map_err(|e| in_file(path, e.into()))?;
-            let mut first_row = 0u64;
-            for (row_group, meta) in builder.metadata().row_groups().iter().enumerate() {
-                parts.push(Part {
-                    file,
-                    row_group,
-                    first_row,
-                });
-                first_row += u64::try_from(meta.num_rows()).unwrap_or(0);
-            }
-        }
-        Ok(parts)
+        row_groups(&self.files)
     }
 
     /// Calls `f(report_column, first_row_of_the_batch_in_its_file)` for every batch of
@@ -356,6 +362,26 @@ impl ParquetReports {
     }
 }
 
+/// The row groups of `files`, in order.
+pub(crate) fn row_groups(files: &[PathBuf]) -> Result<Vec<Part>, ArrowLdpError> {
+    let mut parts = Vec::new();
+    for (file, path) in files.iter().enumerate() {
+        let handle = File::open(path).map_err(io(path))?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(handle)
+            .map_err(|e| in_file(path, e.into()))?;
+        let mut first_row = 0u64;
+        for (row_group, meta) in builder.metadata().row_groups().iter().enumerate() {
+            parts.push(Part {
+                file,
+                row_group,
+                first_row,
+            });
+            first_row += u64::try_from(meta.num_rows()).unwrap_or(0);
+        }
+    }
+    Ok(parts)
+}
+
 /// One row group of one file of a [`ParquetReports`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Part {
@@ -368,7 +394,7 @@ pub struct Part {
 }
 
 /// An error of one file, prefixed with its path (I/O errors carry it already).
-fn in_file(path: &Path, e: ArrowLdpError) -> ArrowLdpError {
+pub(crate) fn in_file(path: &Path, e: ArrowLdpError) -> ArrowLdpError {
     match e {
         ArrowLdpError::Io { .. } | ArrowLdpError::InFile { .. } => e,
         other => ArrowLdpError::InFile {

@@ -19,6 +19,32 @@
 //! built for one mechanism refuses a file of another. Every report read is validated as
 //! the mechanism validates reports from outside, and an error names the row.
 //!
+//! Reports of several attributes per user ([`ldp_core::multidim`]) are in [`multidim`]:
+//! one row per user, a nullable column `report_j` per attribute in that attribute's type
+//! above (SMP fills one column of a row, the other solutions every column), and the
+//! collection's [`ldp_core::multidim::MultidimSpec`] under [`MULTIDIM_KEY`] in place of
+//! [`SPEC_KEY`]; the reader of either kind refuses a file of the other. Each row is rebuilt
+//! into a [`ldp_core::multidim::MultidimReport`] and validated as
+//! [`ldp_core::multidim::Multidim::validate`] does:
+//!
+//! ```
+//! use ldp_arrow::SetEncoding;
+//! use ldp_arrow::multidim::{reports_from_columns, to_columns};
+//! use ldp_core::multidim::{Multidim, MultidimReport, Solution};
+//! use ldp_core::{DomainSize, Epsilon, OnesReport, UnaryEncoding};
+//! let domains = [DomainSize::new(4)?, DomainSize::new(9)?];
+//! let smp = Multidim::new(Solution::Smp, Epsilon::new(1.0)?, &domains, UnaryEncoding::optimized)?;
+//! let reports = vec![
+//!     MultidimReport::Sampled { attribute: 1, report: OnesReport { ones: vec![0, 8] } },
+//!     MultidimReport::Sampled { attribute: 0, report: OnesReport { ones: vec![2] } },
+//! ];
+//! let columns = to_columns(&smp, &reports, SetEncoding::Bitmap)?;
+//! assert_eq!((columns[0].null_count(), columns[1].null_count()), (1, 1));
+//! let views: Vec<&dyn arrow_array::Array> = columns.iter().map(|c| c.as_ref()).collect();
+//! assert_eq!(reports_from_columns(&smp, &views)?, reports);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ```
 //! use ldp_arrow::{ArrowReports, SetEncoding};
 //! use ldp_core::{Aggregator, DomainSize, Epsilon, Mechanism, OnesReport, UnaryEncoding};
@@ -34,11 +60,13 @@
 
 mod convert;
 mod files;
+pub mod multidim;
 
 use arrow_schema::DataType;
+use ldp_core::multidim::MultidimError;
 use ldp_core::{AggregateError, Spec};
 
-pub use convert::{ArrowReports, ArrowShape};
+pub use convert::{ArrowReports, ArrowShape, NullableVisitor};
 pub use files::{
     ParquetReports, Part, ReportWriter, parquet_files, read_spec, report_field, report_schema,
     writer_properties,
@@ -46,6 +74,11 @@ pub use files::{
 
 /// The Parquet key-value metadata key holding the mechanism's spec (JSON).
 pub const SPEC_KEY: &str = "ldp.spec";
+
+/// The Parquet key-value metadata key holding the [`ldp_core::multidim::MultidimSpec`]
+/// (JSON) of a file of reports of several attributes ([`multidim`]), in place of
+/// [`SPEC_KEY`].
+pub const MULTIDIM_KEY: &str = "ldp.multidim";
 
 /// The Parquet key-value metadata key holding the set encoding (`list` or `bitmap`).
 pub const ENCODING_KEY: &str = "ldp.encoding";
@@ -134,6 +167,73 @@ pub enum ArrowLdpError {
         /// The file's.
         found: String,
     },
+    /// A user's report of several attributes is invalid (its shape, or an attribute's
+    /// report).
+    #[error("row {row}: {error}")]
+    MultidimRow {
+        /// Row index (from the start of the file for file readers).
+        row: u64,
+        /// What is wrong with it.
+        error: MultidimError,
+    },
+    /// A row of SMP, whose user reports one attribute, has no report or several.
+    #[error(
+        "row {row}: an SMP report holds the report of exactly one attribute, but {found} of its {d} columns hold one"
+    )]
+    Sampled {
+        /// Row index.
+        row: u64,
+        /// The columns that hold a report.
+        found: usize,
+        /// The number of attributes.
+        d: usize,
+    },
+    /// A row of SPL or an RS+ solution, whose user reports every attribute, lacks one.
+    #[error(
+        "row {row}: attribute {attribute}: the report is null, but {solution} reports every attribute"
+    )]
+    MissingAttribute {
+        /// Row index.
+        row: u64,
+        /// The attribute without a report.
+        attribute: u32,
+        /// The solution's label.
+        solution: &'static str,
+    },
+    /// A file of one attribute's reports where reports of several were expected.
+    #[error("the file holds reports of one attribute ({found}), not of several attributes")]
+    OneAttribute {
+        /// The file's spec (JSON).
+        found: String,
+    },
+    /// A file of reports of several attributes where one attribute's were expected.
+    #[error("the file holds reports of several attributes ({found}), not of one attribute")]
+    SeveralAttributes {
+        /// The file's multidimensional spec (JSON).
+        found: String,
+    },
+    /// The file's multidimensional spec metadata is not a valid one.
+    #[error("the file's `{MULTIDIM_KEY}` metadata is not a valid multidimensional spec: {0}")]
+    BadMultidimSpec(String),
+    /// A column of reports the file lacks (`report_j` of attribute j).
+    #[error("the file has no `{0}` column")]
+    NoColumn(String),
+    /// A column of reports beyond the attributes expected.
+    #[error(
+        "the file has a column `{column}`: it holds reports of more than the {d} attributes expected"
+    )]
+    ExtraColumn {
+        /// The column.
+        column: String,
+        /// The number of attributes expected.
+        d: usize,
+    },
+    /// Columns of reports of unequal lengths.
+    #[error("the columns of reports have unequal lengths ({0:?})")]
+    Lengths(Vec<usize>),
+    /// A multidimensional client could not be built, or a report not made.
+    #[error(transparent)]
+    Multidim(#[from] MultidimError),
     /// The file does not say which mechanism made its reports.
     #[error(
         "the file has no `{SPEC_KEY}` metadata: it does not say which mechanism made its reports"

@@ -115,12 +115,6 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
 
 /// `ldp aggregate --attributes`: every attribute's estimate, `attribute,item,estimate`.
 fn run_several(a: &AggregateArgs, spec: &ldp_core::multidim::MultidimSpec) -> Result<()> {
-    if let Some(path) = &a.input {
-        bail!(
-            "--input {}: Parquet holds reports of one attribute; with --attributes the reports are JSON lines on stdin",
-            path.display()
-        );
-    }
     let she = spec.specs()[0].family().clips();
     match a.she_clip.as_deref().map(str::trim) {
         Some("none") if she => {}
@@ -139,7 +133,10 @@ fn run_several(a: &AggregateArgs, spec: &ldp_core::multidim::MultidimSpec) -> Re
     let options = fit_options(a)?;
     let skip = a.on_invalid == OnInvalid::Skip;
     let (estimates, accepted, skipped) = ldp_core::dispatch_multidim!(spec, m => {
-        let (server, skipped) = multidim::aggregate_stream(&m, skip)?;
+        let (server, skipped) = match &a.input {
+            Some(path) => multidim::aggregate_parquet(&m, path, spec, skip)?,
+            None => multidim::aggregate_stream(&m, skip)?,
+        };
         let estimates = multidim::estimates(&server, estimator, &options, |fit| {
             fitted(estimator, &options, fit)
         })?;

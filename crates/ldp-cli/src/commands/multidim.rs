@@ -1,14 +1,17 @@
 //! Several attributes per user (`--attributes K1,K2,... --solution NAME`): the client
 //! (`ldp_core::multidim`) named by the flags, and `perturb` and `aggregate` over JSON
-//! lines of it. Reports are `{"sampled":{"attribute":j,"report":…}}` (SMP) or
-//! `{"every":[…]}` (SPL and the RS+ solutions), each attribute's report in its family's
-//! JSON form.
+//! lines of it or Parquet files. Reports are `{"sampled":{"attribute":j,"report":…}}`
+//! (SMP) or `{"every":[…]}` (SPL and the RS+ solutions), each attribute's report in its
+//! family's JSON form; in Parquet, one row per user and a column `report_j` per attribute
+//! (`ldp_arrow::multidim`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
+use ldp_arrow::multidim::{MultidimWriter, ParquetMultidimReports};
+use ldp_arrow::{ArrowReports, SetEncoding};
 use ldp_core::estimate::FitOptions;
 use ldp_core::multidim::{
     Multidim, MultidimAggregator, MultidimError, MultidimReport, MultidimSpec, Priors, Solution,
@@ -300,6 +303,92 @@ where
         }
     }
     Ok(())
+}
+
+/// As [`perturb_stream`], into a Parquet file of one row per user
+/// (`ldp_arrow::multidim`): the same reports for the same seed, one record batch per chunk
+/// of input. On a bad line, the reports above it are written and the file closed.
+pub(crate) fn perturb_parquet<M, R>(
+    m: &Multidim<M>,
+    make: &(impl Fn(u64) -> R + Sync),
+    path: &Path,
+    encoding: Option<SetEncoding>,
+) -> Result<()>
+where
+    M: ArrowReports,
+    R: Rng + Send,
+{
+    let at = || format!("--output {}", path.display());
+    let mut writer = MultidimWriter::create(path, m.clone(), encoding).with_context(at)?;
+    let mut input = LineChunks::new(std::io::stdin().lock(), items_cap(m.dimensions()));
+    let mut batches = Batches::new();
+    // Chunks sized in bytes: at most about 32 MiB of reports in memory at a time.
+    let row_bytes: usize = m
+        .attributes()
+        .iter()
+        .map(|a| 16 + 8 * a.spec().report_limits().entries as usize)
+        .sum();
+    let mut reports = Vec::new();
+    while let Some(chunk) = input.next_chunk(chunk_lines(row_bytes))? {
+        let (users, failure) = parse_users(&chunk, m);
+        let pieces = batches.run(&users, make, &|rng: &mut R, users: &[Vec<u32>]| {
+            users
+                .iter()
+                .map(|items| m.perturb(items, rng))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        reports.clear();
+        for piece in pieces {
+            reports.extend(piece?);
+        }
+        writer.write(&reports).with_context(at)?;
+        if let Some(e) = failure {
+            writer.finish().with_context(at)?;
+            return Err(e);
+        }
+    }
+    writer.finish().with_context(at)?;
+    Ok(())
+}
+
+/// `ldp aggregate --attributes --input PATH`: the reports of a Parquet file, or of every
+/// .parquet file under a directory, each checked to record the client the flags give,
+/// added in file and row order (so the server is the one the same reports as JSON lines
+/// give). Nothing is aggregated unless every row is valid, unless `skip`: then invalid
+/// rows are counted by reason and left out.
+pub(crate) fn aggregate_parquet<M: ArrowReports>(
+    m: &Multidim<M>,
+    path: &Path,
+    spec: &MultidimSpec,
+    skip: bool,
+) -> Result<(MultidimAggregator<M>, Rejections)> {
+    let reject = "reports rejected, nothing aggregated";
+    let files = ParquetMultidimReports::open(path, spec).context(reject)?;
+    if let Some(first) = files.unrecorded().first() {
+        note!(
+            "ldp: note: {} of {} files record no {} (first: {}); read as the client the flags give",
+            files.unrecorded().len(),
+            files.files().len(),
+            ldp_arrow::MULTIDIM_KEY,
+            first.display()
+        );
+    }
+    let mut server = m.aggregator();
+    let mut skipped = Rejections::default();
+    if skip {
+        files.aggregate_skipping(&mut server, &mut skipped)
+    } else {
+        files.aggregate(&mut server)
+    }
+    .context(reject)?;
+    if server.count() == 0 {
+        bail!(
+            "{}: no valid reports ({} skipped)",
+            path.display(),
+            skipped.total()
+        );
+    }
+    Ok((server, skipped))
 }
 
 /// The longest report line of `m`: every attribute's longest line (for SMP, one of them)

@@ -30,7 +30,8 @@ pub(crate) struct PerturbArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Write the reports to this Parquet file (the spec in its metadata) instead of JSON
-    /// lines on stdout.
+    /// lines on stdout; with --attributes, one row per user and a column `report_j` per
+    /// attribute.
     #[arg(long, value_name = "FILE.parquet")]
     output: Option<PathBuf>,
     /// Replace the --output file if it exists (by default an existing file is refused).
@@ -50,52 +51,27 @@ enum EncodingArg {
 }
 
 pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
-    if let Some(spec) = a.attributes.spec(&a.protocol)? {
-        if let Some(path) = &a.output {
-            bail!(
-                "--output {}: Parquet holds reports of one attribute; with --attributes the reports are JSON lines on stdout",
-                path.display()
-            );
-        }
-        if a.encoding != EncodingArg::Auto {
-            bail!("--encoding: only Parquet output (--output FILE.parquet) has a set encoding");
-        }
-        let streams = BatchStreams::new(a.seed, Role::Genuine)?;
-        return ldp_core::dispatch_multidim!(&spec, m => with_batch_rng!(streams, make => super::multidim::perturb_stream(&m, &make)))?;
-    }
-    let spec = a.protocol.resolve()?.spec;
-    let streams = BatchStreams::new(a.seed, Role::Genuine)?;
     let encoding = match a.encoding {
         EncodingArg::Auto => None,
         EncodingArg::List => Some(SetEncoding::List),
         EncodingArg::Bitmap => Some(SetEncoding::Bitmap),
     };
+    if let Some(spec) = a.attributes.spec(&a.protocol)? {
+        let streams = BatchStreams::new(a.seed, Role::Genuine)?;
+        if let Some(path) = &a.output {
+            // Every attribute is of one family: the first says whether reports are sets.
+            check_output(a, path, encoding, &spec.specs()[0])?;
+            return ldp_core::dispatch_multidim!(&spec, m => with_batch_rng!(streams, make => super::multidim::perturb_parquet(&m, &make, path, encoding)))?;
+        }
+        if a.encoding != EncodingArg::Auto {
+            bail!("--encoding: only Parquet output (--output FILE.parquet) has a set encoding");
+        }
+        return ldp_core::dispatch_multidim!(&spec, m => with_batch_rng!(streams, make => super::multidim::perturb_stream(&m, &make)))?;
+    }
+    let spec = a.protocol.resolve()?.spec;
+    let streams = BatchStreams::new(a.seed, Role::Genuine)?;
     if let Some(path) = &a.output {
-        if path.extension().is_none_or(|e| e != "parquet") {
-            bail!(
-                "--output {}: the file name must end in .parquet (JSON lines go to stdout)",
-                path.display()
-            );
-        }
-        if let Some(e) = encoding {
-            // A family whose reports are not sets has one layout whatever is asked.
-            let one_layout = dispatch!(build(&spec)?, m => {
-                m.report_type(SetEncoding::List) == m.report_type(SetEncoding::Bitmap)
-            });
-            if one_layout {
-                bail!(
-                    "--encoding {}: {} reports are not sets of items and have one layout",
-                    e.name(),
-                    a.protocol.protocol.trim()
-                );
-            }
-        }
-        if !a.overwrite && std::fs::symlink_metadata(path).is_ok() {
-            bail!(
-                "--output {}: the file exists (pass --overwrite to replace it)",
-                path.display()
-            );
-        }
+        check_output(a, path, encoding, &spec)?;
         return dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_parquet(&m, &make, path, encoding)));
     }
     if a.encoding != EncodingArg::Auto {
@@ -103,6 +79,43 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
     }
     let line_bytes = ldp_jsonl::max_line_len(&spec) / 4;
     dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_stream(&m, &make, line_bytes)))
+}
+
+/// `--output FILE.parquet`: the name ends in .parquet, `--encoding` is given for reports
+/// that are sets only (`spec`'s family), and an existing file is replaced only with
+/// `--overwrite`.
+fn check_output(
+    a: &PerturbArgs,
+    path: &Path,
+    encoding: Option<SetEncoding>,
+    spec: &ldp_core::Spec,
+) -> Result<()> {
+    if path.extension().is_none_or(|e| e != "parquet") {
+        bail!(
+            "--output {}: the file name must end in .parquet (JSON lines go to stdout)",
+            path.display()
+        );
+    }
+    if let Some(e) = encoding {
+        // A family whose reports are not sets has one layout whatever is asked.
+        let one_layout = dispatch!(build(spec)?, m => {
+            m.report_type(SetEncoding::List) == m.report_type(SetEncoding::Bitmap)
+        });
+        if one_layout {
+            bail!(
+                "--encoding {}: {} reports are not sets of items and have one layout",
+                e.name(),
+                a.protocol.protocol.trim()
+            );
+        }
+    }
+    if !a.overwrite && std::fs::symlink_metadata(path).is_ok() {
+        bail!(
+            "--output {}: the file exists (pass --overwrite to replace it)",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// The items of a chunk of lines, up to the first bad line, and the error naming it.

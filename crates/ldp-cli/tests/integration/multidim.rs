@@ -412,18 +412,170 @@ fn bad_input_gets_its_named_error() {
         ]),
         &["--attributes: 167772160000 items in all", "memory"],
     );
-    // One attribute's flags that several do not have.
+    // Parquet output's checks hold for several attributes too.
     fails(
-        perturb("spl", "grr", "").args(["--output", "x.parquet"]),
-        &["--output x.parquet", "JSON lines on stdout"],
+        perturb("spl", "grr", "").args(["--output", "x.json"]),
+        &["--output x.json", "must end in .parquet"],
     );
     fails(
-        aggregate("spl", "").args(["--input", "x.parquet"]),
-        &["--input x.parquet", "JSON lines on stdin"],
+        perturb("spl", "grr", "").args(["--output", "x.parquet", "--encoding", "bitmap"]),
+        &["--encoding bitmap", "grr reports are not sets"],
+    );
+    fails(
+        perturb("spl", "oue", "").args(["--encoding", "list"]),
+        &["--encoding", "only Parquet output"],
     );
     fails(
         ldp().arg("aggregate").args(client("spl", "she", "1")),
         &["--protocol she", "--she-clip none"],
+    );
+}
+
+fn parquet_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("ldp-multidim-parquet-{}", std::process::id()))
+        .join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every solution's reports written to Parquet by a seeded `perturb --output` aggregate,
+/// from the file and from its directory, to exactly the estimates of the same seeded
+/// run's JSON lines.
+#[test]
+fn parquet_reports_estimate_as_the_json_lines_of_the_same_run() {
+    // Two batches of 4,096 users and a part of a third.
+    let users = table(9000);
+    let prior = prior_file(
+        "prior-parquet.json",
+        "[[0.4, 0.3, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2], [0.5, 0.5]]",
+    );
+    let prior = prior.to_str().unwrap();
+    for (solution, protocol, extra) in [
+        ("spl", "oue", vec!["--encoding", "bitmap"]),
+        ("smp", "grr", vec![]),
+        ("smp", "oue", vec!["--encoding", "list"]),
+        ("rsfd", "olh", vec![]),
+        ("rsfd-z", "oue", vec![]),
+        ("rsrfd", "grr", vec!["--prior", prior]),
+    ] {
+        let flags = client(solution, protocol, "2");
+        let server_flags: Vec<&str> = extra
+            .iter()
+            .copied()
+            .filter(|f| *f == "--prior" || *f == prior)
+            .collect();
+        let json = stdout(
+            ldp()
+                .arg("perturb")
+                .args(&flags)
+                .args(&server_flags)
+                .args(["--seed", "8"])
+                .write_stdin(users.clone()),
+        );
+        let dir = parquet_dir(&format!("{solution}-{protocol}"));
+        let file = dir.join("reports.parquet");
+        let written = stdout(
+            ldp()
+                .arg("perturb")
+                .args(&flags)
+                .args(&extra)
+                .args(["--seed", "8", "--output"])
+                .arg(&file)
+                .write_stdin(users.clone()),
+        );
+        assert_eq!(written, "", "{solution}");
+        let from_json = stdout(
+            ldp()
+                .arg("aggregate")
+                .args(&flags)
+                .args(&server_flags)
+                .write_stdin(json),
+        );
+        assert_eq!(estimates(&from_json).len(), 3);
+        for input in [&file, &dir] {
+            let from_parquet = stdout(
+                ldp()
+                    .arg("aggregate")
+                    .args(&flags)
+                    .args(&server_flags)
+                    .arg("--input")
+                    .arg(input),
+            );
+            assert_eq!(from_parquet, from_json, "{solution} {protocol} {input:?}");
+        }
+    }
+}
+
+/// An SMP file (GRR, the layout of `ldp_arrow::multidim`) whose row 1 holds the reports
+/// of two attributes: refused by name, or skipped and counted.
+#[test]
+fn a_bad_parquet_row_is_refused_or_skipped() {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
+    use ldp_arrow::SetEncoding;
+    use ldp_arrow::multidim::{multidim_schema, multidim_writer_properties};
+    use ldp_core::multidim::{Multidim, Solution};
+    use ldp_core::{DomainSize, Epsilon, Grr};
+
+    let domains = DOMAINS.map(|k| DomainSize::new(k).unwrap());
+    let smp = Multidim::new(
+        Solution::Smp,
+        Epsilon::new(1.0).unwrap(),
+        &domains,
+        Grr::new,
+    )
+    .unwrap();
+    let schema = Arc::new(multidim_schema(&smp, SetEncoding::List).unwrap());
+    let columns: Vec<ArrayRef> = [
+        vec![Some(1), Some(2), None, None],
+        vec![None, Some(4), Some(0), None],
+        vec![None, None, None, Some(1)],
+    ]
+    .into_iter()
+    .map(|c| Arc::new(UInt32Array::from(c)) as ArrayRef)
+    .collect();
+    let file = parquet_dir("bad").join("smp.parquet");
+    let props = multidim_writer_properties(&smp, SetEncoding::List).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&file).unwrap(),
+        schema.clone(),
+        Some(props),
+    )
+    .unwrap();
+    w.write(&RecordBatch::try_new(schema, columns).unwrap())
+        .unwrap();
+    w.close().unwrap();
+    let aggregate = || {
+        let mut c = ldp();
+        c.arg("aggregate")
+            .args(client("smp", "grr", "1"))
+            .arg("--input")
+            .arg(&file);
+        c
+    };
+    fails(
+        &mut aggregate(),
+        &[
+            "reports rejected, nothing aggregated",
+            "smp.parquet: row 1: an SMP report holds the report of exactly one attribute, but 2 of its 3 columns hold one",
+        ],
+    );
+    let out = aggregate()
+        .args(["--on-invalid", "skip"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let at = format!("1 length (first at {} row 1: an SMP report", file.display());
+    assert!(
+        stderr.contains("ldp: aggregated 3 reports, skipped 1: ") && stderr.contains(&at),
+        "{stderr}"
+    );
+    let est = estimates(&String::from_utf8(out.get_output().stdout.clone()).unwrap());
+    assert_eq!(
+        est.iter().map(Vec::len).collect::<Vec<_>>(),
+        DOMAINS.map(|k| k as usize)
     );
 }
 

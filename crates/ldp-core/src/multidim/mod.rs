@@ -241,6 +241,17 @@ impl<M: Mechanism> Multidim<M> {
         self.priors.as_ref()
     }
 
+    /// Its parameters, family named at run time: [`MultidimSpec::build`] of them is this
+    /// client again.
+    pub fn spec(&self) -> MultidimSpec {
+        MultidimSpec::from_parts(
+            self.solution,
+            self.eps,
+            self.attributes.iter().map(M::spec).collect(),
+            self.priors.clone(),
+        )
+    }
+
     /// A fresh, empty server.
     pub fn aggregator(&self) -> MultidimAggregator<M> {
         MultidimAggregator::new(self.clone())

@@ -11,12 +11,51 @@ use super::{Multidim, MultidimError, Priors, Solution};
 
 /// The parameters of a [`Multidim`] client, family chosen at run time: every attribute's
 /// [`Spec`] at the solution's per-report budget, all of one family.
+///
+/// In JSON (with the `serde` feature): `{"solution": "rsfd", "eps": 1.0, "specs": [spec,
+/// …]}`, plus `"priors": [[…], …]` for RS+RFD; read back through the checks of
+/// [`MultidimSpec::new`].
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "MultidimSpecState")
+)]
 pub struct MultidimSpec {
     solution: Solution,
     eps: Epsilon,
     specs: Vec<Spec>,
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     priors: Option<Priors>,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MultidimSpecState {
+    solution: Solution,
+    eps: Epsilon,
+    specs: Vec<Spec>,
+    #[serde(default)]
+    priors: Option<Priors>,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<MultidimSpecState> for MultidimSpec {
+    type Error = MultidimError;
+    fn try_from(state: MultidimSpecState) -> Result<Self, MultidimError> {
+        let domains: Vec<DomainSize> = state.specs.iter().map(Spec::k).collect();
+        let mut given = state.specs.into_iter();
+        // Each stored spec is compared to its domain and the solution's budget by `new`.
+        Self::new(state.solution, state.eps, &domains, state.priors, |_, _| {
+            given.next().ok_or(ParamError::Parameter {
+                name: "specs",
+                description: "the stored specs",
+                requirement: "be one per attribute".into(),
+                value: f64::NAN,
+            })
+        })
+    }
 }
 
 impl MultidimSpec {
@@ -107,6 +146,21 @@ impl MultidimSpec {
                 value: f64::NAN,
             })
         })
+    }
+
+    /// For a client already built and checked.
+    pub(crate) fn from_parts(
+        solution: Solution,
+        eps: Epsilon,
+        specs: Vec<Spec>,
+        priors: Option<Priors>,
+    ) -> Self {
+        Self {
+            solution,
+            eps,
+            specs,
+            priors,
+        }
     }
 
     /// The solution.
