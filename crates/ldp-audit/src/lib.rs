@@ -21,6 +21,10 @@
 //! excess shows. Both are chosen from the report's shape alone, never from the claimed
 //! parameters, and both are counted on the same reports.
 //!
+//! A client of several attributes (`ldp_core::multidim`) is audited for a change of every
+//! attribute and of one, each against its own claim ([`exact_multidim`],
+//! [`audit_multidim`]).
+//!
 //! Any client can be audited: this toolkit's ([`audit_mechanism`], every core, seeded and
 //! the same for any thread count), a Rust closure or a Python callable ([`Client`]), or
 //! an external program reading items and writing reports line by line
