@@ -4,7 +4,8 @@
 use std::sync::Mutex;
 
 use ldp_audit::{
-    Audit, AuditConfig, AuditError, Client, ClientAudit, Observation, Pairs, Shape, Statistic,
+    Audit, AuditConfig, AuditError, Client, ClientAudit, MultidimAudit, Observation, Pairs, Shape,
+    Statistic,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -12,6 +13,7 @@ use pyo3::types::{PyDict, PyList};
 use crate::errors::param;
 use crate::longitudinal::Longitudinal;
 use crate::mechanism::Mechanism;
+use crate::multidim::Multidim;
 
 /// A Python callable as the audited client: items (a numpy int64 array) in, reports out.
 struct Callable {
@@ -142,6 +144,43 @@ fn to_dict<'py>(py: Python<'py>, audit: &Audit) -> PyResult<Bound<'py, PyDict>> 
     Ok(dict)
 }
 
+/// A client of several attributes' test as a dict: its claims, the tuples run, and per
+/// statistic the bound when every attribute changes and the largest when one does, with
+/// every pair's counts (pair 0 changes every attribute, pair 1 + j attribute j).
+fn multidim_dict<'py>(py: Python<'py>, audit: &MultidimAudit) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("solution", audit.solution)?;
+    dict.set_item("claimed_eps", audit.claims.attribute)?;
+    dict.set_item("claimed_whole", audit.claims.whole)?;
+    dict.set_item("flagged", audit.flagged())?;
+    dict.set_item("trials", audit.audit.trials)?;
+    dict.set_item("alpha", audit.audit.alpha)?;
+    dict.set_item("inputs", audit.inputs.clone())?;
+    let statistics = PyList::empty(py);
+    for s in &audit.audit.statistics {
+        let d = PyDict::new(py);
+        d.set_item("statistic", s.statistic.name())?;
+        d.set_item("eps_whole", audit.eps_whole(s.statistic))?;
+        d.set_item("eps_attribute", audit.eps_attribute(s.statistic))?;
+        let pairs = PyList::empty(py);
+        for p in &s.pairs {
+            let pair = PyDict::new(py);
+            pair.set_item("v1", audit.inputs[p.v1 as usize].clone())?;
+            pair.set_item("v2", audit.inputs[p.v2 as usize].clone())?;
+            pair.set_item("eps_emp", p.eps_emp)?;
+            pair.set_item("hits_v1", p.hits_v1)?;
+            pair.set_item("hits_v2", p.hits_v2)?;
+            pair.set_item("tpr_low", p.tpr_low)?;
+            pair.set_item("fpr_high", p.fpr_high)?;
+            pairs.append(pair)?;
+        }
+        d.set_item("pairs", pairs)?;
+        statistics.append(d)?;
+    }
+    dict.set_item("statistics", statistics)?;
+    Ok(dict)
+}
+
 fn config(
     trials: u64,
     alpha: f64,
@@ -193,6 +232,8 @@ fn config(
 /// 1 - alpha, the client spends at least `eps_emp`; `flagged` when that exceeds `eps`.
 ///
 /// `client` is an `ldp.Mechanism` (then `shape`, `k` and `eps` are its own), an
+/// `ldp.Multidim` (a client of several attributes, audited for a change of every
+/// attribute and of one: see below), an
 /// `ldp.Longitudinal` (then `collections` linked reports of one value per trial, default
 /// 1, and the claimed budget is their exact one, `exact_audit(l, collections)`), or a callable
 /// taking a numpy int64 array of items (all equal) and returning one report per item:
@@ -205,6 +246,12 @@ fn config(
 /// `trials`, `alpha`, and `statistics`, one dict per statistic (`statistic`, `eps_emp`,
 /// and the counts and bounds of its worst pair: `v1`, `v2`, `hits_v1`, `hits_v2`,
 /// `tpr_low`, `fpr_high`).
+///
+/// Of an `ldp.Multidim`: LDP-Auditor's tuples (all first items against all last) and one
+/// pair per attribute (only attribute j last), each against its own claim, as a dict:
+/// `solution`, `claimed_eps` (one attribute), `claimed_whole` (every attribute: eps, or
+/// the per-report eps' of the RS+ solutions), `flagged`, `trials`, `alpha`, `inputs` (the
+/// tuples), and per statistic `eps_whole`, `eps_attribute` and every pair's counts.
 ///
 /// >>> import ldp
 /// >>> r = ldp.audit(ldp.mechanism("grr", k=10, eps=1.0), trials=20_000)
@@ -254,6 +301,21 @@ pub(crate) fn audit<'py>(
     }
     if collections.is_some() {
         return Err(param("collections: only an ldp.Longitudinal links reports"));
+    }
+    if let Ok(m) = client.cast::<Multidim>() {
+        own("client")?;
+        if !pairs.eq("extremes")? {
+            return Err(param(ldp_audit::AuditError::MultidimPairs.to_string()));
+        }
+        let config = config(trials, alpha, pairs, statistics, seed, false)?;
+        let spec = m.get().spec().clone();
+        let audit = py
+            .detach(
+                || ldp_core::dispatch_multidim!(&spec, c => ldp_audit::audit_multidim(&c, &config)),
+            )
+            .map_err(param)?
+            .map_err(param)?;
+        return multidim_dict(py, &audit);
     }
     if let Ok(mech) = client.cast::<Mechanism>() {
         own("mechanism")?;
@@ -329,6 +391,16 @@ pub(crate) fn audit<'py>(
 /// >>> l = ldp.longitudinal("l-grr", k=100, eps_perm=2.0, eps_1=1.0)
 /// >>> [round(e, 3) for _, e in ldp.exact_audit(l, collections=[1, 2, 5])["budgets"]]
 /// [1.0, 1.945, 2.0]
+///
+/// Of an `ldp.Multidim`: `eps_whole` (every attribute changes) and `eps_attribute` (one
+/// does, the worst `worst_attribute`) against `claimed_whole` and `claimed_eps`, with
+/// `flagged` and `outputs` examined. The RS+ solutions need every output of each
+/// attribute (GRR, HR, HM, FLH, the sketches).
+///
+/// >>> m = ldp.multidim("grr", 1.0, [2, 100], solution="rsfd")
+/// >>> e = ldp.exact_audit(m)
+/// >>> round(e["eps_whole"], 3), round(e["eps_attribute"], 3), e["flagged"]
+/// (1.49, 1.25, True)
 #[pyfunction]
 #[pyo3(signature = (mechanism, collections=None))]
 pub(crate) fn exact_audit<'py>(
@@ -354,9 +426,24 @@ pub(crate) fn exact_audit<'py>(
     if collections.is_some() {
         return Err(param("collections: only an ldp.Longitudinal links reports"));
     }
+    if let Ok(m) = mechanism.cast::<Multidim>() {
+        let spec = m.get().spec();
+        let exact = ldp_core::dispatch_multidim!(spec, c => ldp_audit::exact_multidim(&c))
+            .map_err(param)?
+            .map_err(param)?;
+        let dict = PyDict::new(py);
+        dict.set_item("flagged", exact.flagged())?;
+        dict.set_item("claimed_eps", exact.claims.attribute)?;
+        dict.set_item("claimed_whole", exact.claims.whole)?;
+        dict.set_item("eps_whole", exact.eps_whole)?;
+        dict.set_item("eps_attribute", exact.eps_attribute)?;
+        dict.set_item("worst_attribute", exact.worst_attribute)?;
+        dict.set_item("outputs", exact.outputs)?;
+        return Ok(dict);
+    }
     let mechanism = mechanism.cast::<Mechanism>().map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(
-            "exact_audit takes an ldp.Mechanism or an ldp.Longitudinal",
+            "exact_audit takes an ldp.Mechanism, an ldp.Longitudinal or an ldp.Multidim",
         )
     })?;
     let exact = ldp_audit::exact_audit(&mechanism.get().any).map_err(param)?;

@@ -73,6 +73,11 @@ fn solution_of(name: &str) -> PyResult<Solution> {
 }
 
 impl Multidim {
+    /// The client's spec, for the audits.
+    pub(crate) fn spec(&self) -> &MultidimSpec {
+        &self.spec
+    }
+
     fn d(&self) -> usize {
         self.spec.specs().len()
     }

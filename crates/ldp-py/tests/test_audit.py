@@ -36,6 +36,31 @@ def test_the_exact_verdicts_are_the_tools():
     assert all(e <= exact["eps_perm"] * (1 + 1e-12) for _, e in exact["budgets"])
 
 
+def test_a_client_of_several_attributes_is_audited_per_kind_of_change():
+    """RS+FD[GRR] over unequal domains spends more than eps on one attribute (exactly 1.25
+    at k = 2 and 100), within eps' on the whole tuple; the tool says the same."""
+    m = ldp.multidim("grr", 1.0, [2, 100], solution="rsfd")
+    exact = ldp.exact_audit(m)
+    assert exact["flagged"] is True
+    assert abs(exact["eps_whole"] - m.report_eps) < 1e-9
+    assert abs(exact["eps_attribute"] - 1.2497) < 1e-3 and exact["worst_attribute"] == 1
+    r = ldp.audit(m, trials=300_000, statistics=["lr", "guess"])
+    assert r["flagged"] is True and r["claimed_whole"] == m.report_eps
+    assert r["inputs"] == [[0, 0], [1, 99], [1, 0], [0, 99]]
+    lr, guess = r["statistics"]
+    assert 1.0 < lr["eps_attribute"] <= exact["eps_attribute"]
+    assert 1.2 < lr["eps_whole"] <= exact["eps_whole"]
+    assert guess["eps_whole"] < lr["eps_whole"]
+    assert [p["v2"] for p in lr["pairs"]] == [[1, 99], [1, 0], [0, 99]]
+    # SMP keeps eps for both; pairs other than the fixed tuples are refused.
+    smp = ldp.multidim("oue", 1.0, [3, 4], solution="smp")
+    assert ldp.audit(smp, trials=20_000)["flagged"] is False
+    with pytest.raises(ldp.ParamError, match="fixed tuples"):
+        ldp.audit(smp, trials=10, pairs="cycle")
+    with pytest.raises(ldp.ParamError, match="by symmetry"):
+        ldp.exact_audit(ldp.multidim("oue", 1.0, [3, 4], solution="rsfd"))
+
+
 def _ue_client(k, eps, broken_bit=None, seed=0):
     """A correct SUE client in numpy, or one that leaves one bit unperturbed."""
     rng = np.random.default_rng(seed)

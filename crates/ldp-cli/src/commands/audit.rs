@@ -115,11 +115,6 @@ const COLUMNS: [&str; 14] = [
 ];
 
 pub(crate) fn run(a: &AuditArgs) -> Result<()> {
-    if a.attributes.attributes.is_some() {
-        return run_multidim(a);
-    }
-    let k =
-        domain(a.k.context("--k is required (or --attributes K1,K2,... for several attributes)")?)?;
     if a.protocol.is_some() {
         refuse_flags(
             &[
@@ -130,6 +125,11 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
             "only for an external client (--command)",
         )?;
     }
+    if a.attributes.attributes.is_some() {
+        return run_multidim(a);
+    }
+    let k =
+        domain(a.k.context("--k is required (or --attributes K1,K2,... for several attributes)")?)?;
     if a.exact {
         refuse_flags(
             &[
@@ -262,14 +262,6 @@ fn run_multidim(a: &AuditArgs) -> Result<()> {
         a.command.is_some(),
         a.pairs.is_some(),
         a.eps_perm.is_some() || !a.collections.is_empty(),
-    )?;
-    refuse_flags(
-        &[
-            (a.batch.is_some(), "--batch"),
-            (a.timeout.is_some(), "--timeout"),
-            (a.g.is_some(), "--g"),
-        ],
-        "only for an external client (--command)",
     )?;
     let protocol = ProtocolArgs {
         protocol: a

@@ -289,7 +289,7 @@ def simulate_linked(
 ) -> dict[str, Any]: ...
 
 def audit(
-    client: Union[Mechanism, Longitudinal, Callable[[npt.NDArray[np.int64]], Any]],
+    client: Union[Mechanism, Longitudinal, Multidim, Callable[[npt.NDArray[np.int64]], Any]],
     *,
     shape: Optional[Literal["grr", "set", "lh", "vector"]] = None,
     k: Optional[int] = None,
@@ -304,7 +304,8 @@ def audit(
     collections: Optional[int] = None,
 ) -> dict[str, Any]: ...
 def exact_audit(
-    mechanism: Union[Mechanism, Longitudinal], collections: Optional[Sequence[int]] = None
+    mechanism: Union[Mechanism, Longitudinal, Multidim],
+    collections: Optional[Sequence[int]] = None,
 ) -> dict[str, Any]: ...
 
 __all__ = [
