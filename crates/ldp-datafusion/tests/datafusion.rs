@@ -756,3 +756,69 @@ async fn a_wrong_attribute_literal_is_refused_clearly() {
         "{err}"
     );
 }
+
+/// An SMP column's invalid report is named by its row in the partition, counting the
+/// NULL rows of other attributes' users before it; with `"on_invalid": "skip"` it alone is
+/// skipped, and the NULL rows are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_smp_report_is_named_by_its_row() {
+    use ldp_arrow::multidim::multidim_writer_properties;
+    use ldp_core::multidim::Solution;
+    use ldp_datafusion::{attribute_literal, register_multidim_reports};
+    let spec = multidim_spec(Solution::Smp, Protocol::Grr, 1.0);
+    let md = spec.build::<ldp_core::Grr>().unwrap();
+    let dir_guard = temp_dir("multidim-invalid");
+    let dir = dir_guard.path();
+    // Written without the writer's checks: row 4 holds item 6 of attribute 0 (k = 6).
+    let column = |values: Vec<Option<u32>>| -> ArrayRef { Arc::new(UInt32Array::from(values)) };
+    let columns = vec![
+        column(vec![Some(1), None, None, Some(2), Some(6), None]),
+        column(vec![None, Some(3), None, None, None, None]),
+        column(vec![None, None, Some(8), None, None, Some(0)]),
+    ];
+    let schema = Arc::new(Schema::new(
+        (0..3)
+            .map(|j| Field::new(format!("report_{j}"), DataType::UInt32, true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let file = std::fs::File::create(dir.join("bad.parquet")).unwrap();
+    let properties = multidim_writer_properties(&md, SetEncoding::List).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(properties)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let ctx = context(1);
+    register_multidim_reports(&ctx, "users", dir, &[])
+        .await
+        .unwrap();
+    let lit = attribute_literal(&spec, 0);
+    let err = ctx
+        .sql(&format!("SELECT ldp_estimate(report_0, {lit}) FROM users"))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("row 4"), "{err}");
+    assert!(err.contains("outside 0..6"), "{err}");
+    let skip = r#"'{"on_invalid": "skip"}'"#;
+    let batches = sql(
+        &ctx,
+        &format!(
+            "SELECT ldp_counts(report_0, {lit}, {skip}), ldp_counts(report_0, {lit}, {skip})['skipped'] FROM users"
+        ),
+    )
+    .await;
+    assert_eq!(
+        counts_row(&batches[0], 0, 0),
+        (2, vec![0, 1, 1, 0, 0, 0], vec![])
+    );
+    assert_eq!(
+        batches[0]
+            .column(1)
+            .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+            .value(0),
+        1
+    );
+}
