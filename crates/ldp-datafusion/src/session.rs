@@ -261,8 +261,11 @@ fn multidim_json(spec: &MultidimSpec) -> String {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn attribute_literal(spec: &MultidimSpec, attribute: usize) -> String {
-    let json = serde_json::json!({ "multidim": spec, "attribute": attribute });
-    format!("'{}'", json.to_string().replace('\'', "''"))
+    let json = format!(
+        r#"{{"multidim":{},"attribute":{attribute}}}"#,
+        multidim_json(spec)
+    );
+    format!("'{}'", json.replace('\'', "''"))
 }
 
 /// `spec` as a SQL string literal, for the second argument of the functions.
