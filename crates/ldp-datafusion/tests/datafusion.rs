@@ -822,3 +822,51 @@ async fn an_invalid_smp_report_is_named_by_its_row() {
         1
     );
 }
+
+/// `run_sql` (and so `ldp-query`) registers a table of reports of several attributes by
+/// what its files record, and fills `{attribute:J}` / `{attribute:NAME:J}` beside
+/// `{spec:NAME}`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_sql_fills_attribute_placeholders() {
+    use ldp_core::multidim::Solution;
+    use ldp_datafusion::{ReportTable, run_sql};
+    let spec = multidim_spec(Solution::RsFd, Protocol::Oue, 1.0);
+    let root_guard = temp_dir("multidim-run-sql");
+    let root = root_guard.path();
+    let expected = write_multidim_reports(&root.join("users"), &spec, 1_000, 2, 5);
+    let single = common::spec(Protocol::Grr, 5, 1.0);
+    let single_expected = write_reports(&root.join("reports"), &single, &items(300, 5, 0), 1, 2);
+    let tables = ["users", "reports"].map(|name| ReportTable {
+        name: name.into(),
+        path: root.join(name),
+        spec: None,
+    });
+    let batches = run_sql(
+        &context(2),
+        &tables,
+        &[],
+        "SELECT ldp_estimate(report_2, {attribute:users:2}) FROM users",
+    )
+    .await
+    .unwrap();
+    assert_eq!(estimate_row(&batches[0], 0, 0), expected.estimate[2]);
+    let batches = run_sql(
+        &context(2),
+        &tables,
+        &[],
+        "SELECT ldp_estimate(report, {spec:reports}) FROM reports",
+    )
+    .await
+    .unwrap();
+    assert_eq!(estimate_row(&batches[0], 0, 0), single_expected.estimate);
+    let err = run_sql(
+        &context(2),
+        &tables[..1],
+        &[],
+        "SELECT ldp_estimate(report_0, {attribute:3}) FROM users",
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("attributes 0..3"), "{err}");
+}
