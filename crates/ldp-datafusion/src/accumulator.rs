@@ -12,9 +12,10 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::Accumulator;
 use ldp_arrow::{ArrowLdpError, ArrowReports};
 use ldp_core::estimate::FitOptions;
+use ldp_core::multidim::{Multidim, MultidimError, MultidimSpec};
 use ldp_core::{
     AggregateError, Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections,
-    Spec, StateValues, dispatch,
+    Spec, StateValues, dispatch, dispatch_multidim,
 };
 
 use crate::udaf::{Options, Output, execution_error, reason_fields};
@@ -44,8 +45,44 @@ pub(crate) fn accumulator_for(
             estimator,
             fit: options.fit,
             name,
+            multidim: None,
         }) as Box<dyn Accumulator>
     }))
+}
+
+/// An accumulator for the reports of attribute `attribute` of `multidim`'s collection:
+/// the attribute's mechanism over its column, and at the end ldp-core's
+/// [`Multidim::fit_attribute`] (the RS+ solutions' correction for the fakes).
+pub(crate) fn attribute_accumulator_for(
+    multidim: &MultidimSpec,
+    attribute: usize,
+    output: Output,
+    options: &Options,
+    clip: Clip,
+    name: &'static str,
+) -> Result<Box<dyn Accumulator>> {
+    let cannot_run = |e: MultidimError| {
+        datafusion::error::DataFusionError::Plan(format!("{name}: the spec cannot run: {e}"))
+    };
+    let (estimator, skip) = (options.estimator, options.on_invalid == OnInvalid::Skip);
+    dispatch_multidim!(multidim, md => {
+        let m = md.attribute(attribute).map_err(cannot_run)?.clone();
+        let server = m.server(clip);
+        Box::new(LdpAccumulator {
+            mechanism: m,
+            server,
+            rows: 0,
+            skip,
+            skipped: Rejections::default(),
+            merged_skipped: [0; Reason::ALL.len()],
+            output,
+            estimator,
+            fit: options.fit,
+            name,
+            multidim: Some((md, attribute)),
+        }) as Box<dyn Accumulator>
+    })
+    .map_err(cannot_run)
 }
 
 /// A mechanism the accumulator runs: its reports come from Arrow, its server (from
@@ -139,6 +176,9 @@ struct LdpAccumulator<M: Server> {
     estimator: Estimator,
     fit: FitOptions,
     name: &'static str,
+    /// For one attribute of reports of several attributes: the collection and the
+    /// attribute.
+    multidim: Option<(Multidim<M>, usize)>,
 }
 
 impl<M: Server> std::fmt::Debug for LdpAccumulator<M> {
@@ -160,24 +200,30 @@ impl<M: Server> LdpAccumulator<M> {
         }
         counts
     }
-}
 
-impl<M: Server> Accumulator for LdpAccumulator<M> {
-    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let column = values[0].as_ref();
+    /// Whether a NULL row is no report of this column's attribute rather than a missing
+    /// one: SMP's users report the attribute they sampled only.
+    fn nulls_are_other_attributes(&self) -> bool {
+        self.multidim
+            .as_ref()
+            .is_some_and(|(md, _)| md.solution().names_its_attribute())
+    }
+
+    /// Adds the rows of `column`, its first row being row `first_row` of the partition.
+    fn add_rows(&mut self, column: &dyn Array, first_row: u64) -> Result<()> {
         let added = if self.skip {
             let at = |row: u64| format!("row {row} of the partition");
             self.mechanism.aggregate_array_skipping(
                 &mut self.server,
                 column,
-                self.rows,
+                first_row,
                 0,
                 &mut self.skipped,
                 &at,
             )
         } else {
             self.mechanism
-                .aggregate_array(&mut self.server, column, self.rows)
+                .aggregate_array(&mut self.server, column, first_row)
         };
         added.map_err(|e| match e {
             ArrowLdpError::Row { .. } | ArrowLdpError::Null { .. } => execution_error(
@@ -185,7 +231,35 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
                 format!("{e} (rows counted from the start of the partition)"),
             ),
             other => execution_error(self.name, other),
-        })?;
+        })
+    }
+}
+
+impl<M: Server> Accumulator for LdpAccumulator<M> {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let column = values[0].as_ref();
+        match column.logical_nulls() {
+            Some(nulls) if self.nulls_are_other_attributes() && nulls.null_count() > 0 => {
+                // The column's type is checked even when every row is null.
+                self.add_rows(column.slice(0, 0).as_ref(), self.rows)?;
+                // Each run of rows with a report is read as a column of its own (a
+                // zero-copy slice), its rows numbered in the partition.
+                let mut start = 0;
+                while start < column.len() {
+                    if nulls.is_null(start) {
+                        start += 1;
+                        continue;
+                    }
+                    let end = (start..column.len())
+                        .find(|&i| nulls.is_null(i))
+                        .unwrap_or(column.len());
+                    let run = column.slice(start, end - start);
+                    self.add_rows(run.as_ref(), self.rows + start as u64)?;
+                    start = end;
+                }
+            }
+            _ => self.add_rows(column, self.rows)?,
+        }
         self.rows += column.len() as u64;
         Ok(())
     }
@@ -239,11 +313,16 @@ impl<M: Server> Accumulator for LdpAccumulator<M> {
                 ListArray::new_null(Arc::new(Field::new("item", DataType::Float64, true)), 1),
             ))),
             Output::Estimate => {
-                let estimate = self
-                    .server
-                    .fit(self.estimator, &self.fit)
-                    .map(|fit| fit.values)
-                    .map_err(|e| execution_error(self.name, e))?;
+                let estimate = match &self.multidim {
+                    Some((md, attribute)) => md
+                        .fit_attribute(*attribute, &self.server, self.estimator, &self.fit)
+                        .map_err(|e| execution_error(self.name, e)),
+                    None => self
+                        .server
+                        .fit(self.estimator, &self.fit)
+                        .map_err(|e| execution_error(self.name, e)),
+                }?
+                .values;
                 Ok(list_scalar(
                     DataType::Float64,
                     Arc::new(Float64Array::from(estimate)),

@@ -9,8 +9,10 @@ use datafusion::error::DataFusionError;
 use datafusion::execution::FunctionRegistry;
 use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use ldp_arrow::multidim::{ParquetMultidimReports, read_multidim_spec};
 use ldp_arrow::{ArrowLdpError, ParquetReports, parquet_files, read_spec};
 use ldp_core::Spec;
+use ldp_core::multidim::MultidimSpec;
 
 use crate::udaf::functions;
 
@@ -40,6 +42,14 @@ pub enum DataFusionLdpError {
         "{path} has no `ldp.spec` metadata, so it does not say which mechanism made its reports: name it (ldp-query --spec NAME=JSON, or register_reports_as)"
     )]
     NoSpec {
+        /// The file.
+        path: String,
+    },
+    /// A file records no spec of several attributes (`ldp.multidim`).
+    #[error(
+        "{path} has no `ldp.multidim` metadata, so it does not say which collection of several attributes made its reports"
+    )]
+    NoMultidimSpec {
         /// The file.
         path: String,
     },
@@ -122,7 +132,7 @@ pub async fn register_reports(
             ArrowLdpError::NoSpec => DataFusionLdpError::NoSpec {
                 path: file.display().to_string(),
             },
-            other => other.into(),
+            other => in_file(file, other).into(),
         })
     };
     let first = spec_of(&files[0])?;
@@ -139,6 +149,57 @@ pub async fn register_reports(
     }
     register_parquet(ctx, name, path, partition_columns).await?;
     Ok(first)
+}
+
+/// Registers the Parquet files of reports of several attributes per user at `path` (as
+/// `ldp_arrow::multidim` writes them: one row per user, nullable columns `report_0 ..
+/// report_{d-1}`) as table `name`, with Hive-style partition columns read as strings, and
+/// returns the collection's spec that the files record under `ldp.multidim`. Every file
+/// must record the same spec and hold its `d` columns; a file of one attribute's reports
+/// (`ldp.spec`) is refused. Estimate attribute `j` with `ldp_estimate(report_j,
+/// attribute_literal(&spec, j))` ([`attribute_literal`]).
+pub async fn register_multidim_reports(
+    ctx: &SessionContext,
+    name: &str,
+    path: &Path,
+    partition_columns: &[&str],
+) -> Result<MultidimSpec, DataFusionLdpError> {
+    let files = parquet_files(path)?;
+    let spec_of = |file: &Path| {
+        read_multidim_spec(file).map_err(|e| match e {
+            ArrowLdpError::NoSpec => DataFusionLdpError::NoMultidimSpec {
+                path: file.display().to_string(),
+            },
+            other => in_file(file, other).into(),
+        })
+    };
+    let first = spec_of(&files[0])?;
+    for file in &files[1..] {
+        let found = spec_of(file)?;
+        if found != first {
+            return Err(DataFusionLdpError::MixedSpecs {
+                first_path: files[0].display().to_string(),
+                first: multidim_json(&first),
+                path: file.display().to_string(),
+                found: multidim_json(&found),
+            });
+        }
+    }
+    // Each file's columns `report_0 .. report_{d-1}` (and its spec, again).
+    ParquetMultidimReports::open(path, &first)?;
+    register_parquet(ctx, name, path, partition_columns).await?;
+    Ok(first)
+}
+
+/// `error` with the file it concerns.
+fn in_file(path: &Path, error: ArrowLdpError) -> ArrowLdpError {
+    match error {
+        ArrowLdpError::Io { .. } | ArrowLdpError::InFile { .. } => error,
+        other => ArrowLdpError::InFile {
+            path: path.display().to_string(),
+            error: Box::new(other),
+        },
+    }
 }
 
 /// [`register_reports`] for files that may not record their spec (written by a tool that
@@ -179,6 +240,32 @@ async fn register_parquet(
 
 fn json(spec: &Spec) -> String {
     serde_json::to_string(spec).expect("a spec serializes")
+}
+
+fn multidim_json(spec: &MultidimSpec) -> String {
+    serde_json::to_string(spec).expect("a multidim spec serializes")
+}
+
+/// Attribute `attribute` of the collection `spec` as a SQL string literal, for the second
+/// argument of the functions over column `report_{attribute}`:
+/// `'{"multidim": <spec>, "attribute": <attribute>}'`.
+///
+/// ```
+/// use ldp_core::multidim::{MultidimSpec, Solution};
+/// use ldp_core::{DomainSize, Epsilon, Protocol};
+/// let domains = [DomainSize::new(4)?, DomainSize::new(3)?];
+/// let spec = MultidimSpec::classic(Solution::Smp, Protocol::Grr, Epsilon::new(1.0)?, &domains, None)?;
+/// let literal = ldp_datafusion::attribute_literal(&spec, 1);
+/// assert!(literal.starts_with(r#"'{"multidim":{"solution":"smp""#));
+/// assert!(literal.ends_with(r#""attribute":1}'"#));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn attribute_literal(spec: &MultidimSpec, attribute: usize) -> String {
+    let json = format!(
+        r#"{{"multidim":{},"attribute":{attribute}}}"#,
+        multidim_json(spec)
+    );
+    format!("'{}'", json.replace('\'', "''"))
 }
 
 /// `spec` as a SQL string literal, for the second argument of the functions.

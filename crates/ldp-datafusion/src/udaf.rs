@@ -12,9 +12,10 @@ use datafusion::logical_expr::{
 };
 use datafusion::physical_expr::expressions::Literal;
 use ldp_core::estimate::{FitOptions, FitOptionsError};
+use ldp_core::multidim::{MultidimError, MultidimSpec};
 use ldp_core::{Clip, ClipBound, Estimator, OnInvalid, Reason, Spec};
 
-use crate::accumulator::accumulator_for;
+use crate::accumulator::{accumulator_for, attribute_accumulator_for};
 
 /// The name of the function returning the estimate.
 pub const ESTIMATE: &str = "ldp_estimate";
@@ -49,7 +50,18 @@ impl Output {
 ///
 /// - `report`: the report column as `ldp-arrow` writes it.
 /// - `spec`: the mechanism's spec as a JSON string literal, as stored under `ldp.spec` in
-///   the files ([`crate::spec_literal`] quotes it for SQL).
+///   the files ([`crate::spec_literal`] quotes it for SQL); or, over column `report_j` of
+///   reports of several attributes per user ([`crate::register_multidim_reports`]),
+///   `{"multidim": <the ldp.multidim spec of the files>, "attribute": j}`
+///   ([`crate::attribute_literal`]). Attribute `j` is then estimated as
+///   [`MultidimAggregator::fit`](ldp_core::multidim::MultidimAggregator::fit) does, by
+///   ldp-core's [`Multidim::fit_attribute`](ldp_core::multidim::Multidim::fit_attribute):
+///   SPL and SMP as the attribute's mechanism does (SMP over the users who sampled it:
+///   a NULL is another attribute's user, neither counted nor skipped), the RS+
+///   solutions with the fakes taken out. SHE needs `"she_clip": "none"` there, as
+///   `ldp aggregate --attributes` does. Each column is read and validated on its own:
+///   the checks that need the whole row (an SMP row of no report or two) are
+///   `ldp aggregate --attributes`'s.
 /// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "base-pos" |
 ///   "norm" | "clip" | "norm-cut" | "norm-sub" | "simplex" | "base-cut" | "mle-apx" |
 ///   "ibu" | "mle", "max_iterations": <n>, "tolerance": <t>, "she_clip": <number> |
@@ -201,22 +213,92 @@ impl AggregateUDFImpl for LdpAggregate {
         let spec_text = literal_text(&args, 1, name, "spec")?.ok_or_else(|| {
             datafusion::error::DataFusionError::Plan(format!("{name}: the spec is NULL"))
         })?;
-        let spec: Spec = serde_json::from_str(&spec_text).map_err(|e| {
-            plan_error(format!(
-                "{name}: the spec {spec_text} is not a valid spec: {e}"
-            ))
-        })?;
+        let target = Target::parse(&spec_text, name)?;
         let options = match literal_text(&args, 2, name, "options")? {
             Some(text) => Options::parse(&text, name)?,
             None => Options::default(),
         };
+        let family = match &target {
+            Target::Spec(spec) => spec.family(),
+            Target::Attribute { spec, .. } => spec.family(),
+        };
         let clip = match options.she_clip {
             None => Clip::Recommended,
             Some(clip) => clip
-                .check_for(spec.family())
+                .check_for(family)
                 .map_err(|e| plan_error(format!("{name}: she_clip: {e}")))?,
         };
-        accumulator_for(&spec, self.output, &options, clip, name)
+        if matches!(target, Target::Attribute { .. }) && family.clips() && clip != Clip::Off {
+            // As `ldp aggregate --attributes`: the RS+ correction is that of the paper's
+            // unclipped sums.
+            return plan_err!(
+                "{name}: the server of several attributes cannot clip SHE's coordinates: give the options '{{\"she_clip\": \"none\"}}'"
+            );
+        }
+        match &target {
+            Target::Spec(spec) => accumulator_for(spec, self.output, &options, clip, name),
+            Target::Attribute {
+                multidim,
+                attribute,
+                ..
+            } => attribute_accumulator_for(multidim, *attribute, self.output, &options, clip, name),
+        }
+    }
+}
+
+/// What the second argument names: one mechanism's reports, or one attribute of reports
+/// of several attributes per user.
+#[derive(Debug)]
+enum Target {
+    /// A spec, as `ldp.spec` records it.
+    Spec(Spec),
+    /// `{"multidim": <MultidimSpec>, "attribute": j}` ([`crate::attribute_literal`]).
+    Attribute {
+        multidim: MultidimSpec,
+        attribute: usize,
+        /// The attribute's spec (at the solution's per-report budget).
+        spec: Spec,
+    },
+}
+
+impl Target {
+    fn parse(text: &str, name: &str) -> Result<Self> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Attribute {
+            multidim: MultidimSpec,
+            attribute: usize,
+        }
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| plan_error(format!("{name}: the spec {text} is not a valid spec: {e}")))?;
+        if !value.get("multidim").is_some_and(|_| value.is_object()) {
+            let spec = serde_json::from_value(value).map_err(|e| {
+                plan_error(format!("{name}: the spec {text} is not a valid spec: {e}"))
+            })?;
+            return Ok(Target::Spec(spec));
+        }
+        let Attribute {
+            multidim,
+            attribute,
+        } = serde_json::from_value(value).map_err(|e| {
+            plan_error(format!(
+                "{name}: {text} does not name an attribute of reports of several attributes: {e} (expected {{\"multidim\": <the ldp.multidim spec of the files>, \"attribute\": <j>}})"
+            ))
+        })?;
+        let spec = *multidim.specs().get(attribute).ok_or_else(|| {
+            plan_error(format!(
+                "{name}: {}",
+                MultidimError::NoSuchAttribute {
+                    attribute,
+                    d: multidim.specs().len(),
+                }
+            ))
+        })?;
+        Ok(Target::Attribute {
+            multidim,
+            attribute,
+            spec,
+        })
     }
 }
 

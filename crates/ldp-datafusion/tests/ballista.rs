@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 use common::*;
 use datafusion::prelude::SessionConfig;
 use ldp_core::Protocol;
-use ldp_datafusion::{ReportTable, remote_context, run_sql, standalone_context};
+use ldp_datafusion::{
+    DataFusionLdpError, ReportTable, attribute_literal, register_multidim_reports, remote_context,
+    run_sql, standalone_context,
+};
 
 const QUERY: &str = "SELECT ldp_counts(report, {spec}), ldp_estimate(report, {spec}) FROM reports";
 
@@ -21,6 +24,41 @@ fn check(batches: &[datafusion::arrow::record_batch::RecordBatch], expected: &Ex
     assert_eq!(n, expected.n);
     assert_eq!(counts, expected.counts);
     assert_eq!(estimate_row(&batches[0], 1, 0), expected.estimate);
+}
+
+/// Reports of three attributes per user (RS+FD over OUE) in `dir`, and what
+/// `MultidimAggregator` estimates from them.
+fn write_users(dir: &Path) -> (ldp_core::multidim::MultidimSpec, MultidimExpected) {
+    use ldp_core::multidim::{MultidimSpec, Solution};
+    use ldp_core::{DomainSize, Epsilon};
+    let domains = [5, 3, 8].map(|k| DomainSize::new(k).unwrap());
+    let spec = MultidimSpec::classic(
+        Solution::RsFd,
+        Protocol::Oue,
+        Epsilon::new(2.0).unwrap(),
+        &domains,
+        None,
+    )
+    .unwrap();
+    let expected = write_multidim_reports(dir, &spec, 6_000, 4, 23);
+    (spec, expected)
+}
+
+/// Every attribute's SQL estimate over the table `users` equals `expected`'s.
+async fn check_users(
+    ctx: &datafusion::prelude::SessionContext,
+    spec: &ldp_core::multidim::MultidimSpec,
+    expected: &MultidimExpected,
+) -> Result<(), DataFusionLdpError> {
+    let columns: Vec<String> = (0..3)
+        .map(|j| format!("ldp_estimate(report_{j}, {})", attribute_literal(spec, j)))
+        .collect();
+    let sql = format!("SELECT {} FROM users", columns.join(", "));
+    let batches = ctx.sql(&sql).await?.collect().await?;
+    for (j, want) in expected.estimate.iter().enumerate() {
+        assert_eq!(&estimate_row(&batches[0], j, 0), want, "attribute {j}");
+    }
+    Ok(())
 }
 
 fn table(dir: &Path) -> [ReportTable; 1] {
@@ -42,6 +80,13 @@ async fn ballista_in_process_equals_the_in_process_aggregate() {
         .unwrap();
     let batches = run_sql(&ctx, &table(dir), &[], QUERY).await.unwrap();
     check(&batches, &expected);
+    let users_guard = temp_dir("ballista-standalone-users");
+    let users = users_guard.path();
+    let (spec, expected) = write_users(users);
+    register_multidim_reports(&ctx, "users", users, &[])
+        .await
+        .unwrap();
+    check_users(&ctx, &spec, &expected).await.unwrap();
 }
 
 /// A port free now (the OS may hand it out again, which the tests tolerate by failing
@@ -223,6 +268,16 @@ async fn a_cluster_of_a_scheduler_and_two_executors_equals_the_in_process_aggreg
         Err(e) => panic!("{e}\n{}", cluster.tails()),
     };
     check(&batches, &expected);
+    // Reports of several attributes, one estimate per attribute, on the same cluster.
+    let users = root.join("users");
+    let (spec, users_expected) = write_users(&users);
+    let registered = register_multidim_reports(&ctx, "users", &users, &[]).await;
+    if let Err(e) = match registered {
+        Ok(_) => check_users(&ctx, &spec, &users_expected).await,
+        Err(e) => Err(e),
+    } {
+        panic!("{e}\n{}", cluster.tails());
+    }
     for (i, dir) in work_dirs.iter().enumerate() {
         assert!(
             task_outputs(dir) > 0

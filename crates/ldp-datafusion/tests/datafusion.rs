@@ -494,3 +494,379 @@ async fn the_estimators_beyond_the_unbiased_one_run_in_sql() {
         "{refused}"
     );
 }
+
+/// A collection of three attributes over unequal domains, every attribute of `protocol`.
+fn multidim_spec(
+    solution: ldp_core::multidim::Solution,
+    protocol: Protocol,
+    eps: f64,
+) -> ldp_core::multidim::MultidimSpec {
+    use ldp_core::multidim::{MultidimSpec, Priors, Solution};
+    use ldp_core::{DomainSize, Epsilon};
+    let ks = [6u32, 4, 9];
+    let domains: Vec<DomainSize> = ks.iter().map(|&k| DomainSize::new(k).unwrap()).collect();
+    let priors = (solution == Solution::RsRfd).then(|| {
+        // Skewed priors: item v of a k-item domain weighs v + 1.
+        let values = ks
+            .iter()
+            .map(|&k| {
+                let total = f64::from(k * (k + 1) / 2);
+                (1..=k).map(|v| f64::from(v) / total).collect()
+            })
+            .collect();
+        Priors::new(values).unwrap()
+    });
+    MultidimSpec::classic(
+        solution,
+        protocol,
+        Epsilon::new(eps).unwrap(),
+        &domains,
+        priors,
+    )
+    .unwrap()
+}
+
+/// Reports of several attributes per user, one SQL estimate per attribute: equal to
+/// `MultidimAggregator`'s (bit for bit: the same counts, merged over four partitions,
+/// and the same arithmetic, ldp-core's `Multidim::fit_attribute`) for SPL, SMP, RS+FD
+/// (GRR and OUE), RS+FD-z (OUE) and RS+RFD (GRR); the channel-reading IBU with the
+/// shifted channel, refused for RS+RFD; SMP's other attributes' rows neither counted nor
+/// skipped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_attribute_of_every_solution_equals_the_multidim_aggregator() {
+    use ldp_core::multidim::Solution;
+    use ldp_datafusion::{attribute_literal, register_multidim_reports};
+    for (solution, protocol) in [
+        (Solution::Spl, Protocol::Grr),
+        (Solution::Smp, Protocol::Oue),
+        (Solution::RsFd, Protocol::Grr),
+        (Solution::RsFd, Protocol::Oue),
+        (Solution::RsFdNull, Protocol::Oue),
+        (Solution::RsRfd, Protocol::Grr),
+    ] {
+        let what = format!("{} {}", solution.label(), protocol.name());
+        let spec = multidim_spec(solution, protocol, 2.0);
+        let dir_guard = temp_dir(&format!("multidim-{}-{}", solution.name(), protocol.name()));
+        let dir = dir_guard.path();
+        let expected = write_multidim_reports(dir, &spec, 4_000, 5, 17);
+        let ctx = context(4);
+        let found = register_multidim_reports(&ctx, "users", dir, &[])
+            .await
+            .unwrap();
+        assert_eq!(found, spec, "{what}");
+        let skip = r#"'{"on_invalid": "skip"}'"#;
+        let ibu = r#"'{"estimator": "ibu"}'"#;
+        for j in 0..3 {
+            let lit = attribute_literal(&spec, j);
+            let batches = sql(
+                &ctx,
+                &format!(
+                    "SELECT ldp_estimate(report_{j}, {lit}), ldp_counts(report_{j}, {lit}, {skip}), \
+                     ldp_counts(report_{j}, {lit}, {skip})['skipped'] FROM users"
+                ),
+            )
+            .await;
+            assert_eq!(
+                estimate_row(&batches[0], 0, 0),
+                expected.estimate[j],
+                "{what}, attribute {j}"
+            );
+            let (n, _, _) = counts_row(&batches[0], 1, 0);
+            assert_eq!(n, expected.reports[j], "{what}, attribute {j}");
+            if solution == Solution::Smp {
+                assert!(
+                    n < expected.users,
+                    "{what}: SMP's attribute {j} has {n} users"
+                );
+            } else {
+                assert_eq!(n, expected.users, "{what}");
+            }
+            assert_eq!(
+                batches[0]
+                    .column(2)
+                    .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+                    .value(0),
+                0,
+                "{what}: nothing is skipped"
+            );
+            let ibu_result = match ctx
+                .sql(&format!(
+                    "SELECT ldp_estimate(report_{j}, {lit}, {ibu}) FROM users"
+                ))
+                .await
+            {
+                Ok(df) => df.collect().await,
+                Err(e) => Err(e),
+            };
+            match (&expected.ibu[j], ibu_result) {
+                (Ok(want), Ok(batches)) => assert_eq!(
+                    &estimate_row(&batches[0], 0, 0),
+                    want,
+                    "{what}, attribute {j}, IBU"
+                ),
+                (Err(want), Err(e)) => {
+                    assert_eq!(solution, Solution::RsRfd, "{what}: {e}");
+                    let e = e.to_string();
+                    assert!(e.contains("RS+RFD's fakes"), "{what}: {e}");
+                    assert!(want.contains("RS+RFD's fakes"), "{what}: {want}");
+                }
+                (want, found) => panic!("{what}, attribute {j}: {want:?} vs {found:?}"),
+            }
+        }
+    }
+}
+
+/// SMP per day: each group's estimate of an attribute is that of its own users.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_smp_estimate_groups_by_a_partition_column() {
+    use ldp_core::multidim::Solution;
+    use ldp_datafusion::{attribute_literal, register_multidim_reports};
+    let spec = multidim_spec(Solution::Smp, Protocol::Grr, 1.5);
+    let root_guard = temp_dir("multidim-group-by");
+    let root = root_guard.path();
+    let expected: Vec<_> = (1..=3u32)
+        .map(|day| {
+            write_multidim_reports(
+                &root.join(format!("day={day}")),
+                &spec,
+                1_500 * day,
+                2,
+                u64::from(day),
+            )
+        })
+        .collect();
+    let ctx = context(4);
+    register_multidim_reports(&ctx, "users", root, &["day"])
+        .await
+        .unwrap();
+    let lit = attribute_literal(&spec, 2);
+    let batches = sql(
+        &ctx,
+        &format!(
+            "SELECT day, ldp_estimate(report_2, {lit}), ldp_counts(report_2, {lit})['n'] \
+             FROM users GROUP BY day ORDER BY day"
+        ),
+    )
+    .await;
+    let batch = datafusion::arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
+    assert_eq!(batch.num_rows(), 3);
+    for (row, want) in expected.iter().enumerate() {
+        assert_eq!(
+            estimate_row(&batch, 1, row),
+            want.estimate[2],
+            "day {}",
+            row + 1
+        );
+        assert_eq!(
+            batch
+                .column(2)
+                .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+                .value(row),
+            want.reports[2]
+        );
+    }
+}
+
+/// A literal that names no attribute of the files, or another collection, and files that
+/// disagree, are refused with the reason in words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_attribute_literal_is_refused_clearly() {
+    use ldp_core::multidim::Solution;
+    use ldp_datafusion::{attribute_literal, register_multidim_reports};
+    let spec = multidim_spec(Solution::RsFd, Protocol::Grr, 1.0);
+    let root_guard = temp_dir("multidim-errors");
+    let root = root_guard.path();
+    write_multidim_reports(&root.join("a"), &spec, 200, 1, 1);
+    let ctx = context(2);
+    register_multidim_reports(&ctx, "users", &root.join("a"), &[])
+        .await
+        .unwrap();
+    let oue = multidim_spec(Solution::RsFd, Protocol::Oue, 1.0);
+    for (query, needle) in [
+        (
+            format!(
+                "SELECT ldp_estimate(report_0, {}) FROM users",
+                attribute_literal(&spec, 3)
+            ),
+            "attribute 3 does not exist: the client has 3 attributes",
+        ),
+        (
+            // Another family than the files': the column is not of its reports.
+            format!(
+                "SELECT ldp_estimate(report_0, {}) FROM users",
+                attribute_literal(&oue, 0)
+            ),
+            "UInt32",
+        ),
+        (
+            "SELECT ldp_estimate(report_0, '{\"multidim\": 3, \"attribute\": 0}') FROM users"
+                .to_owned(),
+            "does not name an attribute of reports of several attributes",
+        ),
+        (
+            "SELECT ldp_estimate(report_0, '{\"multidim\": {}, \"attribute\": 0, \"x\": 1}') FROM users"
+                .to_owned(),
+            "expected {\"multidim\"",
+        ),
+    ] {
+        let result = match ctx.sql(&query).await {
+            Ok(df) => df.collect().await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        let err = result.expect_err(&query).to_string();
+        assert!(err.contains(needle), "{query}: {err}");
+    }
+    // Files of two collections in one table.
+    write_multidim_reports(
+        &root.join("b"),
+        &multidim_spec(Solution::RsFd, Protocol::Grr, 2.0),
+        200,
+        1,
+        1,
+    );
+    let err = register_multidim_reports(&context(2), "users", root, &[])
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("one table, one mechanism"),
+        "{err}"
+    );
+    // One attribute's files are not reports of several attributes, and the other way
+    // round.
+    let single = root.join("single");
+    write_reports(
+        &single,
+        &common::spec(Protocol::Grr, 6, 1.0),
+        &items(50, 6, 0),
+        1,
+        1,
+    );
+    let err = register_multidim_reports(&context(2), "users", &single, &[])
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("reports of one attribute"),
+        "{err}"
+    );
+    let err = register_reports(&context(2), "users", &root.join("a"), &[])
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("reports of several attributes"),
+        "{err}"
+    );
+}
+
+/// An SMP column's invalid report is named by its row in the partition, counting the
+/// NULL rows of other attributes' users before it; with `"on_invalid": "skip"` it alone is
+/// skipped, and the NULL rows are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_smp_report_is_named_by_its_row() {
+    use ldp_arrow::multidim::multidim_writer_properties;
+    use ldp_core::multidim::Solution;
+    use ldp_datafusion::{attribute_literal, register_multidim_reports};
+    let spec = multidim_spec(Solution::Smp, Protocol::Grr, 1.0);
+    let md = spec.build::<ldp_core::Grr>().unwrap();
+    let dir_guard = temp_dir("multidim-invalid");
+    let dir = dir_guard.path();
+    // Written without the writer's checks: row 4 holds item 6 of attribute 0 (k = 6).
+    let column = |values: Vec<Option<u32>>| -> ArrayRef { Arc::new(UInt32Array::from(values)) };
+    let columns = vec![
+        column(vec![Some(1), None, None, Some(2), Some(6), None]),
+        column(vec![None, Some(3), None, None, None, None]),
+        column(vec![None, None, Some(8), None, None, Some(0)]),
+    ];
+    let schema = Arc::new(Schema::new(
+        (0..3)
+            .map(|j| Field::new(format!("report_{j}"), DataType::UInt32, true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let file = std::fs::File::create(dir.join("bad.parquet")).unwrap();
+    let properties = multidim_writer_properties(&md, SetEncoding::List).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(properties)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let ctx = context(1);
+    register_multidim_reports(&ctx, "users", dir, &[])
+        .await
+        .unwrap();
+    let lit = attribute_literal(&spec, 0);
+    let err = ctx
+        .sql(&format!("SELECT ldp_estimate(report_0, {lit}) FROM users"))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("row 4"), "{err}");
+    assert!(err.contains("outside 0..6"), "{err}");
+    let skip = r#"'{"on_invalid": "skip"}'"#;
+    let batches = sql(
+        &ctx,
+        &format!(
+            "SELECT ldp_counts(report_0, {lit}, {skip}), ldp_counts(report_0, {lit}, {skip})['skipped'] FROM users"
+        ),
+    )
+    .await;
+    assert_eq!(
+        counts_row(&batches[0], 0, 0),
+        (2, vec![0, 1, 1, 0, 0, 0], vec![])
+    );
+    assert_eq!(
+        batches[0]
+            .column(1)
+            .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+            .value(0),
+        1
+    );
+}
+
+/// `run_sql` (and so `ldp-query`) registers a table of reports of several attributes by
+/// what its files record, and fills `{attribute:J}` / `{attribute:NAME:J}` beside
+/// `{spec:NAME}`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_sql_fills_attribute_placeholders() {
+    use ldp_core::multidim::Solution;
+    use ldp_datafusion::{ReportTable, run_sql};
+    let spec = multidim_spec(Solution::RsFd, Protocol::Oue, 1.0);
+    let root_guard = temp_dir("multidim-run-sql");
+    let root = root_guard.path();
+    let expected = write_multidim_reports(&root.join("users"), &spec, 1_000, 2, 5);
+    let single = common::spec(Protocol::Grr, 5, 1.0);
+    let single_expected = write_reports(&root.join("reports"), &single, &items(300, 5, 0), 1, 2);
+    let tables = ["users", "reports"].map(|name| ReportTable {
+        name: name.into(),
+        path: root.join(name),
+        spec: None,
+    });
+    let batches = run_sql(
+        &context(2),
+        &tables,
+        &[],
+        "SELECT ldp_estimate(report_2, {attribute:users:2}) FROM users",
+    )
+    .await
+    .unwrap();
+    assert_eq!(estimate_row(&batches[0], 0, 0), expected.estimate[2]);
+    let batches = run_sql(
+        &context(2),
+        &tables,
+        &[],
+        "SELECT ldp_estimate(report, {spec:reports}) FROM reports",
+    )
+    .await
+    .unwrap();
+    assert_eq!(estimate_row(&batches[0], 0, 0), single_expected.estimate);
+    let err = run_sql(
+        &context(2),
+        &tables[..1],
+        &[],
+        "SELECT ldp_estimate(report_0, {attribute:3}) FROM users",
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("attributes 0..3"), "{err}");
+}

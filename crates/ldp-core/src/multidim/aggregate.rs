@@ -194,13 +194,68 @@ impl<M: Mechanism> MultidimAggregator<M> {
                 attribute,
                 d: self.attributes.len(),
             })?;
+        self.mechanism
+            .fit_attribute(attribute, aggregator, estimator, options)
+    }
+}
+
+impl<M: Mechanism> Multidim<M> {
+    /// The estimate of `attribute`'s frequencies from `aggregator`, the aggregator of that
+    /// attribute's reports alone (those of every user for SPL and the RS+ solutions, of
+    /// the users who sampled it for SMP): what [`MultidimAggregator::fit`] returns, for a
+    /// server that aggregates one attribute's reports apart from the others (a query
+    /// engine's aggregate function over one column). The RS+ correction and the shifted
+    /// channel are described there; the users are `aggregator.count()` under RS+, whose
+    /// every user reports every attribute.
+    ///
+    /// `aggregator` must be one of `attribute`'s mechanism (an error otherwise).
+    ///
+    /// ```
+    /// use ldp_core::multidim::{Multidim, Solution};
+    /// use ldp_core::simulation::{stream_rng, Role};
+    /// use ldp_core::estimate::FitOptions;
+    /// use ldp_core::{Aggregator, DomainSize, Epsilon, Estimator, Grr, Mechanism};
+    ///
+    /// let domains = [DomainSize::new(4)?, DomainSize::new(3)?];
+    /// let rsfd = Multidim::new(Solution::RsFd, Epsilon::new(2.0)?, &domains, Grr::new)?;
+    /// let mut server = rsfd.aggregator();
+    /// // Attribute 1's column, aggregated on its own.
+    /// let mut column = rsfd.attribute(1)?.aggregator();
+    /// let mut rng = stream_rng(3, 0, Role::Genuine, 0);
+    /// for user in 0..2_000u32 {
+    ///     let report = rsfd.perturb(&[user % 4, user % 3], &mut rng)?;
+    ///     server.add(&report)?;
+    ///     if let Some(r) = report.of(1) {
+    ///         column.add(r)?;
+    ///     }
+    /// }
+    /// let options = FitOptions::default();
+    /// let alone = rsfd.fit_attribute(1, &column, Estimator::Unbiased, &options)?;
+    /// assert_eq!(alone.values, server.fit(1, Estimator::Unbiased, &options)?.values);
+    /// assert!(rsfd.fit_attribute(2, &column, Estimator::Unbiased, &options).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_attribute(
+        &self,
+        attribute: usize,
+        aggregator: &M::Aggregator,
+        estimator: Estimator,
+        options: &FitOptions,
+    ) -> Result<Fit, MultidimError> {
+        let mechanism = self.attribute(attribute)?;
         let fail = |e| MultidimError::aggregate(Some(attribute), e);
-        if !self.mechanism.solution().fakes() {
+        if aggregator.mechanism() != mechanism {
+            return Err(fail(AggregateError::Incompatible {
+                left: format!("{:?}", mechanism.spec()),
+                right: format!("{:?}", aggregator.mechanism().spec()),
+            }));
+        }
+        if !self.solution().fakes() {
             return aggregator.fit(estimator, options).map_err(fail);
         }
-        let d = self.mechanism.dimensions() as f64;
+        let d = self.dimensions() as f64;
         if !estimator.needs_channel() {
-            let phi = self.mechanism.fake_law(attribute);
+            let phi = self.fake_law(attribute);
             let raw = aggregator.raw_estimate().map_err(fail)?;
             let unfaked = raw
                 .iter()
@@ -221,10 +276,8 @@ impl<M: Mechanism> MultidimAggregator<M> {
         let counts = aggregator
             .support_counts()
             .ok_or_else(|| refuse("this aggregator has no support counts"))?;
-        let k = self.mechanism.attributes()[attribute]
-            .domain_size()
-            .as_f64();
-        let fake_support = match self.mechanism.solution() {
+        let k = mechanism.domain_size().as_f64();
+        let fake_support = match self.solution() {
             Solution::RsFd => channel.q + (channel.p - channel.q) / k,
             Solution::RsFdNull => channel.q,
             _ => {

@@ -26,13 +26,18 @@ impl PartialEq for Priors {
 
 impl Priors {
     /// Checks every prior: at least two items, every value finite and non-negative, the
-    /// total within [`PRIOR_SUM_TOLERANCE`] of one. Each is rescaled to sum to one.
+    /// total within [`PRIOR_SUM_TOLERANCE`] of one. Each is rescaled to sum to one, unless
+    /// it does already up to rounding: rescaling again what was rescaled once would move
+    /// the values by an ulp, so priors built from their own values are the same priors.
     ///
     /// ```
     /// use ldp_core::multidim::Priors;
     /// let priors = Priors::new(vec![vec![0.5, 0.5], vec![0.2, 0.3, 0.5]])?;
     /// assert_eq!(priors.get(1), &[0.2, 0.3, 0.5]);
     /// assert!(Priors::new(vec![vec![0.7, -0.1, 0.4]]).is_err());
+    /// // Weights 1..=6 over their total: rescaled once, then kept.
+    /// let skewed = Priors::new(vec![(1..=6).map(|v| f64::from(v) / 21.0).collect()])?;
+    /// assert_eq!(Priors::new(skewed.values().to_vec())?, skewed);
     /// # Ok::<(), ldp_core::multidim::MultidimError>(())
     /// ```
     pub fn new(values: Vec<Vec<f64>>) -> Result<Self, MultidimError> {
@@ -65,7 +70,15 @@ impl Priors {
             if (total - 1.0).abs() > PRIOR_SUM_TOLERANCE {
                 return Err(bad(attribute, format!("its values sum to {total}, not 1")));
             }
-            let prior: Vec<f64> = prior.into_iter().map(|v| v / total).collect();
+            // Rescaled unless it sums to one up to rounding already: a prior rescaled once
+            // (and read back from its JSON, as a file's spec is) is kept as it is, so the
+            // collection's spec survives the round trip and its fakes' law with it.
+            let rounding = 2.0 * prior.len() as f64 * f64::EPSILON;
+            let prior: Vec<f64> = if (total - 1.0).abs() <= rounding {
+                prior
+            } else {
+                prior.into_iter().map(|v| v / total).collect()
+            };
             samplers.push(WeightedIndex::new(&prior).map_err(|e| bad(attribute, e.to_string()))?);
             checked.push(prior);
         }

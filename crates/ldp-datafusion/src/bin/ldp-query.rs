@@ -11,7 +11,10 @@ use ldp_core::Spec;
 use ldp_datafusion::{ReportTable, register_functions, remote_context, run_sql};
 
 /// Run SQL over Parquet report files: `{spec}` in the SQL stands for the spec the files
-/// record (`{spec:NAME}` with several tables).
+/// record (`{spec:NAME}` with several tables). Over reports of several attributes per
+/// user, `{attribute:J}` stands for attribute J of the collection the files record
+/// (`{attribute:NAME:J}` with several tables), the column of attribute J being
+/// `report_J`.
 ///
 /// Example: ldp-query --table reports=data/ --partition-column day
 ///   "SELECT day, ldp_estimate(report, {spec}) FROM reports GROUP BY day ORDER BY day"

@@ -117,3 +117,74 @@ pub fn assert_close(a: &[f64], b: &[f64], what: &str) {
 }
 
 pub const ALL: &[Protocol] = &Protocol::CLASSIC;
+
+/// What ldp-core's multidimensional server says about reports of several attributes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultidimExpected {
+    /// The users.
+    pub users: u64,
+    /// Each attribute's reports (the users for every solution but SMP).
+    pub reports: Vec<u64>,
+    /// `MultidimAggregator::estimate(Estimator::Unbiased)`.
+    pub estimate: Vec<Vec<f64>>,
+    /// `MultidimAggregator::fit(j, Estimator::Ibu, default options)` per attribute, or its
+    /// error.
+    pub ibu: Vec<Result<Vec<f64>, String>>,
+}
+
+/// `users` users of `spec`'s collection (a skewed population, each attribute its own
+/// shape), perturbed from `seed`, written by ldp-arrow's multidim writer to `files`
+/// Parquet files in `dir` (several record batches each), and aggregated in process by
+/// `MultidimAggregator`.
+pub fn write_multidim_reports(
+    dir: &Path,
+    spec: &ldp_core::multidim::MultidimSpec,
+    users: u32,
+    files: usize,
+    seed: u64,
+) -> MultidimExpected {
+    use ldp_arrow::multidim::MultidimWriter;
+    use ldp_core::estimate::FitOptions;
+    use ldp_core::simulation::stream_rng;
+    std::fs::create_dir_all(dir).unwrap();
+    ldp_core::dispatch_multidim!(spec, md => {
+        let domains = md.domains();
+        let mut rng = stream_rng(seed, 0, Role::Genuine, 0);
+        let reports = (0..users)
+            .map(|u| {
+                let items: Vec<u32> = domains
+                    .iter()
+                    .enumerate()
+                    .map(|(j, k)| ((u % 7) * (u % (5 + j as u32)) + j as u32) % k.get())
+                    .collect();
+                md.perturb(&items, &mut rng).unwrap()
+            })
+            .collect::<Vec<_>>();
+        let per_file = reports.len().div_ceil(files);
+        for (i, chunk) in reports.chunks(per_file).enumerate() {
+            let mut w = MultidimWriter::create(&dir.join(format!("part-{i}.parquet")), md.clone(), None).unwrap();
+            for batch in chunk.chunks(555) {
+                w.write(batch).unwrap();
+            }
+            w.finish().unwrap();
+        }
+        let mut server = md.aggregator();
+        for r in &reports {
+            server.add(r).unwrap();
+        }
+        MultidimExpected {
+            users: server.count(),
+            reports: (0..md.dimensions()).map(|j| server.attribute(j).count()).collect(),
+            estimate: server.estimate(Estimator::Unbiased).unwrap(),
+            ibu: (0..md.dimensions())
+                .map(|j| {
+                    server
+                        .fit(j, Estimator::Ibu, &FitOptions::default())
+                        .map(|fit| fit.values)
+                        .map_err(|e| e.to_string())
+                })
+                .collect(),
+        }
+    })
+    .unwrap()
+}
