@@ -4,8 +4,8 @@
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuditError {
-    /// alpha outside (0, 1).
-    #[error("alpha = {0} is not in (0, 1): the bounds hold with confidence 1 - alpha")]
+    /// alpha outside [1e-100, 1) ([`MIN_ALPHA`](crate::MIN_ALPHA)).
+    #[error("alpha = {0:?} is not in [1e-100, 1): the bounds hold with confidence 1 - alpha")]
     Alpha(f64),
     /// No trials, or more than [`MAX_TRIALS`](crate::MAX_TRIALS).
     #[error("trials = {0}: every input needs between 1 and 10^12 reports")]

@@ -8,7 +8,7 @@ use crate::AuditError;
 /// `trials` Bernoulli trials with `successes` successes, each holding with confidence
 /// `1 - alpha / 2` (together, `1 - alpha`): `low` is the `alpha/2` quantile of
 /// Beta(x, n - x + 1) (0 when x = 0), `high` the `1 - alpha/2` quantile of
-/// Beta(x + 1, n - x) (1 when x = n).
+/// Beta(x + 1, n - x) (1 when x = n). `alpha` is in `[1e-150, 1)`.
 ///
 /// ```
 /// let (low, high) = ldp_audit::clopper_pearson(10, 1_000_000, 0.01)?;
@@ -16,7 +16,11 @@ use crate::AuditError;
 /// # Ok::<(), ldp_audit::AuditError>(())
 /// ```
 pub fn clopper_pearson(successes: u64, trials: u64, alpha: f64) -> Result<(f64, f64), AuditError> {
-    check_alpha(alpha)?;
+    // An audit's alpha is at least MIN_ALPHA, split among at most 2^32 bounds; below
+    // 1e-150 statrs' initial guess of the quantile underflows.
+    if !(1e-150..1.0).contains(&alpha) {
+        return Err(AuditError::Alpha(alpha));
+    }
     if trials == 0 || successes > trials {
         return Err(AuditError::Counts { successes, trials });
     }
@@ -24,24 +28,43 @@ pub fn clopper_pearson(successes: u64, trials: u64, alpha: f64) -> Result<(f64, 
     let low = if successes == 0 {
         0.0
     } else {
-        quantile(x, n - x + 1.0, alpha / 2.0)
+        quantile(x, n - x + 1.0, alpha / 2.0)?
     };
     let high = if successes == trials {
         1.0
     } else {
         // The upper bound as one minus the failures' lower bound: the small tail is the
         // one the inverse incomplete beta resolves best.
-        1.0 - quantile(n - x, x + 1.0, alpha / 2.0)
+        1.0 - quantile(n - x, x + 1.0, alpha / 2.0)?
     };
     Ok((low, high))
 }
 
-/// The `p` quantile of Beta(a, b): statrs' inverse (good to about 1e-5 relative),
-/// polished by Newton steps on the regularized incomplete beta, which statrs computes to
-/// near machine precision.
-fn quantile(a: f64, b: f64, p: f64) -> f64 {
-    let beta = Beta::new(a, b).expect("shapes are positive and finite");
-    let mut x = beta.inverse_cdf(p);
+/// The `p` quantile of Beta(a, b): statrs' inverse (good to about 1e-5 relative) where it
+/// is reliable, else bisection on `ln x` (statrs' inverse loops forever at p = 1e-110),
+/// then Newton steps on the regularized incomplete beta, which statrs computes to near
+/// machine precision.
+fn quantile(a: f64, b: f64, p: f64) -> Result<f64, AuditError> {
+    let beta = Beta::new(a, b).map_err(|_| AuditError::Counts {
+        successes: a as u64,
+        trials: (a + b) as u64,
+    })?;
+    let mut x = if p >= 1e-20 {
+        beta.try_inverse_cdf(p)
+            .map_err(|_| AuditError::Alpha(2.0 * p))?
+    } else {
+        // cdf(e^t) rises with t; 64 halvings of [-745, 0] leave it within 4e-17.
+        let (mut lo, mut hi) = (-745.0f64, 0.0f64);
+        for _ in 0..64 {
+            let mid = 0.5 * (lo + hi);
+            if beta.cdf(mid.exp()) < p {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        hi.exp()
+    };
     for _ in 0..4 {
         let density = beta.pdf(x);
         if !(density > 0.0 && density.is_finite()) {
@@ -53,11 +76,16 @@ fn quantile(a: f64, b: f64, p: f64) -> f64 {
         }
         x = next;
     }
-    x
+    Ok(x)
 }
 
+/// The smallest alpha an audit takes (1e-100): every bound then holds with confidence
+/// `1 - 1e-100`, and the level of each, split among pairs and statistics, stays where the
+/// Beta quantiles are computed exactly.
+pub const MIN_ALPHA: f64 = 1e-100;
+
 pub(crate) fn check_alpha(alpha: f64) -> Result<(), AuditError> {
-    if alpha > 0.0 && alpha < 1.0 {
+    if (MIN_ALPHA..1.0).contains(&alpha) {
         Ok(())
     } else {
         Err(AuditError::Alpha(alpha))
@@ -98,6 +126,30 @@ mod tests {
         }
     }
 
+    /// The smallest alpha, split as a Bonferroni level among 2^32 bounds, still gives
+    /// bounds inside [0, 1] in order (issue 43: 1e-200 panicked inside statrs, and 1e-110
+    /// looped forever there). Checked against the closed forms at x = 1 and x = n:
+    /// Beta(1, n)'s quantile is `1 - (1 - p)^(1/n)` and Beta(n, 1)'s is `p^(1/n)`.
+    #[test]
+    fn the_smallest_alpha_gives_bounds() {
+        let alpha = MIN_ALPHA / 2f64.powi(32);
+        for (x, n) in [(1, 10), (500, 1000), (999, 1000), (3, 1_000_000)] {
+            let (low, high) = clopper_pearson(x, n, alpha).unwrap();
+            let share = x as f64 / n as f64;
+            assert!(
+                0.0 < low && low < share && share < high && high <= 1.0,
+                "{x}/{n}: {low} {high}"
+            );
+        }
+        let p: f64 = alpha / 2.0;
+        let (low, _) = clopper_pearson(1, 10, alpha).unwrap();
+        let exact = -(-p).ln_1p() / 10.0; // 1 - (1 - p)^(1/10), to first order
+        assert!((low - exact).abs() <= 1e-9 * exact, "{low} vs {exact}");
+        let (low, _) = clopper_pearson(10, 10, alpha).unwrap();
+        let exact = p.powf(1.0 / 10.0);
+        assert!((low - exact).abs() <= 1e-9 * exact, "{low} vs {exact}");
+    }
+
     #[test]
     fn bad_input_is_refused() {
         assert!(matches!(
@@ -108,11 +160,14 @@ mod tests {
             clopper_pearson(5, 4, 0.01),
             Err(AuditError::Counts { .. })
         ));
-        for alpha in [0.0, 1.0, -0.1, f64::NAN] {
+        for alpha in [0.0, 1.0, -0.1, f64::NAN, 1e-200, 9e-151] {
             assert!(matches!(
                 clopper_pearson(1, 4, alpha),
                 Err(AuditError::Alpha(_))
             ));
+        }
+        for alpha in [1e-200, 9e-101] {
+            assert_eq!(check_alpha(alpha), Err(AuditError::Alpha(alpha)));
         }
     }
 }

@@ -60,7 +60,7 @@ pub use client::{Client, ClientAudit, MAX_BATCH, audit_client};
 pub use command::CommandClient;
 pub use error::AuditError;
 pub use exact::{Coverage, EXACT_LIMIT, ExactAudit, exact_audit};
-pub use interval::clopper_pearson;
+pub use interval::{MIN_ALPHA, clopper_pearson};
 pub use linked::{LinkedExact, MAX_LINKED, audit_linked, exact_linked};
 pub use mechanism::{audit_mechanism, audit_mechanism_with_progress};
 pub use multidim::{

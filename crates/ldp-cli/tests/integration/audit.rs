@@ -151,6 +151,22 @@ fn bad_settings_name_the_flag() {
         ],
         "alpha = 2",
     );
+    // Issue 43: an alpha below 1e-100 panicked inside statrs' Beta quantile.
+    fails(
+        &[
+            "--protocol",
+            "grr",
+            "--k",
+            "10",
+            "--eps",
+            "1",
+            "--trials",
+            "1000",
+            "--alpha",
+            "1e-200",
+        ],
+        "alpha = 1e-200 is not in [1e-100, 1)",
+    );
     fails(
         &[
             "--protocol",
