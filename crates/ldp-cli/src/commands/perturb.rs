@@ -91,6 +91,13 @@ fn check_output(
     spec: &ldp_core::Spec,
 ) -> Result<()> {
     if path.extension().is_none_or(|e| e != "parquet") {
+        // `dir/.parquet` is a hidden file with no extension: name what is missing.
+        if path.file_name().is_some_and(|n| n == ".parquet") {
+            bail!(
+                "--output {}: the file needs a name before .parquet (reports.parquet, say)",
+                path.display()
+            );
+        }
         bail!(
             "--output {}: the file name must end in .parquet (JSON lines go to stdout)",
             path.display()

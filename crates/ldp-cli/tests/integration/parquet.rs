@@ -142,6 +142,15 @@ fn output_flags_that_would_do_nothing_are_refused() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("must end in .parquet"));
+    // Issue 43: `dir/.parquet` is a name missing, not an extension.
+    ldp()
+        .arg("perturb")
+        .args(args("oue", 10, "1"))
+        .args(["--output", "dir/.parquet"])
+        .write_stdin("1\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs a name before .parquet"));
     ldp()
         .arg("perturb")
         .args(args("oue", 10, "1"))
