@@ -69,6 +69,24 @@ fn analyze_prints_every_combination() {
         .parse()
         .unwrap();
     assert!((asr - 0.234).abs() < 1e-3);
+    // Issue 43: where OLH's two forms coincide (k = 2^24, eps = 10) the refusal says so,
+    // not that OLH is not local hashing.
+    ldp()
+        .args([
+            "analyze",
+            "--protocol",
+            "olh",
+            "--k",
+            "16777216",
+            "--eps",
+            "10",
+        ])
+        .args(["--lh-asr", "exact"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "local hashing's paper and exact ASR are equal at this k and eps",
+        ));
     let json: serde_json::Value = serde_json::from_str(&stdout(ldp().args([
         "analyze",
         "--protocol",

@@ -70,18 +70,30 @@ impl TuneRequest {
         if self.lh_asr.is_none() {
             return Ok(());
         }
-        let has_two_forms = |p: &Protocol| {
+        let has_two_forms = |p: &Protocol, k: DomainSize, eps: Epsilon| {
             Spec::classic(p.classic_counterpart(), k, eps).is_ok_and(|spec| {
                 ldp_analytic::asr::expected(&spec, LhAsr::Paper)
                     != ldp_analytic::asr::expected(&spec, LhAsr::Exact)
             })
         };
-        if protocols.iter().any(has_two_forms) {
+        if protocols.iter().any(|p| has_two_forms(p, k, eps)) {
             Ok(())
         } else {
+            // A local hashing protocol whose two forms agree at this (k, eps) (at large eps
+            // the hash range is so wide that collisions vanish) is told so, not that it
+            // is not local hashing: the forms differ at k = 100 and eps = 1.
+            let reference = (DomainSize::new(100), Epsilon::new(1.0));
+            let hashes = match reference {
+                (Ok(k), Ok(eps)) => protocols.iter().any(|p| has_two_forms(p, k, eps)),
+                _ => false,
+            };
             Err(RequestError::Unused {
                 knob: Knob::LhAsr,
-                why: "only local hashing's ASR has a paper and an exact form",
+                why: if hashes {
+                    "local hashing's paper and exact ASR are equal at this k and eps"
+                } else {
+                    "only local hashing's ASR has a paper and an exact form"
+                },
             })
         }
     }
