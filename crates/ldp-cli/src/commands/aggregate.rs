@@ -98,18 +98,12 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
             Some(path) => aggregate_parquet(&m, clip, path, &spec, skip)?,
             None => aggregate_stream(&m, clip, cap, skip)?,
         };
-        (total.fit(estimator, &options)?, total.count(), skipped)
+        (total.fit(estimator, &options), total.count(), skipped)
     });
-    let estimate = fitted(estimator, &options, estimate);
-    if skip {
-        note!(
-            "ldp: aggregated {accepted} reports, skipped {}: {skipped}",
-            skipped.total()
-        );
-    }
-    if let Some(path) = &a.summary {
-        write_summary(path, accepted, &skipped)?;
-    }
+    // The summary is written whatever the estimate's outcome (no valid report at all is
+    // exactly when one wants it).
+    report_skipped(a, skip, accepted, &skipped)?;
+    let estimate = fitted(estimator, &options, estimate?);
     print_estimate(&estimate)
 }
 
@@ -139,9 +133,21 @@ fn run_several(a: &AggregateArgs, spec: &ldp_core::multidim::MultidimSpec) -> Re
         };
         let estimates = multidim::estimates(&server, estimator, &options, |fit| {
             fitted(estimator, &options, fit)
-        })?;
+        });
         (estimates, server.count(), skipped)
     })?;
+    report_skipped(a, skip, accepted, &skipped)?;
+    multidim::print_estimates(&estimates?)
+}
+
+/// Skip mode's count on stderr and `--summary FILE`, written whatever the outcome; then
+/// the refusal of an input without a valid report.
+fn report_skipped(
+    a: &AggregateArgs,
+    skip: bool,
+    accepted: u64,
+    skipped: &Rejections,
+) -> Result<()> {
     if skip {
         note!(
             "ldp: aggregated {accepted} reports, skipped {}: {skipped}",
@@ -149,9 +155,16 @@ fn run_several(a: &AggregateArgs, spec: &ldp_core::multidim::MultidimSpec) -> Re
         );
     }
     if let Some(path) = &a.summary {
-        write_summary(path, accepted, &skipped)?;
+        write_summary(path, accepted, skipped)?;
     }
-    multidim::print_estimates(&estimates)
+    if accepted > 0 {
+        return Ok(());
+    }
+    match (&a.input, skipped.total()) {
+        (Some(path), n) => bail!("{}: no valid reports ({n} skipped)", path.display()),
+        (None, 0) => bail!("no reports on stdin"),
+        (None, n) => bail!("no valid reports on stdin ({n} skipped: {skipped})"),
+    }
 }
 
 /// `--max-iterations` and `--tolerance`, which only the iterative estimators read.
@@ -262,13 +275,6 @@ where
         total.merge(&partial).context(reject)?;
         skipped.merge(&partial_skipped);
     }
-    if total.count() == 0 {
-        bail!(
-            "{}: no valid reports ({} skipped)",
-            path.display(),
-            skipped.total()
-        );
-    }
     Ok((total, skipped))
 }
 
@@ -341,12 +347,6 @@ where
             .context(reject)?;
     }
     let total = blocks.finish().context(reject)?;
-    if total.count() == 0 {
-        match skipped.total() {
-            0 => bail!("no reports on stdin"),
-            n => bail!("no valid reports on stdin ({n} skipped: {skipped})"),
-        }
-    }
     Ok((total, skipped))
 }
 

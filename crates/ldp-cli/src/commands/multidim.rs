@@ -381,13 +381,6 @@ pub(crate) fn aggregate_parquet<M: ArrowReports>(
         files.aggregate(&mut server)
     }
     .context(reject)?;
-    if server.count() == 0 {
-        bail!(
-            "{}: no valid reports ({} skipped)",
-            path.display(),
-            skipped.total()
-        );
-    }
     Ok((server, skipped))
 }
 
@@ -454,12 +447,6 @@ pub(crate) fn aggregate_stream<M: Mechanism>(
                         .context(reject);
                 }
             }
-        }
-    }
-    if server.count() == 0 {
-        match skipped.total() {
-            0 => bail!("no reports on stdin"),
-            n => bail!("no valid reports on stdin ({n} skipped: {skipped})"),
         }
     }
     Ok((server, skipped))

@@ -166,4 +166,25 @@ fn refusing_stays_the_default_and_nothing_valid_is_an_error() {
         stderr.contains("no valid reports on stdin (2 skipped"),
         "{stderr}"
     );
+    // Issue 43: the summary is written whatever the outcome, this one included.
+    let dir = std::env::temp_dir().join(format!("ldp-skip-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = dir.join("s.json");
+    ldp()
+        .args(["aggregate", "--protocol", "grr", "--k", "6", "--eps", "1"])
+        .args([
+            "--on-invalid",
+            "skip",
+            "--summary",
+            summary.to_str().unwrap(),
+        ])
+        .write_stdin("{bad\n{bad\n")
+        .assert()
+        .code(2)
+        .stdout("");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(written["accepted"].as_u64(), Some(0));
+    assert_eq!(written["skipped"].as_u64(), Some(2));
 }
