@@ -43,8 +43,14 @@ fn main() -> ExitCode {
 /// line (the message and clap's tip, without the usage block) with status 2.
 fn parse_error(e: &clap::Error) -> ExitCode {
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        let _ = e.print();
-        return ExitCode::SUCCESS;
+        // A failed write (a full disk) is an error; a closed pipe (`| head`) is not.
+        return match e.print() {
+            Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
+                note!("ldp: error: writing the help: {io}");
+                ExitCode::from(2)
+            }
+            _ => ExitCode::SUCCESS,
+        };
     }
     let rendered = e.render().to_string();
     let mut line = String::new();

@@ -1099,3 +1099,35 @@ fn unbounded_requests_are_refused_before_running() {
         &["--collections", "at most 1000", "got 1001"],
     );
 }
+
+/// Issue 43, item 11: help written to a full disk is an error; to a closed pipe it is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn help_that_cannot_be_written_is_an_error() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("ldp"))
+        .arg("--help")
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("ldp: error: writing the help"),
+        "{stderr}"
+    );
+    let piped = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "set -o pipefail; {} --help | head -c 1 >/dev/null",
+                assert_cmd::cargo::cargo_bin("ldp").display()
+            ),
+        ])
+        .status()
+        .unwrap();
+    assert!(piped.success());
+}
