@@ -556,3 +556,27 @@ fn a_client_returning_too_few_reports_is_named() {
         "{err}"
     );
 }
+
+/// Issue 43, item 10: at eps from 710 on, e^eps overflows; the Hadamard families'
+/// likelihoods are computed in log space and their exact budget stays eps. (GRR, SS, UE
+/// and BLH hold to about eps = 710: beyond, e^-eps loses its precision and then
+/// underflows, not yet handled.)
+#[test]
+fn exact_audits_at_huge_budgets_are_finite() {
+    let cases = [
+        (Protocol::Hm, &[710.0, 1e6, 1e308][..]),
+        (Protocol::Hcms, &[710.0, 1e6, 1e308]),
+        (Protocol::Grr, &[710.0]),
+        (Protocol::Oue, &[710.0]),
+    ];
+    for (protocol, budgets) in cases {
+        for &eps in budgets {
+            let exact = exact_audit(&build(protocol, 64, eps)).unwrap();
+            assert!(
+                (exact.eps_exact - eps).abs() <= 1e-9 * eps && !exact.flagged(),
+                "{protocol:?} at {eps}: {}",
+                exact.eps_exact
+            );
+        }
+    }
+}

@@ -40,6 +40,13 @@ pub fn keep_probability(eps: Epsilon) -> f64 {
     1.0 / (1.0 + (-eps.get()).exp())
 }
 
+/// `(ln p, ln (1 - p))` for `p = e^eps / (1 + e^eps)`, as `-softplus(-eps)` and
+/// `-softplus(eps)`: finite at any budget (`ln(1 + e^eps)` overflows from eps = 710).
+pub(crate) fn ln_keep_flip(eps: Epsilon) -> (f64, f64) {
+    let softplus = |x: f64| x.max(0.0) + (-x.abs()).exp().ln_1p();
+    (-softplus(-eps.get()), -softplus(eps.get()))
+}
+
 /// The Hadamard mechanism (module docs).
 ///
 /// ```
@@ -70,14 +77,14 @@ impl HadamardMechanism {
         let coefficients = u32::try_from(coefficients(k)).expect("a runnable k is below 2^24");
         let p = keep_probability(eps);
         let ln_k = f64::from(coefficients).ln();
+        let (ln_keep, ln_flip) = ln_keep_flip(eps);
         Ok(Self {
             k,
             eps,
             coefficients,
             keep: Bernoulli::new(p).expect("a probability"),
-            ln_kept: p.ln() - ln_k,
-            // 1 - p = 1 / (1 + e^eps), without cancellation at large eps.
-            ln_flipped: -(eps.get().exp().ln_1p()) - ln_k,
+            ln_kept: ln_keep - ln_k,
+            ln_flipped: ln_flip - ln_k,
         })
     }
 

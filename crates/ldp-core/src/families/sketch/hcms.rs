@@ -66,14 +66,15 @@ impl HadamardCountMeanSketch {
         check_runnable(k, eps)?;
         let p = keep_probability(eps);
         let ln_reports = (f64::from(hashes) * f64::from(width)).ln();
+        let (ln_keep, ln_flip) = crate::families::hadamard_mechanism::ln_keep_flip(eps);
         Ok(Self {
             k,
             eps,
             hashes,
             width,
             keep: Bernoulli::new(p).expect("a probability"),
-            ln_kept: p.ln() - ln_reports,
-            ln_flipped: -(eps.get().exp().ln_1p()) - ln_reports,
+            ln_kept: ln_keep - ln_reports,
+            ln_flipped: ln_flip - ln_reports,
         })
     }
 
