@@ -319,10 +319,10 @@ impl ParquetReports {
         let mut read = || -> Result<(), ArrowLdpError> {
             let file = File::open(path).map_err(io(path))?;
             let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
-            let index = builder
-                .schema()
-                .index_of(REPORT_COLUMN)
-                .map_err(|_| ArrowLdpError::NoReportColumn)?;
+            let index = match column_index(builder.schema(), REPORT_COLUMN) {
+                Err(ArrowLdpError::NoColumn(_)) => return Err(ArrowLdpError::NoReportColumn),
+                other => other?,
+            };
             let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), [index]);
             let reader = builder
                 .with_projection(mask)
@@ -359,6 +359,39 @@ impl ParquetReports {
         server: &mut M::Aggregator,
     ) -> Result<(), ArrowLdpError> {
         self.for_each_batch(|column, row| mechanism.aggregate_array(server, column, row))
+    }
+}
+
+/// The index of the one column named `name`: [`ArrowLdpError::NoColumn`] when there is
+/// none, [`ArrowLdpError::DuplicateColumn`] when there are several (Arrow's own
+/// `index_of` would take the first silently).
+///
+/// ```
+/// use arrow_schema::{DataType, Field, Schema};
+/// use ldp_arrow::{column_index, ArrowLdpError};
+/// let one = Schema::new(vec![Field::new("report", DataType::UInt32, false)]);
+/// assert_eq!(column_index(&one, "report")?, 0);
+/// let two = Schema::new(vec![
+///     Field::new("report", DataType::UInt32, false),
+///     Field::new("report", DataType::UInt32, false),
+/// ]);
+/// assert!(matches!(column_index(&two, "report"), Err(ArrowLdpError::DuplicateColumn { count: 2, .. })));
+/// # Ok::<(), ArrowLdpError>(())
+/// ```
+pub fn column_index(schema: &Schema, name: &str) -> Result<usize, ArrowLdpError> {
+    let mut found = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.name() == name)
+        .map(|(i, _)| i);
+    match (found.next(), found.count()) {
+        (None, _) => Err(ArrowLdpError::NoColumn(name.to_string())),
+        (Some(i), 0) => Ok(i),
+        (Some(_), more) => Err(ArrowLdpError::DuplicateColumn {
+            column: name.to_string(),
+            count: more + 1,
+        }),
     }
 }
 

@@ -68,8 +68,8 @@ use ldp_core::{AggregateError, Spec};
 
 pub use convert::{ArrowReports, ArrowShape, NullableVisitor};
 pub use files::{
-    ParquetReports, Part, ReportWriter, parquet_files, read_spec, report_field, report_schema,
-    writer_properties,
+    ParquetReports, Part, ReportWriter, column_index, parquet_files, read_spec, report_field,
+    report_schema, writer_properties,
 };
 
 /// The Parquet key-value metadata key holding the mechanism's spec (JSON).
@@ -218,6 +218,15 @@ pub enum ArrowLdpError {
     /// A column of reports the file lacks (`report_j` of attribute j).
     #[error("the file has no `{0}` column")]
     NoColumn(String),
+    /// A column name the file holds more than once: which one holds the reports is
+    /// ambiguous, so neither is read (as pyarrow refuses it).
+    #[error("the file has {count} columns named `{column}`: which holds the reports is ambiguous")]
+    DuplicateColumn {
+        /// The name.
+        column: String,
+        /// How many columns bear it.
+        count: usize,
+    },
     /// A column of reports beyond the attributes expected.
     #[error(
         "the file has a column `{column}`: it holds reports of more than the {d} attributes expected"

@@ -63,7 +63,8 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 use crate::files::{
-    BATCH_BYTES, ROW_GROUP_BYTES, in_file, io, metadata_value, parquet_files, report_bytes, rows_of,
+    BATCH_BYTES, ROW_GROUP_BYTES, column_index, in_file, io, metadata_value, parquet_files,
+    report_bytes, rows_of,
 };
 use crate::{ArrowLdpError, ArrowReports, ENCODING_KEY, MULTIDIM_KEY, Part, SPEC_KEY, SetEncoding};
 
@@ -471,13 +472,7 @@ impl ParquetMultidimReports {
             let file = File::open(path).map_err(io(path))?;
             let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
             let indices = (0..self.d)
-                .map(|j| {
-                    let name = column_name(j);
-                    builder
-                        .schema()
-                        .index_of(&name)
-                        .map_err(|_| ArrowLdpError::NoColumn(name))
-                })
+                .map(|j| column_index(builder.schema(), &column_name(j)))
                 .collect::<Result<Vec<_>, _>>()?;
             let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), indices);
             let reader = builder
@@ -558,10 +553,7 @@ fn check_file(path: &Path, expected: &MultidimSpec, d: usize) -> Result<bool, Ar
     };
     let schema = builder.schema();
     for j in 0..d {
-        let name = column_name(j);
-        if schema.index_of(&name).is_err() {
-            return Err(ArrowLdpError::NoColumn(name));
-        }
+        column_index(schema, &column_name(j))?;
     }
     let beyond = column_name(d);
     if schema.index_of(&beyond).is_ok() {

@@ -368,3 +368,38 @@ fn a_file_without_a_spec_is_read_as_the_expected_mechanism() {
     assert_eq!(server.counts(), &[0, 1, 2, 0, 1]);
     std::fs::remove_file(&path).unwrap();
 }
+
+/// Issue 43, item 9: a file with two columns named `report` was read from the first one,
+/// silently; it is ambiguous, and refused as pyarrow refuses it.
+#[test]
+fn a_file_with_two_report_columns_is_refused() {
+    use std::sync::Arc;
+
+    use arrow_array::RecordBatch;
+    use arrow_schema::{DataType, Field, Schema};
+
+    let grr = ldp_core::Grr::new(DomainSize::new(5).unwrap(), Epsilon::new(1.0).unwrap()).unwrap();
+    let spec = grr.spec();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("report", DataType::UInt32, false),
+        Field::new("report", DataType::UInt32, false),
+    ]));
+    let path = temp("two-report-columns.parquet");
+    let file = std::fs::File::create(&path).unwrap();
+    let properties = ldp_arrow::writer_properties(&spec, SetEncoding::List);
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(file, schema.clone(), Some(properties)).unwrap();
+    let first: ArrayRef = Arc::new(UInt32Array::from(vec![1u32, 2]));
+    let second: ArrayRef = Arc::new(UInt32Array::from(vec![3u32, 4]));
+    w.write(&RecordBatch::try_new(schema, vec![first, second]).unwrap())
+        .unwrap();
+    w.close().unwrap();
+    let files = ParquetReports::open(&path, &spec).unwrap();
+    let mut server = grr.aggregator();
+    let err = files.aggregate(&grr, &mut server).unwrap_err();
+    assert!(
+        err.to_string().contains("2 columns named `report`"),
+        "{err}"
+    );
+    assert_eq!(server.count(), 0);
+}

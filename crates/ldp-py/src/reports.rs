@@ -488,9 +488,14 @@ impl Reports {
                 let mut data = m.empty();
                 let mut first = 0u64;
                 for batch in &batches {
-                    let column = batch
-                        .column_by_name(ldp_arrow::REPORT_COLUMN)
-                        .ok_or_else(|| report("the table has no `report` column".to_owned()))?;
+                    // One `report` column: two are ambiguous, as pyarrow says.
+                    let column = match ldp_arrow::column_index(batch.schema_ref(), ldp_arrow::REPORT_COLUMN) {
+                        Ok(index) => batch.column(index),
+                        Err(ldp_arrow::ArrowLdpError::NoColumn(_)) => {
+                            return Err(report("the table has no `report` column".to_owned()));
+                        }
+                        Err(e) => return Err(report(e.to_string())),
+                    };
                     let reports = if skip {
                         let at = |row: u64| format!("row {row}");
                         m.reports_from_array_skipping(column.as_ref(), first, 0, &mut skipped, &at)

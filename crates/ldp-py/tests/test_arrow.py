@@ -67,3 +67,18 @@ def test_bad_tables_are_refused_naming_the_row(tmp_path):
         ldp.Reports.read_parquet(tmp_path / "nope.parquet")
     with pytest.raises(TypeError):
         ldp.Reports.from_arrow(42, m)
+
+
+def test_two_report_columns_are_ambiguous(tmp_path):
+    """Issue 43, item 9: the first of two `report` columns was read silently."""
+    m = ldp.mechanism("grr", k=5, eps=1.0)
+    two = pa.Table.from_arrays(
+        [pa.array([1, 2], type=pa.uint32()), pa.array([3, 4], type=pa.uint32())],
+        names=["report", "report"],
+    )
+    with pytest.raises(ldp.ReportError, match="2 columns named `report`"):
+        ldp.Reports.from_arrow(two, m)
+    pq.write_table(two, tmp_path / "two.parquet")
+    # (Which subclass a file's error gets is issue 44's item 4.)
+    with pytest.raises(ldp.LdpError, match="2 columns named `report`"):
+        ldp.Reports.read_parquet(tmp_path / "two.parquet", m)
