@@ -6,7 +6,8 @@
 //! reconstruction attack ([`asr`]) and of the MAP attack with a prior ([`map`]), the
 //! expected gain of the maximal gain poisoning attack ([`epg`]), and, beyond the paper, the
 //! communication and computation cost of a report ([`cost`]), and what repeated collection
-//! of one value gives an attacker, with and without memoization ([`longitudinal`]); several attributes per user (SPL, SMP, RS+FD, RS+RFD:
+//! of one value gives an attacker, with and without memoization ([`longitudinal`]), and how
+//! often its changes are seen ([`change`]); several attributes per user (SPL, SMP, RS+FD, RS+RFD:
 //! per-attribute variance, the attack on one attribute and on all, and profiling over
 //! surveys, [`multidim`]); and which closed form a measured quantity is shown beside ([`compare`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
@@ -57,6 +58,7 @@
 // What a family provides, and the entry points that dispatch to it, by quantity.
 pub mod asr;
 pub mod bounds;
+pub mod change;
 pub mod compare;
 pub mod cost;
 pub mod epg;

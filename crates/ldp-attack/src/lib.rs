@@ -12,7 +12,8 @@
 //!   local-hashing attack's seed search is bounded and documented
 //!   ([`ldp_core::attack_surface::best_seed`]);
 //! - repeated collection ([`longitudinal`]): the combined-likelihood attack on t linked reports
-//!   of one value, with and without memoization;
+//!   of one value, with and without memoization; and the detection of a value's changes
+//!   from daily reports (the paper's Example 2, [`change`]);
 //! - several attributes per user ([`multidim`]): joint reconstruction, attribute
 //!   inference on RS+FD and RS+RFD, and re-identification across SMP surveys;
 //! - data ([`data`]): one attribute per user ([`Population`], such as the paper's Adult
@@ -42,6 +43,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod change;
 pub mod data;
 pub mod longitudinal;
 pub mod map;

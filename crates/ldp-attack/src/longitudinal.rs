@@ -21,7 +21,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use ldp_core::longitudinal::{Fresh, Longitudinal, Reporter};
+use ldp_core::longitudinal::{Fresh, Longitudinal, Memoized, Reporter};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
 use ldp_core::{AttackSurface, Spec, dispatch, dispatch_memoized};
 use rayon::prelude::*;
@@ -38,12 +38,17 @@ pub enum Collection {
     OneShot(Spec),
     /// A memoized protocol: one memo per user, a fresh report of it each time.
     Memoized(Longitudinal),
+    /// A permanent memo: the one-shot report of the value drawn once and replayed each
+    /// time (dBitFlipPM's memoization, RAPPOR's permanent response alone), so linked
+    /// reports reveal what one does.
+    Permanent(Spec),
 }
 
 impl Collection {
-    fn k(&self) -> u32 {
+    /// The domain size.
+    pub fn k(&self) -> u32 {
         match self {
-            Collection::OneShot(spec) => spec.k().get(),
+            Collection::OneShot(spec) | Collection::Permanent(spec) => spec.k().get(),
             Collection::Memoized(l) => l.domain_size().get(),
         }
     }
@@ -134,6 +139,9 @@ pub fn measure_linked(
     let runs: Vec<Vec<f64>> = match collection {
         Collection::OneShot(spec) => {
             dispatch!(spec.build()?, m => run_all(&Fresh(m), k, &items, config))
+        }
+        Collection::Permanent(spec) => {
+            dispatch!(spec.build()?, m => run_all(&Memoized::permanent(m), k, &items, config))
         }
         Collection::Memoized(l) => dispatch_memoized!(l, m => run_all(&m, k, &items, config))?,
     };

@@ -131,6 +131,24 @@ pub enum MeasureError {
     /// At least one user is needed.
     #[error("at least one user is needed")]
     NoUsers,
+    /// A change needs two days.
+    #[error("days must be at least 2 (a change is seen between two days), got {days}")]
+    Days {
+        /// The days given.
+        days: u32,
+    },
+    /// A change rate is a probability.
+    #[error("the change rate must lie in [0, 1], got {rate}")]
+    ChangeRate {
+        /// The rate given.
+        rate: f64,
+    },
+    /// Values cannot change in a population holding one value.
+    #[error("every user holds item {item}: a value cannot change to another of the population")]
+    OneValue {
+        /// The one item.
+        item: u32,
+    },
     /// The caller asked the measurement to stop (see [`measure_until`]).
     #[error("stopped before every run finished")]
     Stopped,

@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::families::FamilyMechanism;
 
 use super::memoize::{Memoized, Refreshable};
+use super::reporter::Device;
 
 /// What a device persists: the memoized protocol and one memo per value it has reported.
 ///
@@ -141,14 +142,8 @@ where
     /// This collection's report of `value`: memoizes `value` the first time it is seen,
     /// then refreshes its memo. Fails only when `value` is outside `0..k`.
     pub fn report(&mut self, value: u32) -> Result<M::Report, Error> {
-        let protocol = &self.table.protocol;
-        let memo = match self.table.memos.entry(value) {
-            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::btree_map::Entry::Vacant(e) => {
-                e.insert(protocol.memoize(value, &mut self.rng)?)
-            }
-        };
-        Ok(protocol.refresh(memo, &mut self.rng))
+        let MemoTable { protocol, memos } = &mut self.table;
+        Ok(protocol.report_value(memos, value, &mut self.rng)?)
     }
 
     /// The memos, to persist.

@@ -54,7 +54,7 @@ use std::str::FromStr;
 
 pub use client::{LongitudinalClient, MemoTable};
 pub use memoize::{MemoShape, Memoized, Refresh, Refreshable, SecondRound};
-pub use reporter::{Fresh, Reporter};
+pub use reporter::{Device, Fresh, Reporter};
 pub use rounds::Round;
 
 use crate::Protocol;

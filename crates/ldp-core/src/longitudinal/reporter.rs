@@ -1,7 +1,10 @@
 //! A user's side of repeated collection: what stays fixed for the user between
 //! collections (nothing, or a memo), and the report each collection sends. Attacks,
-//! audits and simulations of linked reports take any [`Reporter`], one path for one-shot
+//! audits and simulations of linked reports take any [`Reporter`] (one value per user)
+//! or [`Device`] (a value that may change between collections), one path for one-shot
 //! and memoized protocols.
+
+use std::collections::BTreeMap;
 
 use rand::Rng;
 
@@ -86,6 +89,88 @@ where
         memo: &M::Report,
         rng: &mut R,
     ) -> Result<M::Report, ItemOutOfRange> {
+        Ok(self.refresh(memo, rng))
+    }
+}
+
+/// A user's device over collections at which its value may change: what it keeps
+/// between collections (its [`Device::Memory`]: nothing, or one memo per value it has
+/// reported, as RAPPOR does) and the report each collection sends.
+///
+/// ```
+/// use ldp_core::longitudinal::{Device, Longitudinal, LongitudinalProtocol};
+/// use ldp_core::simulation::{Role, stream_rng};
+/// use ldp_core::{DomainSize, Epsilon, Grr};
+/// let l_grr = Longitudinal::new(
+///     LongitudinalProtocol::LGrr, DomainSize::new(5)?, Epsilon::new(3.0)?, Epsilon::new(1.0)?,
+/// )?;
+/// let device = l_grr.memoized::<Grr>()?;
+/// let (mut memory, mut rng) = (Default::default(), stream_rng(1, 0, Role::Genuine, 0));
+/// for value in [2, 2, 4, 2] {
+///     device.report_value(&mut memory, value, &mut rng)?;
+/// }
+/// assert_eq!(memory.len(), 2); // one memo for 2 (reused when the value comes back), one for 4
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait Device: Sync {
+    /// The one-shot law of one report given the current value.
+    type Mechanism: Mechanism;
+    /// What the device keeps between collections.
+    type Memory: Default + Send;
+
+    /// The mechanism one report follows.
+    fn mechanism(&self) -> &Self::Mechanism;
+
+    /// This collection's report of `item`, the device's value today; `memory` is what
+    /// earlier collections left (updated here). Fails only when `item` is outside `0..k`.
+    fn report_value<R: Rng + ?Sized>(
+        &self,
+        memory: &mut Self::Memory,
+        item: u32,
+        rng: &mut R,
+    ) -> Result<<Self::Mechanism as Mechanism>::Report, ItemOutOfRange>;
+}
+
+impl<M: Mechanism> Device for Fresh<M> {
+    type Mechanism = M;
+    type Memory = ();
+
+    fn mechanism(&self) -> &M {
+        &self.0
+    }
+
+    fn report_value<R: Rng + ?Sized>(
+        &self,
+        _: &mut (),
+        item: u32,
+        rng: &mut R,
+    ) -> Result<M::Report, ItemOutOfRange> {
+        self.0.perturb(item, rng)
+    }
+}
+
+impl<M: FamilyMechanism> Device for Memoized<M>
+where
+    M::Report: Refreshable,
+{
+    type Mechanism = M;
+    type Memory = BTreeMap<u32, M::Report>;
+
+    fn mechanism(&self) -> &M {
+        self.one_report()
+    }
+
+    /// Memoizes `item` the first time it is seen, then refreshes its memo.
+    fn report_value<R: Rng + ?Sized>(
+        &self,
+        memos: &mut BTreeMap<u32, M::Report>,
+        item: u32,
+        rng: &mut R,
+    ) -> Result<M::Report, ItemOutOfRange> {
+        let memo = match memos.entry(item) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => e.insert(self.memoize(item, rng)?),
+        };
         Ok(self.refresh(memo, rng))
     }
 }

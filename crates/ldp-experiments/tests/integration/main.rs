@@ -2,6 +2,7 @@
 //! six, and the slow measurements run beside each other). Each module was a test binary of
 //! its own.
 
+mod change_detection;
 mod legibility;
 mod longitudinal_attack;
 mod longitudinal_mse;

@@ -1,0 +1,195 @@
+//! Detecting that a user's value changed, from linked daily reports (the paper's
+//! Example 2): closed forms of the change detector of `ldp_attack::change` for the
+//! collections whose report is one value.
+//!
+//! The attacker links a user's reports and reconstructs each day's value from that day's
+//! report (the MAP guess, uniform prior); it flags day t when the guess differs from day
+//! t - 1's, keeping the guess when the report is identical. The detector is judged by
+//!
+//! - `detect = P[flag | x_t != x_{t-1}]` (its recall), and
+//! - `false_alarm = P[flag | x_t = x_{t-1}]`,
+//!
+//! and, when the value changes on a day with probability r, by its precision
+//! `r detect / (r detect + (1 - r) false_alarm)` ([`ChangeRates::precision`]).
+//!
+//! When a report is one value (GRR, L-GRR's second round, a permanent GRR memo), the MAP
+//! guess is the reported value, so a flag is a changed report. Memos are drawn per value
+//! (RAPPOR's rule; a value that comes back reuses its memo), so the two days' reports
+//! come from one memo when the value is unchanged and from independent memos of two
+//! distinct values when it changed. With `P(y | x)` the report's law given the value
+//! (keep `p`, each other value `q`):
+//!
+//! | collection | false_alarm | detect |
+//! |---|---|---|
+//! | fresh GRR at eps | `1 - p^2 - (k - 1) q^2` | `1 - 2 p q - (k - 2) q^2` |
+//! | L-GRR (memo, then refreshed) | `1 - p2^2 - (k - 1) q2^2` | `1 - 2 p_s q_s - (k - 2) q_s^2` |
+//! | permanent GRR memo at eps_perm | 0 | `1 - 2 p1 q1 - (k - 2) q1^2` |
+//!
+//! (`p_s, q_s`: the chained law, [`Longitudinal::chained`]). A permanent memo never
+//! raises a false alarm, so every flag is a change: Example 2's point, that memoization
+//! which replays a report makes the change itself visible. Reports of several items (UE,
+//! the memoized unary chains) tie, and two memos of distinct values can be equal; they
+//! have no closed form here and are measured.
+//!
+//! ```
+//! use ldp_analytic::change;
+//! use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+//! let grr = Spec::classic(Protocol::Grr, DomainSize::new(10)?, Epsilon::new(2.0)?)?;
+//! let fresh = change::one_shot(&grr).unwrap();
+//! let replayed = change::permanent(&grr).unwrap();
+//! assert_eq!(replayed.false_alarm, 0.0);
+//! assert!((fresh.detect - replayed.detect).abs() < 1e-12); // one report each way
+//! assert_eq!(replayed.precision(0.05), Some(1.0));
+//! assert!(fresh.precision(0.05).unwrap() < 0.1);           // fresh noise drowns changes
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use ldp_core::longitudinal::{Longitudinal, Round};
+use ldp_core::{Family, Spec};
+
+/// The change detector's two conditional flag rates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChangeRates {
+    /// `P[flag | the value changed]`: the detector's recall.
+    pub detect: f64,
+    /// `P[flag | the value is unchanged]`.
+    pub false_alarm: f64,
+}
+
+impl ChangeRates {
+    /// `P[flag]` when the value changes on a day with probability `change`.
+    pub fn flag_rate(&self, change: f64) -> f64 {
+        change * self.detect + (1.0 - change) * self.false_alarm
+    }
+
+    /// The share of flags that are changes, when the value changes on a day with
+    /// probability `change`; `None` when nothing is ever flagged.
+    pub fn precision(&self, change: f64) -> Option<f64> {
+        let flags = self.flag_rate(change);
+        (flags > 0.0).then(|| change * self.detect / flags)
+    }
+}
+
+/// Rates when two days' reports are one value each, drawn from one memo with law `same`
+/// when the value is unchanged and from two memos of distinct values with law `apart`.
+fn one_value(k: f64, same: Round, apart: Round) -> ChangeRates {
+    let equal_same = same.p * same.p + (k - 1.0) * same.q * same.q;
+    let equal_apart = 2.0 * apart.p * apart.q + (k - 2.0) * apart.q * apart.q;
+    ChangeRates {
+        detect: (1.0 - equal_apart).clamp(0.0, 1.0),
+        false_alarm: (1.0 - equal_same).clamp(0.0, 1.0),
+    }
+}
+
+/// A fresh report every day (no memo): GRR only (`None` for other families).
+pub fn one_shot(spec: &Spec) -> Option<ChangeRates> {
+    let law = grr_law(spec)?;
+    Some(one_value(spec.k().as_f64(), law, law))
+}
+
+/// A permanent memo, replayed every day: GRR only (`None` for other families).
+pub fn permanent(spec: &Spec) -> Option<ChangeRates> {
+    let law = grr_law(spec)?;
+    Some(ChangeRates {
+        false_alarm: 0.0,
+        ..one_value(spec.k().as_f64(), law, law)
+    })
+}
+
+/// A memo refreshed every day: L-GRR only (`None` for the unary chains).
+pub fn memoized(l: &Longitudinal) -> Option<ChangeRates> {
+    l.reports_items()
+        .then(|| one_value(l.domain_size().as_f64(), l.second_round(), l.chained()))
+}
+
+fn grr_law(spec: &Spec) -> Option<Round> {
+    if spec.family() != Family::Grr {
+        return None;
+    }
+    let (p, q) = spec.pure_probabilities()?;
+    Some(Round { p, q })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ldp_core::longitudinal::LongitudinalProtocol;
+    use ldp_core::{DomainSize, Epsilon, Protocol};
+
+    fn grr(k: u32, eps: f64) -> Spec {
+        Spec::classic(
+            Protocol::Grr,
+            DomainSize::new(k).unwrap(),
+            Epsilon::new(eps).unwrap(),
+        )
+        .unwrap()
+    }
+
+    /// The equal-report probabilities summed over every pair of values by brute force.
+    #[test]
+    fn one_value_rates_match_a_sum_over_reports() {
+        let (k, same, apart) = (5u32, Round { p: 0.6, q: 0.1 }, Round { p: 0.4, q: 0.15 });
+        let law = |r: Round, x: u32, y: u32| if x == y { r.p } else { r.q };
+        let (mut eq_same, mut eq_apart) = (0.0, 0.0);
+        for y in 0..k {
+            eq_same += law(same, 0, y) * law(same, 0, y);
+            eq_apart += law(apart, 0, y) * law(apart, 1, y);
+        }
+        let rates = one_value(f64::from(k), same, apart);
+        assert!((rates.false_alarm - (1.0 - eq_same)).abs() < 1e-15);
+        assert!((rates.detect - (1.0 - eq_apart)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn only_reports_of_one_value_have_a_closed_form() {
+        let oue = Spec::classic(
+            Protocol::Oue,
+            DomainSize::new(10).unwrap(),
+            Epsilon::new(1.0).unwrap(),
+        )
+        .unwrap();
+        assert!(one_shot(&oue).is_none() && permanent(&oue).is_none());
+        let (k, perm, one) = (
+            DomainSize::new(10).unwrap(),
+            Epsilon::new(2.0).unwrap(),
+            Epsilon::new(1.0).unwrap(),
+        );
+        let l_osue = Longitudinal::new(LongitudinalProtocol::LOsue, k, perm, one).unwrap();
+        assert!(memoized(&l_osue).is_none());
+        let l_grr = Longitudinal::new(LongitudinalProtocol::LGrr, k, perm, one).unwrap();
+        assert!(memoized(&l_grr).is_some());
+    }
+
+    /// Limits: a report that keeps the value (eps -> inf) flags exactly the changes;
+    /// at eps -> 0 every report is uniform, so both rates are 1 - 1/k.
+    #[test]
+    fn the_limits_in_eps() {
+        let sharp = one_shot(&grr(8, 60.0)).unwrap();
+        assert!(sharp.detect > 1.0 - 1e-12 && sharp.false_alarm < 1e-12);
+        let blind = one_shot(&grr(8, 1e-9)).unwrap();
+        assert!((blind.detect - 7.0 / 8.0).abs() < 1e-8);
+        assert!((blind.false_alarm - 7.0 / 8.0).abs() < 1e-8);
+        assert_eq!(permanent(&grr(8, 1e-9)).unwrap().precision(0.1), Some(1.0));
+        let never = ChangeRates {
+            detect: 0.0,
+            false_alarm: 0.0,
+        };
+        assert_eq!(never.precision(0.5), None);
+    }
+
+    /// L-GRR with a second round that keeps every value is a permanent memo.
+    #[test]
+    fn l_grr_near_eps_perm_tends_to_the_permanent_memo() {
+        let (k, perm) = (DomainSize::new(6).unwrap(), Epsilon::new(2.0).unwrap());
+        let l = Longitudinal::new(
+            LongitudinalProtocol::LGrr,
+            k,
+            perm,
+            Epsilon::new(2.0 - 1e-9).unwrap(),
+        )
+        .unwrap();
+        let (m, p) = (memoized(&l).unwrap(), permanent(&grr(6, 2.0)).unwrap());
+        assert!(m.false_alarm < 1e-6, "{m:?}");
+        assert!((m.detect - p.detect).abs() < 1e-6, "{m:?} {p:?}");
+    }
+}

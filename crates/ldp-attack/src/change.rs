@@ -1,0 +1,288 @@
+//! Detecting that a user's value changed, from linked daily reports: the paper's
+//! Example 2, measured on real reports.
+//!
+//! Each user reports every day for `days` days. Its value starts at its item in the
+//! population and, on each later day, changes with probability `change_rate` to another
+//! value drawn from the population's distribution (a Markov chain per user). The device
+//! reports through a [`Collection`]: afresh every day, with a memo per value refreshed
+//! every day (the memoized protocols), or with a memo per value replayed unchanged (a
+//! permanent memo, as dBitFlipPM and RAPPOR's permanent response do). Memos are kept per
+//! value, so a value that comes back reuses its memo.
+//!
+//! The attacker links the user's reports and reconstructs each day's value from that day's
+//! report ([`AttackSurface::guess`], the paper's attack); an identical report keeps the
+//! previous guess. It flags day t when its guess differs from day t - 1's. Measured: the
+//! detector's recall `P[flag | changed]`, its false alarms `P[flag | unchanged]`, its
+//! precision, and `P[x^_t != x^_{t-1}]` beside `P[x_t != x_{t-1}]`. The closed forms for
+//! reports of one value are `ldp_analytic::change`.
+//!
+//! ```
+//! use ldp_attack::change::{ChangeConfig, measure_changes};
+//! use ldp_attack::longitudinal::Collection;
+//! use ldp_attack::Population;
+//! use ldp_core::{Epsilon, Protocol, Spec};
+//! let pop = Population::adult_age();
+//! let grr = Spec::classic(Protocol::Grr, pop.k(), Epsilon::new(4.0)?)?;
+//! let config = ChangeConfig { runs: 1, seed: 1, users: Some(2_000), days: 30, change_rate: 0.1 };
+//! let fresh = measure_changes(&Collection::OneShot(grr.clone()), &pop, &config)?;
+//! let replayed = measure_changes(&Collection::Permanent(grr), &pop, &config)?;
+//! assert_eq!(replayed.false_alarm.mean, 0.0);          // a replayed report never moves alone
+//! assert_eq!(replayed.precision.unwrap().mean, 1.0);   // so every flag is a change
+//! assert!(fresh.precision.unwrap().mean < 0.5);        // fresh noise raises false alarms
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use ldp_core::longitudinal::{Device, Fresh, Memoized};
+use ldp_core::simulation::{Role, Streams, for_each_batch};
+use ldp_core::{AttackSurface, dispatch, dispatch_memoized};
+use rand::{Rng, RngExt};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::Population;
+use crate::longitudinal::Collection;
+use crate::measure::{Estimate, MeasureError};
+
+/// The stream of the users' value changes (beside `Genuine` for reports and `Attacker`).
+const VALUES: Role = Role::Other(0x4348_414e); // "CHAN"
+
+/// What to simulate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangeConfig {
+    /// Independent runs (at least 1).
+    pub runs: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Users per run: this many spread evenly over the population (user `i * len / users`),
+    /// or every user with `None`.
+    pub users: Option<usize>,
+    /// Days each user reports (at least 2: a change needs two days).
+    pub days: u32,
+    /// The probability that a user's value changes from one day to the next, in [0, 1].
+    pub change_rate: f64,
+}
+
+/// The change detector's rates, each with its standard error over runs (one run: the
+/// binomial one of its trials).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangeMeasurement {
+    /// Runs.
+    pub runs: u64,
+    /// Users per run.
+    pub users: usize,
+    /// Days per user.
+    pub days: u32,
+    /// `P[flag | the value changed]`: the detector's recall.
+    pub detect: Estimate,
+    /// `P[flag | the value is unchanged]`.
+    pub false_alarm: Estimate,
+    /// The share of flags that are changes; `None` when no run flagged anything.
+    pub precision: Option<Estimate>,
+    /// `P[x^_t != x^_{t-1}]`: how often the attacker's guess moves.
+    pub flag_rate: Estimate,
+    /// `P[x_t != x_{t-1}]` as simulated: the truth the flags are set beside.
+    pub change_rate: Estimate,
+    /// Distinct values a user held over the days, on average: memos drawn, so a memoized
+    /// user spends this many times `eps_perm` in all.
+    pub values_per_user: f64,
+}
+
+/// Counts of one run: flags and truths over every user's days 2..=days.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    flagged_changes: u64,
+    missed_changes: u64,
+    false_alarms: u64,
+    quiet: u64,
+    values: u64,
+}
+
+impl Tally {
+    fn add(&mut self, o: Tally) {
+        self.flagged_changes += o.flagged_changes;
+        self.missed_changes += o.missed_changes;
+        self.false_alarms += o.false_alarms;
+        self.quiet += o.quiet;
+        self.values += o.values;
+    }
+
+    /// Pairs of consecutive days.
+    fn pairs(&self) -> u64 {
+        self.flagged_changes + self.missed_changes + self.false_alarms + self.quiet
+    }
+}
+
+/// Measures the change detector on `collection`'s reports of users whose values move as
+/// `config` says, starting from `population`'s items.
+///
+/// Streams: user i's reports come from the `Genuine` stream of its batch, its value
+/// changes from a stream of their own, the attacker's coin flips from `Attacker`:
+/// reproducible, and the same on any thread count.
+pub fn measure_changes(
+    collection: &Collection,
+    population: &Population,
+    config: &ChangeConfig,
+) -> Result<ChangeMeasurement, MeasureError> {
+    let k = collection.k();
+    if population.k().get() != k {
+        return Err(MeasureError::DomainMismatch {
+            spec: k,
+            data: population.k().get(),
+        });
+    }
+    if config.runs == 0 {
+        return Err(MeasureError::NoRuns);
+    }
+    if config.days < 2 {
+        return Err(MeasureError::Days { days: config.days });
+    }
+    if !(0.0..=1.0).contains(&config.change_rate) {
+        return Err(MeasureError::ChangeRate {
+            rate: config.change_rate,
+        });
+    }
+    let all = population.items();
+    if config.change_rate > 0.0 && all.iter().all(|&x| x == all[0]) {
+        return Err(MeasureError::OneValue { item: all[0] });
+    }
+    let users: Vec<u32> = match config.users {
+        Some(0) => return Err(MeasureError::NoUsers),
+        Some(n) if n < all.len() => (0..n).map(|i| all[i * all.len() / n]).collect(),
+        _ => all.to_vec(),
+    };
+    let tallies: Vec<Tally> = match collection {
+        Collection::OneShot(spec) => {
+            dispatch!(spec.build()?, m => run_all(&Fresh(m), all, &users, config))
+        }
+        Collection::Permanent(spec) => {
+            dispatch!(spec.build()?, m => run_all(&Memoized::permanent(m), all, &users, config))
+        }
+        Collection::Memoized(l) => dispatch_memoized!(l, m => run_all(&m, all, &users, config))?,
+    };
+    let rate = |part: fn(&Tally) -> (u64, u64)| {
+        let trials = part(&tallies[0]).1 as usize;
+        Estimate::rate_from_runs(
+            tallies.iter().map(|t| {
+                let (hits, of) = part(t);
+                hits as f64 / of.max(1) as f64
+            }),
+            trials,
+        )
+    };
+    let flagged_runs: Vec<&Tally> = tallies
+        .iter()
+        .filter(|t| t.flagged_changes + t.false_alarms > 0)
+        .collect();
+    let precision = (!flagged_runs.is_empty()).then(|| {
+        let t = flagged_runs[0];
+        Estimate::rate_from_runs(
+            flagged_runs
+                .iter()
+                .map(|t| t.flagged_changes as f64 / (t.flagged_changes + t.false_alarms) as f64),
+            (t.flagged_changes + t.false_alarms) as usize,
+        )
+    });
+    Ok(ChangeMeasurement {
+        runs: config.runs,
+        users: users.len(),
+        days: config.days,
+        detect: rate(|t| (t.flagged_changes, t.flagged_changes + t.missed_changes)),
+        false_alarm: rate(|t| (t.false_alarms, t.false_alarms + t.quiet)),
+        precision,
+        flag_rate: rate(|t| (t.flagged_changes + t.false_alarms, t.pairs())),
+        change_rate: rate(|t| (t.flagged_changes + t.missed_changes, t.pairs())),
+        values_per_user: tallies.iter().map(|t| t.values as f64).sum::<f64>()
+            / (tallies.len() * users.len()) as f64,
+    })
+}
+
+fn run_all<D: Device>(device: &D, all: &[u32], users: &[u32], config: &ChangeConfig) -> Vec<Tally>
+where
+    D::Mechanism: AttackSurface,
+{
+    (0..config.runs)
+        .into_par_iter()
+        .map(|run| one_run(device, all, users, config, run))
+        .collect()
+}
+
+/// The next day's value: another value drawn from the population w.p. `rate`.
+fn next_value<R: Rng + ?Sized>(x: u32, all: &[u32], rate: f64, rng: &mut R) -> u32 {
+    if rate == 0.0 || !rng.random_bool(rate) {
+        return x;
+    }
+    // Drawing a random user's item until it differs is the population's law given that
+    // it differs; the population holds two distinct values (checked).
+    loop {
+        let y = all[rng.random_range(0..all.len())];
+        if y != x {
+            return y;
+        }
+    }
+}
+
+fn one_run<D: Device>(
+    device: &D,
+    all: &[u32],
+    users: &[u32],
+    config: &ChangeConfig,
+    run: u64,
+) -> Tally
+where
+    D::Mechanism: AttackSurface,
+{
+    let genuine = Streams::new(config.seed, run, Role::Genuine);
+    let values = Streams::new(config.seed, run, VALUES);
+    let attacker = Streams::new(config.seed, run, Role::Attacker);
+    let mut total = Tally::default();
+    let outcome: Result<(), std::convert::Infallible> = for_each_batch(
+        users.len(),
+        |b, range| {
+            let (mut rng, mut moves, mut coins) =
+                (genuine.batch(b), values.batch(b), attacker.batch(b));
+            let mut tally = Tally::default();
+            let mut seen = Vec::new();
+            for &start in &users[range] {
+                let mut memory = D::Memory::default();
+                let (mut x, mut seen_values) = (start, 1u64);
+                seen.clear();
+                seen.push(x);
+                let mut report = device
+                    .report_value(&mut memory, x, &mut rng)
+                    .expect("population items are in the domain");
+                let mut guess = device.mechanism().guess(&report, &mut coins);
+                for _day in 1..config.days {
+                    let next = next_value(x, all, config.change_rate, &mut moves);
+                    let today = device
+                        .report_value(&mut memory, next, &mut rng)
+                        .expect("population items are in the domain");
+                    let new_guess = if today == report {
+                        guess
+                    } else {
+                        device.mechanism().guess(&today, &mut coins)
+                    };
+                    let (changed, flagged) = (next != x, new_guess != guess);
+                    match (changed, flagged) {
+                        (true, true) => tally.flagged_changes += 1,
+                        (true, false) => tally.missed_changes += 1,
+                        (false, true) => tally.false_alarms += 1,
+                        (false, false) => tally.quiet += 1,
+                    }
+                    if changed && !seen.contains(&next) {
+                        seen.push(next);
+                        seen_values += 1;
+                    }
+                    (x, report, guess) = (next, today, new_guess);
+                }
+                tally.values += seen_values;
+            }
+            Ok(tally)
+        },
+        |t| {
+            total.add(t);
+            Ok(())
+        },
+    );
+    let Ok(()) = outcome;
+    total
+}

@@ -1,0 +1,166 @@
+//! The change detector of Example 2 (ldp-attack), measured on real reports of users
+//! whose values change, against the closed forms of `ldp_analytic::change`, within 3
+//! standard errors (seeded: the comparisons do not flake).
+
+use ldp_analytic::change;
+use ldp_attack::change::{ChangeConfig, ChangeMeasurement, measure_changes};
+use ldp_attack::longitudinal::Collection;
+use ldp_attack::{Estimate, MeasureError, Population};
+use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
+use ldp_core::{Epsilon, Protocol, Spec};
+
+fn eps(v: f64) -> Epsilon {
+    Epsilon::new(v).unwrap()
+}
+
+fn config(change_rate: f64) -> ChangeConfig {
+    ChangeConfig {
+        runs: 1,
+        seed: 11,
+        users: Some(3_000),
+        days: 20,
+        change_rate,
+    }
+}
+
+fn check(what: &str, measured: &Estimate, want: f64) {
+    let z = (measured.mean - want) / measured.se.max(1e-9);
+    assert!(
+        z.abs() < 3.0,
+        "{what}: measured {} +- {} vs closed form {want} (z = {z:.2})",
+        measured.mean,
+        measured.se
+    );
+}
+
+fn compare(what: &str, m: &ChangeMeasurement, rates: change::ChangeRates, rate: f64) {
+    check(&format!("{what} detect"), &m.detect, rates.detect);
+    check(&format!("{what} change rate"), &m.change_rate, rate);
+    if rates.false_alarm == 0.0 {
+        assert_eq!(m.false_alarm.mean, 0.0, "{what}");
+        assert_eq!(m.precision.unwrap().mean, 1.0, "{what}");
+    } else {
+        check(
+            &format!("{what} false alarm"),
+            &m.false_alarm,
+            rates.false_alarm,
+        );
+    }
+}
+
+#[test]
+fn reports_of_one_value_match_the_closed_forms() {
+    let pop = Population::adult_age();
+    for rate in [0.05, 0.3] {
+        for e in [1.0, 4.0] {
+            let grr = Spec::classic(Protocol::Grr, pop.k(), eps(e)).unwrap();
+            let fresh = measure_changes(&Collection::OneShot(grr), &pop, &config(rate)).unwrap();
+            compare(
+                &format!("GRR eps={e} r={rate}"),
+                &fresh,
+                change::one_shot(&grr).unwrap(),
+                rate,
+            );
+            let kept = measure_changes(&Collection::Permanent(grr), &pop, &config(rate)).unwrap();
+            compare(
+                &format!("permanent GRR eps={e} r={rate}"),
+                &kept,
+                change::permanent(&grr).unwrap(),
+                rate,
+            );
+            let l_grr =
+                Longitudinal::new(LongitudinalProtocol::LGrr, pop.k(), eps(e), eps(e / 2.0))
+                    .unwrap();
+            let memo =
+                measure_changes(&Collection::Memoized(l_grr.clone()), &pop, &config(rate)).unwrap();
+            compare(
+                &format!("L-GRR eps_perm={e} r={rate}"),
+                &memo,
+                change::memoized(&l_grr).unwrap(),
+                rate,
+            );
+        }
+    }
+}
+
+/// Precision as measured is the closed form's at the simulated change rate.
+#[test]
+fn precision_follows_from_the_two_rates() {
+    let pop = Population::adult_age();
+    let grr = Spec::classic(Protocol::Grr, pop.k(), eps(6.0)).unwrap();
+    let rates = change::one_shot(&grr).unwrap();
+    let m = measure_changes(&Collection::OneShot(grr), &pop, &config(0.1)).unwrap();
+    let want = rates.precision(0.1).unwrap();
+    let p = m.precision.unwrap();
+    check("GRR eps=6 precision", &p, want);
+    assert!(want > 0.1 && want < 0.9, "{want}"); // neither trivial end
+}
+
+/// Any family under a permanent memo: a replayed report keeps the attacker's guess, so
+/// it never raises a false alarm, and a memo refreshed every day (L-OSUE) raises many.
+#[test]
+fn a_permanent_memo_flags_only_changes_for_every_family() {
+    let pop = Population::adult_age();
+    for p in [Protocol::Oue, Protocol::Olh, Protocol::She] {
+        let spec = Spec::classic(p, pop.k(), eps(2.0)).unwrap();
+        let m = measure_changes(&Collection::Permanent(spec), &pop, &config(0.2)).unwrap();
+        assert_eq!(m.false_alarm.mean, 0.0, "{p:?}");
+        assert!(m.detect.mean > 0.5, "{p:?}: {:?}", m.detect);
+    }
+    let l_osue =
+        Longitudinal::new(LongitudinalProtocol::LOsue, pop.k(), eps(4.0), eps(2.0)).unwrap();
+    let m = measure_changes(&Collection::Memoized(l_osue), &pop, &config(0.2)).unwrap();
+    assert!(m.false_alarm.mean > 0.5, "{:?}", m.false_alarm);
+    assert!(m.precision.unwrap().mean < 0.5);
+}
+
+#[test]
+fn the_same_numbers_on_any_thread_count() {
+    let pop = Population::adult_age();
+    let l = Longitudinal::new(LongitudinalProtocol::LSue, pop.k(), eps(3.0), eps(1.0)).unwrap();
+    let config = ChangeConfig {
+        runs: 3,
+        users: Some(500),
+        ..config(0.2)
+    };
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| measure_changes(&Collection::Memoized(l.clone()), &pop, &config).unwrap())
+    };
+    assert_eq!(on(1), on(3));
+}
+
+#[test]
+fn bad_settings_are_named() {
+    let pop = Population::adult_age();
+    let grr = Collection::OneShot(Spec::classic(Protocol::Grr, pop.k(), eps(1.0)).unwrap());
+    let with = |f: fn(&mut ChangeConfig)| {
+        let mut c = config(0.1);
+        f(&mut c);
+        measure_changes(&grr, &pop, &c).unwrap_err()
+    };
+    assert!(matches!(
+        with(|c| c.change_rate = 1.5),
+        MeasureError::ChangeRate { .. }
+    ));
+    assert!(matches!(
+        with(|c| c.change_rate = f64::NAN),
+        MeasureError::ChangeRate { .. }
+    ));
+    assert!(matches!(
+        with(|c| c.days = 1),
+        MeasureError::Days { days: 1 }
+    ));
+    assert!(matches!(with(|c| c.runs = 0), MeasureError::NoRuns));
+    assert!(matches!(with(|c| c.users = Some(0)), MeasureError::NoUsers));
+    let one = Population::from_items(pop.k(), vec![3; 10]).unwrap();
+    let err = measure_changes(&grr, &one, &config(0.1)).unwrap_err();
+    assert!(matches!(err, MeasureError::OneValue { item: 3 }), "{err}");
+    // No change at all is a valid setting on such a population.
+    let still = measure_changes(&grr, &one, &config(0.0)).unwrap();
+    assert_eq!(still.change_rate.mean, 0.0);
+    assert_eq!(still.values_per_user, 1.0);
+}
