@@ -355,6 +355,36 @@ pub enum Kind {
         /// Master seed.
         seed: u64,
     },
+    /// Detecting a user's value changes from linked daily reports (the paper's Example 2):
+    /// the detector's recall, false alarms and precision against the per-report budget,
+    /// for fresh reports, memos refreshed daily and permanent memos. Closed forms as lines
+    /// where reports are one value, measurements as points with 3-SE bars. Not in the
+    /// paper.
+    ChangeDetection {
+        /// One-shot protocols reporting afresh every day.
+        protocols: Vec<Protocol>,
+        /// Memoized protocols (one memo per value, refreshed every day).
+        memoized: Vec<LongitudinalProtocol>,
+        /// One-shot protocols under a permanent memo (one report per value, replayed).
+        permanent: Vec<Protocol>,
+        /// Budgets of one report (the x axis).
+        eps: Vec<f64>,
+        /// The memoized protocols' memo budget is this multiple of the per-report budget
+        /// (above 1).
+        eps_perm_factor: f64,
+        /// Probability that a user's value changes from one day to the next, in (0, 1).
+        change_rate: f64,
+        /// Days each user reports (at least 2).
+        days: u32,
+        /// Data set: the users' first values (its domain size is k).
+        dataset: Dataset,
+        /// Users, spread evenly over the data set.
+        users: usize,
+        /// Independent runs per point.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
     /// MSE, exact ASR and bits against k (powers of two), a column per budget: closed
     /// forms as lines, measurements at a few k as points with 3-SE bars. Not in the
     /// paper: the large-domain frequency oracles beside its protocols.
@@ -471,6 +501,7 @@ impl Experiment {
             Kind::Objective { .. }
             | Kind::Costs { .. }
             | Kind::Repeated { .. }
+            | Kind::ChangeDetection { .. }
             | Kind::LargeDomain { .. }
             | Kind::Estimators { .. }
             | Kind::AuditGrid { .. }
@@ -608,6 +639,28 @@ impl Experiment {
                 return bad("collections and measured must increase from 1 or more; users >= 1");
             }
         }
+        if let Kind::ChangeDetection {
+            eps,
+            eps_perm_factor,
+            change_rate,
+            days,
+            users,
+            runs,
+            ..
+        } = &self.kind
+        {
+            if eps.is_empty()
+                || eps_perm_factor.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater)
+            {
+                return bad("change detection needs budgets and eps_perm_factor > 1");
+            }
+            if !(*change_rate > 0.0 && *change_rate < 1.0) {
+                return bad("change detection needs a change rate in (0, 1)");
+            }
+            if *days < 2 || *users == 0 || *runs == 0 {
+                return bad("change detection needs days >= 2, users >= 1 and runs >= 1");
+            }
+        }
         Ok(())
     }
 
@@ -666,6 +719,16 @@ impl Experiment {
                 *collections = collections.iter().copied().step_by(2).collect();
                 measured.retain(|&t| t <= 50);
                 *users = 200;
+            }
+            Kind::ChangeDetection {
+                eps, users, runs, ..
+            } => {
+                // The two ends of the budgets, fewer users, one run.
+                if eps.len() > 2 {
+                    *eps = vec![eps[0], eps[eps.len() - 1]];
+                }
+                *users = (*users).min(500);
+                *runs = 1;
             }
             Kind::Empirical { eps, runs, .. } | Kind::FrontierVsN { eps, runs, .. } => {
                 *eps = thin(eps);

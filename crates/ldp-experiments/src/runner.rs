@@ -118,6 +118,7 @@ pub fn run(
         Kind::Empirical { seed, .. }
         | Kind::FrontierVsN { seed, .. }
         | Kind::Repeated { seed, .. }
+        | Kind::ChangeDetection { seed, .. }
         | Kind::LargeDomain { seed, .. }
         | Kind::Estimators { seed, .. }
         | Kind::AuditGrid { seed, .. } => Some(*seed),

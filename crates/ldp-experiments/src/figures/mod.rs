@@ -2,6 +2,7 @@
 
 mod analytic;
 mod audit;
+mod change;
 mod costs;
 mod empirical;
 mod estimators;
@@ -63,6 +64,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             eps,
         } => costs::run(exp, &options, protocols, domain_sizes, eps),
         Kind::Repeated { .. } => longitudinal::run(exp, &options),
+        Kind::ChangeDetection { .. } => change::run(exp, &options),
         Kind::LargeDomain { .. } => large_domain::run(exp, &options),
         Kind::AuditGrid { .. } => audit::run(exp, &options),
         Kind::Estimators { .. } => estimators::run(exp, &options),
