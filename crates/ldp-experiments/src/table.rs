@@ -1,6 +1,5 @@
 //! Tidy tables: one row per point, written as CSV.
 
-use std::fmt::Write as _;
 
 /// A cell: text or a number.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,24 +98,29 @@ impl Table {
     }
 
     /// CSV with a header line; numbers in shortest round-trip form, or rounded to
-    /// `digits` significant digits (for stable snapshots).
+    /// `digits` significant digits (for stable snapshots). Text with a comma or a quote is
+    /// quoted (RFC 4180, by the `csv` crate).
     pub fn to_csv(&self, digits: Option<usize>) -> String {
-        let mut out = self.columns.join(",");
-        out.push('\n');
-        for row in &self.rows {
-            let cells: Vec<String> = row
-                .iter()
-                .map(|c| match c {
-                    Cell::Text(s) => s.clone(),
-                    Cell::Num(v) if v.is_nan() => String::new(),
-                    Cell::Num(v) => match digits {
-                        None => format!("{v}"),
-                        Some(d) => format!("{:.*e}", d - 1, v),
-                    },
-                })
-                .collect();
-            let _ = writeln!(out, "{}", cells.join(","));
-        }
-        out
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        let header: Vec<String> = self.columns.iter().map(|c| (*c).to_owned()).collect();
+        let written: csv::Result<()> = std::iter::once(header)
+            .chain(self.rows.iter().map(|row| {
+                row.iter()
+                    .map(|c| match c {
+                        Cell::Text(s) => s.clone(),
+                        Cell::Num(v) if v.is_nan() => String::new(),
+                        Cell::Num(v) => match digits {
+                            None => format!("{v}"),
+                            Some(d) => format!("{:.*e}", d - 1, v),
+                        },
+                    })
+                    .collect()
+            }))
+            .try_for_each(|record: Vec<String>| w.write_record(&record));
+        written.expect("writing to memory cannot fail");
+        let bytes = w.into_inner().expect("writing to memory cannot fail");
+        String::from_utf8(bytes).expect("the cells are strings")
     }
 }
