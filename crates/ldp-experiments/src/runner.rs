@@ -120,7 +120,8 @@ pub fn run(
         | Kind::Repeated { seed, .. }
         | Kind::LargeDomain { seed, .. }
         | Kind::Estimators { seed, .. }
-        | Kind::AuditGrid { seed, .. } => Some(*seed),
+        | Kind::AuditGrid { seed, .. }
+        | Kind::PoolInference { seed, .. } => Some(*seed),
         _ => None,
     };
     let manifest = Manifest {
