@@ -11,7 +11,9 @@ use rayon::prelude::*;
 use super::{Output, budget, domain, thousands, value};
 use crate::config::{Experiment, Kind, PoolCurve};
 use crate::error::ExperimentError;
-use crate::plot::{Axis, Dash, Figure, GREY, Look, Panel, Point, Series, protocol_look};
+use crate::plot::{
+    Axis, Dash, Figure, GREY, Look, Panel, Point, Series, coincidence_note, protocol_look,
+};
 use crate::table::Table;
 
 const COLUMNS: [&str; 13] = [
@@ -204,6 +206,14 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     ];
     let mut legend = Figure::legend_from_series(&panels);
     legend.dedup_by(|a, b| a.0 == b.0);
+    let mut notes = vec![format!(
+        "{setting}; {} users per run, {runs} runs, bars ± 3 SE over runs; the uniform-prior attacker (the reference's Adv_weak).",
+        thousands(*users as u64)
+    )];
+    notes.extend(coincidence_note(
+        &panels,
+        "Drawn on one another where equal:",
+    ));
     Ok(Output {
         table,
         figure: Figure {
@@ -214,10 +224,7 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
             panels,
             color_bar: None,
             share_y: false,
-            notes: vec![format!(
-                "{setting}; {} users per run, {runs} runs, bars ± 3 SE over runs; the uniform-prior attacker (the reference's Adv_weak).",
-                thousands(*users as u64)
-            )],
+            notes,
         },
         findings,
     })
