@@ -173,11 +173,10 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
         look: Look::line(GREY).with_dash(Dash::Dashed),
         points: vec![Point::at(lo, y), Point::at(hi, y)],
     };
-    auc_series.push(blind(
-        &format!("blind guess (1/{pools} pools)"),
-        1.0 / f64::from(*pools),
-    ));
-    roc_series.push(blind("blind guess (ROC AUC 1/2)", 0.5));
+    // One legend key for both: AUC 1/n on the left, ROC AUC 1/2 on the right.
+    let blind_label = format!("blind guess (AUC 1/{pools}, ROC AUC 1/2)");
+    auc_series.push(blind(&blind_label, 1.0 / f64::from(*pools)));
+    roc_series.push(blind(&blind_label, 0.5));
     let x = || {
         Axis::log("records per user")
             .over(lo * 0.8, hi * 1.25)
