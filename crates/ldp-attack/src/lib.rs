@@ -50,6 +50,7 @@ pub mod map;
 mod measure;
 pub mod multidim;
 mod poison;
+pub mod pool;
 
 pub use data::{DataError, Population, Table, TableError};
 pub use ldp_core::{AttackSurface, MaxGain};

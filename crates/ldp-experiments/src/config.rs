@@ -36,6 +36,23 @@ pub struct Experiment {
     pub kind: Kind,
 }
 
+/// One line of [`Kind::PoolInference`]: a protocol at a budget, its preset parameter or,
+/// for the sketches, `(hashes, width)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolCurve {
+    /// Protocol.
+    pub protocol: Protocol,
+    /// Privacy budget of each report.
+    pub eps: f64,
+    /// `(hashes, width)` of a count-mean sketch (CMS, HCMS); the preset otherwise.
+    #[serde(default)]
+    pub sketch: Option<(u32, u32)>,
+    /// Legend label (default: the protocol's).
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
 fn full_width() -> Width {
     Width::Text(1.0)
 }
@@ -242,6 +259,30 @@ pub enum Kind {
         /// Budget of the Laplace noise on the true counts from which RS+RFD's prior is
         /// made (per attribute: this over d), as the anchors' "correct" prior.
         prior_eps: f64,
+        /// Independent runs.
+        runs: u64,
+        /// Master seed.
+        seed: u64,
+    },
+    /// Pool inference (Gadotti et al., USENIX Security 2022): the Bayesian attacker's AUC
+    /// (area under precision against null rate, theirs) and per-pool ROC AUC against the
+    /// records each user reports, a line per protocol, the blind guess as a dashed line.
+    /// Not in the paper: an attack on many reports of different records.
+    PoolInference {
+        /// One line each.
+        curves: Vec<PoolCurve>,
+        /// Domain size (the reference's universe U).
+        domain_size: u32,
+        /// Pools of `pool_size` consecutive items from 0; the other items are the rest.
+        pools: u32,
+        /// Items per pool.
+        pool_size: u32,
+        /// Zipf exponent within pools and the rest.
+        zipf: f64,
+        /// Records per user at which the attack is measured, increasing.
+        records: Vec<u32>,
+        /// Users per run.
+        users: usize,
         /// Independent runs.
         runs: u64,
         /// Master seed.
@@ -507,7 +548,8 @@ impl Experiment {
             | Kind::AuditGrid { .. }
             | Kind::Reidentification { .. }
             | Kind::AttributeInference { .. }
-            | Kind::FakeData { .. } => vec![],
+            | Kind::FakeData { .. }
+            | Kind::PoolInference { .. } => vec![],
         };
         if let Kind::Costs {
             domain_sizes, eps, ..
@@ -529,7 +571,8 @@ impl Experiment {
         if let Kind::Empirical { runs: 0, .. }
         | Kind::Reidentification { runs: 0, .. }
         | Kind::AttributeInference { runs: 0, .. }
-        | Kind::FakeData { runs: 0, .. } = &self.kind
+        | Kind::FakeData { runs: 0, .. }
+        | Kind::PoolInference { runs: 0, .. } = &self.kind
         {
             return bad("runs must be at least 1");
         }
@@ -618,6 +661,11 @@ impl Experiment {
             if measured.iter().any(|m| m < lo || m > hi) || *users == 0 || *runs == 0 {
                 return bad("measured exponents lie in [lo, hi], with users and runs");
             }
+        }
+        if let Kind::PoolInference { curves, .. } = &self.kind
+            && curves.is_empty()
+        {
+            return bad("pool inference needs at least one curve");
         }
         if let Kind::Repeated {
             eps,
@@ -765,6 +813,10 @@ impl Experiment {
                     *eps = vec![eps[0], eps[eps.len() - 1]];
                 }
                 *runs = 1;
+            }
+            Kind::PoolInference { users, .. } => {
+                // Every line and number of records, few users: the shape of the figure.
+                *users = (*users).min(100);
             }
             Kind::Estimators { eps, runs, .. } => {
                 // The two ends of the budgets, a few runs.

@@ -121,7 +121,8 @@ pub fn run(
         | Kind::ChangeDetection { seed, .. }
         | Kind::LargeDomain { seed, .. }
         | Kind::Estimators { seed, .. }
-        | Kind::AuditGrid { seed, .. } => Some(*seed),
+        | Kind::AuditGrid { seed, .. }
+        | Kind::PoolInference { seed, .. } => Some(*seed),
         _ => None,
     };
     let manifest = Manifest {

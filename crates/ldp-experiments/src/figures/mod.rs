@@ -10,6 +10,7 @@ mod large_domain;
 mod longitudinal;
 mod multidim;
 mod objective;
+mod pool;
 mod sample_size;
 mod strategies;
 mod weights;
@@ -79,6 +80,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
         Kind::Reidentification { .. } => multidim::reidentification(exp, &options),
         Kind::AttributeInference { .. } => multidim::attribute_inference(exp, &options),
         Kind::FakeData { .. } => multidim::fake_data(exp, &options),
+        Kind::PoolInference { .. } => pool::run(exp, &options),
     }
 }
 
