@@ -121,7 +121,13 @@ pub fn asr_after(spec: &Spec, t: u32) -> Option<f64> {
 /// most supported item. For L-GRR, given the memo m the guess is m with probability
 /// `A = ` GRR's t-report ASR at `p2`, and otherwise uniform over the k - 1 others:
 /// `ASR = p1 A + (1 - p1)(1 - A) / (k - 1)`. For the unary chains the counts are
-/// independent, each a mixture of two binomials.
+/// independent, each a mixture of two binomials. L-OLH and L-BLH keep one seed, so the
+/// reports say nothing beyond the hashed value: the attacker finds the memo's hashed value
+/// as L-GRR's over g values, then picks uniformly among the items sharing it, which under
+/// an ideal hash succeeds with `E[1/(1 + Bin(k - 1, 1/g))] = g (1 - (1 - 1/g)^k) / k`.
+/// That leaves out the event that the most supported hashed value is no item's hash (the
+/// guess then falls to the next value), of probability at most `(g - 1)(1 - 1/g)^(k-1)`:
+/// an approximation when g is not small against k.
 ///
 /// At `t = 1` this is the one-shot ASR of the chained pure protocol.
 pub fn memoized(l: &Longitudinal, t: u32) -> f64 {
@@ -129,6 +135,11 @@ pub fn memoized(l: &Longitudinal, t: u32) -> f64 {
     let asr = if l.reports_items() {
         let a = multinomial(k, t, second.p);
         p1 * a + (1.0 - p1) * (1.0 - a) / (k.as_f64() - 1.0)
+    } else if let Some(g) = l.hash_range() {
+        let values = DomainSize::new(g).expect("a hash range is at least 2");
+        let a = multinomial(values, t, second.p);
+        let hit = p1 * a + (1.0 - p1) * (1.0 - a) / (f64::from(g) - 1.0);
+        hit * shared_hash(k, g)
     } else {
         let (kept, added) = (binomial(t, second.p), binomial(t, second.q));
         let mix = |w: f64| -> Vec<f64> {
@@ -149,9 +160,19 @@ pub fn memoized_limit(l: &Longitudinal) -> f64 {
     let Round { p, q } = l.first_round();
     if l.reports_items() {
         p
+    } else if let Some(g) = l.hash_range() {
+        p * shared_hash(l.domain_size(), g)
     } else {
         asr::ones(l.domain_size(), p, q)
     }
+}
+
+/// `E[1 / (1 + B)]` for `B ~ Bin(k - 1, 1/g)`: the chance of picking the true item
+/// uniformly among the items that share its hash under one seed (an ideal hash),
+/// `g (1 - (1 - 1/g)^k) / k`.
+fn shared_hash(k: DomainSize, g: u32) -> f64 {
+    let (k, g) = (k.as_f64(), f64::from(g));
+    -(k * (-1.0 / g).ln_1p()).exp_m1() * g / k
 }
 
 /// The rate C at which the attack's error `1 - ASR_t` falls without memoization,

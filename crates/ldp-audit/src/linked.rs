@@ -60,13 +60,12 @@ pub fn exact_linked(l: &Longitudinal, collections: &[u32]) -> Result<LinkedExact
         return Err(AuditError::Collections(t));
     }
     let (first, second) = (l.first_round(), l.second_round());
-    let k = f64::from(l.domain_size().get());
-    let budget = |t: u32| {
-        if l.reports_items() {
-            grr_chain(first, second, k, t)
-        } else {
-            bits_chain(first, second, t)
-        }
+    // L-GRR's memo is one of k values; L-OLH's and L-BLH's one of g hashed values under a
+    // seed the reports share, and two items that the seed hashes apart are told apart as
+    // two values of a GRR chain over g (those it hashes together, not at all).
+    let budget = |t: u32| match l.memo_values() {
+        Some(values) => grr_chain(first, second, f64::from(values), t),
+        None => bits_chain(first, second, t),
     };
     Ok(LinkedExact {
         eps_1: l.eps_1().get(),

@@ -119,6 +119,15 @@ pub enum ParamError {
         /// The family.
         family: crate::Family,
     },
+    /// A per-user hash with memos per hashed value (LOLOHA's device) runs only the
+    /// hashed chains.
+    #[error(
+        "{protocol} memoizes per value; one hash per user with a memo per hashed value runs l-olh or l-blh"
+    )]
+    NotHashed {
+        /// The chain given.
+        protocol: &'static str,
+    },
 }
 
 /// An item handed to a client is not in `0..k`.

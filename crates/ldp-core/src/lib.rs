@@ -22,7 +22,8 @@
 //! RS+FD and RS+RFD ([`multidim::Multidim`]).
 //!
 //! Repeated collection is memoization over any family ([`longitudinal::Memoized`]), with
-//! the chains L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE and L-ADP as its presets
+//! the chains L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-OLH, L-BLH (LOLOHA) and L-ADP as
+//! its presets
 //! ([`longitudinal`]).
 //!
 //! A client sends [`Client::report`]s; a server feeds them to the mechanism's

@@ -92,7 +92,7 @@ impl ProtocolSet {
     }
 
     /// The memoized protocols of `names`, as [`ProtocolSet::parse`] reads them (`all`:
-    /// all six); a one-shot name is an unknown one here.
+    /// all eight); a one-shot name is an unknown one here.
     pub fn memoized<S: AsRef<str>>(
         names: &[S],
     ) -> Result<Vec<LongitudinalProtocol>, ProtocolSetError> {

@@ -1,6 +1,5 @@
 //! Tidy tables: one row per point, written as CSV.
 
-
 /// A cell: text or a number.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {

@@ -76,8 +76,9 @@ pub(crate) struct AnalyzeArgs {
     /// simulate --collections` measures).
     #[arg(long, value_name = "T")]
     collections: Option<u32>,
-    /// The memo's budget, for the memoized protocols l-grr, l-sue, l-oue, l-osue, l-soue
-    /// and l-adp (--protocol all: all six), whose --eps is the budget of one report.
+    /// The memo's budget, for the memoized protocols l-grr, l-sue, l-oue, l-osue, l-soue,
+    /// l-olh, l-blh and l-adp (--protocol all: all eight), whose --eps is the budget of one
+    /// report.
     #[arg(long = "eps-perm", value_name = "E")]
     eps_perm: Option<f64>,
     /// Output format.

@@ -15,7 +15,7 @@ pub(crate) fn is_memoized(name: &str) -> bool {
     name.trim().parse::<LongitudinalProtocol>().is_ok()
 }
 
-/// `--protocol` as memoized protocols ([`ProtocolSet`]); `all` is all six.
+/// `--protocol` as memoized protocols ([`ProtocolSet`]); `all` is all eight.
 pub(crate) fn parse_memoized(names: &[String]) -> Result<Vec<LongitudinalProtocol>> {
     ProtocolSet::memoized(names).map_err(|e| protocol_error(e, true))
 }

@@ -144,7 +144,7 @@ pub(crate) struct SimulateArgs {
     #[arg(long, value_delimiter = ',', value_name = "T")]
     collections: Option<Vec<u32>>,
     /// With --collections: a memoized protocol (--protocol l-grr, l-sue, l-oue, l-osue,
-    /// l-soue or l-adp), --eps per report and --eps-perm for the memo.
+    /// l-soue, l-olh, l-blh or l-adp), --eps per report and --eps-perm for the memo.
     #[arg(long, requires = "collections", requires = "eps_perm")]
     memoize: bool,
     /// The memo's budget (with --memoize).

@@ -68,7 +68,16 @@ fn analyze_lists_the_memoized_protocols_with_their_ceilings() {
         lines[0],
         "protocol,k,eps,eps_perm,chain,asr,mse,collections,asr_after,asr_limit"
     );
-    assert_eq!(lines.len(), 7);
+    assert_eq!(lines.len(), 9);
+    // LOLOHA at eps_perm = 2, alpha = 1/2 hashes to g = 3 (its published formula); one
+    // report is LH at eps_1 with that g, so its MSE is OLH's variance formula at g = 3.
+    let l_olh_mse: f64 = column(&out, "l-olh,", "mse").parse().unwrap();
+    let (e1, g) = (1f64.exp(), 3.0);
+    let (p, q) = (e1 / (e1 + g - 1.0), 1.0 / g);
+    assert!(
+        (l_olh_mse - q * (1.0 - q) / (p - q).powi(2)).abs() < 1e-9,
+        "{l_olh_mse}"
+    );
     // L-OSUE's chain is OUE at eps_1: same one-report ASR and MSE.
     let oue = stdout(ldp().args(["analyze", "--protocol", "oue", "--k", "100", "--eps", "1"]));
     let mse = |csv: &str, row: &str| column(csv, row, "mse").parse::<f64>().unwrap();

@@ -15,7 +15,17 @@
 //! | L-OUE | OUE | `p2 = 1/2` | [`OnesReport`](crate::OnesReport) |
 //! | L-OSUE | OUE | symmetric bits | [`OnesReport`](crate::OnesReport) |
 //! | L-SOUE | SUE | `p2 = 1/2` | [`OnesReport`](crate::OnesReport) |
+//! | L-OLH (LOLOHA) | LH at LOLOHA's g: GRR over the hashed value | GRR over the g values, the seed kept | [`LhReport`](crate::LhReport) |
+//! | L-BLH (BiLOLOHA) | LH with g = 2 | as L-OLH | [`LhReport`](crate::LhReport) |
 //! | L-ADP | L-GRR or L-OSUE, whichever has the smaller variance | | |
+//!
+//! L-OLH and L-BLH are Arcolezi et al.'s LOLOHA (EDBT 2023, "Frequency Estimation of
+//! Evolving Data Under Local Differential Privacy"): a user hashes its value with a seed
+//! drawn once and memoizes per hashed value, so however its value changes it spends at
+//! most `g eps_perm` in all, against `k eps_perm` for the chains memoized per value
+//! ([`Device`] for [`Memoized`] keeps one memo per value; [`HashedMemo`] keeps LOLOHA's).
+//! Their second round is L-GRR's over the g values, with this module's exact chain (see
+//! [`rounds`] on the published L-GRR's).
 //!
 //! The chains are presets of the memoization combinator [`Memoized`], which works over any
 //! family by the shape of its report ([`memoize`]): [`Longitudinal`] derives the two
@@ -45,6 +55,7 @@
 //! ```
 
 mod client;
+mod hashed;
 pub mod memoize;
 mod reporter;
 pub mod rounds;
@@ -53,6 +64,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use client::{LongitudinalClient, MemoTable};
+pub use hashed::{HashedMemo, HashedMemory};
 pub use memoize::{MemoShape, Memoized, Refresh, Refreshable, SecondRound};
 pub use reporter::{Device, Fresh, Reporter};
 pub use rounds::Round;
@@ -84,18 +96,25 @@ pub enum LongitudinalProtocol {
     LOsue,
     /// SUE then OUE-like bits.
     LSoue,
+    /// Local hashing with the hash range of LOLOHA (Arcolezi et al. 2023): one seed per
+    /// user, GRR over the hashed value memoized, then GRR over the g values.
+    LOlh,
+    /// LOLOHA's binary variant (BiLOLOHA): L-OLH with g = 2.
+    LBlh,
     /// L-GRR or L-OSUE, whichever has the smaller variance at (k, eps_perm, eps_1).
     LAdp,
 }
 
 impl LongitudinalProtocol {
-    /// All six, L-ADP last.
-    pub const ALL: [Self; 6] = [
+    /// All eight, L-ADP last.
+    pub const ALL: [Self; 8] = [
         Self::LGrr,
         Self::LSue,
         Self::LOue,
         Self::LOsue,
         Self::LSoue,
+        Self::LOlh,
+        Self::LBlh,
         Self::LAdp,
     ];
 
@@ -107,6 +126,8 @@ impl LongitudinalProtocol {
             Self::LOue => "l-oue",
             Self::LOsue => "l-osue",
             Self::LSoue => "l-soue",
+            Self::LOlh => "l-olh",
+            Self::LBlh => "l-blh",
             Self::LAdp => "l-adp",
         }
     }
@@ -119,6 +140,8 @@ impl LongitudinalProtocol {
             Self::LOue => "L-OUE",
             Self::LOsue => "L-OSUE",
             Self::LSoue => "L-SOUE",
+            Self::LOlh => "L-OLH",
+            Self::LBlh => "L-BLH",
             Self::LAdp => "L-ADP",
         }
     }
@@ -133,7 +156,7 @@ impl fmt::Display for LongitudinalProtocol {
 /// A name that is not one of [`LongitudinalProtocol::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown longitudinal protocol {0:?} (expected one of l-grr, l-sue, l-oue, l-osue, l-soue, l-adp)"
+    "unknown longitudinal protocol {0:?} (expected one of l-grr, l-sue, l-oue, l-osue, l-soue, l-olh, l-blh, l-adp)"
 )]
 pub struct UnknownLongitudinal(pub String);
 
@@ -161,6 +184,8 @@ pub struct Longitudinal {
     first_spec: Spec,
     first: Round,
     second: Round,
+    /// L-OLH and L-BLH: the hash range g, over which both rounds are GRR.
+    hash_range: Option<u32>,
 }
 
 /// Serialized parameters of [`Longitudinal`].
@@ -218,10 +243,22 @@ impl Longitudinal {
             LongitudinalProtocol::LAdp => Self::adaptive_choice(k, eps_perm, eps_1)?,
             other => other,
         };
-        let first = rounds::first(protocol, k, eps_perm);
-        let second = rounds::second(protocol, k, eps_perm, eps_1, first)?;
+        let g = match protocol {
+            LongitudinalProtocol::LOlh => Some(rounds::loloha_range(eps_perm, eps_1)),
+            LongitudinalProtocol::LBlh => Some(crate::families::local_hash::BINARY_RANGE),
+            _ => None,
+        };
+        let values = match g {
+            Some(g) => DomainSize::new(g)?,
+            None => k,
+        };
+        let first = rounds::first(protocol, values, eps_perm);
+        let second = rounds::second(protocol, values, eps_perm, eps_1, first)?;
         let first_params = match protocol {
             LongitudinalProtocol::LGrr => FamilyParams::Grr,
+            LongitudinalProtocol::LOlh | LongitudinalProtocol::LBlh => {
+                FamilyParams::LocalHashing { g: values.get() }
+            }
             LongitudinalProtocol::LSue | LongitudinalProtocol::LSoue => {
                 FamilyParams::UnaryEncoding {
                     p: unary::symmetric_p(eps_perm),
@@ -241,6 +278,7 @@ impl Longitudinal {
             },
             first,
             second,
+            hash_range: g,
         })
     }
 
@@ -291,9 +329,25 @@ impl Longitudinal {
         self.params.eps_1
     }
 
-    /// The first round's `(p1, q1)`: the memo's law.
+    /// The first round's `(p1, q1)`: the memo's law (for L-OLH and L-BLH, GRR's over the
+    /// g hashed values: q1 is the chance of one given other hashed value).
     pub fn first_round(&self) -> Round {
         self.first
+    }
+
+    /// L-OLH's and L-BLH's hash range g: both rounds are GRR over the user's hashed value,
+    /// under a seed drawn once per user. `None` for the other chains.
+    pub fn hash_range(&self) -> Option<u32> {
+        self.hash_range
+    }
+
+    /// How many values a memo takes when it is one value: k for L-GRR, g for L-OLH and
+    /// L-BLH; `None` for the unary chains, whose memo is a set of bits.
+    pub fn memo_values(&self) -> Option<u32> {
+        match self.hash_range {
+            Some(g) => Some(g),
+            None => self.reports_items().then_some(self.params.k.get()),
+        }
     }
 
     /// The second round's `(p2, q2)`: a report's law given the memo.
@@ -304,12 +358,21 @@ impl Longitudinal {
     /// The chained `(p_s, q_s)`: one report's law given the true item, the `(p*, q*)` the
     /// server estimates with.
     pub fn chained(&self) -> Round {
-        self.first.then(self.second)
+        let chain = self.first.then(self.second);
+        match self.hash_range {
+            // Another item supports the report when it hashes to the reported value,
+            // w.p. 1/g under a universal hash, whatever the rounds did.
+            Some(g) => Round {
+                p: chain.p,
+                q: 1.0 / f64::from(g),
+            },
+            None => chain,
+        }
     }
 
-    /// The one-shot protocol one report follows: GRR at `eps_1` (L-GRR), or UE at
-    /// `eps_1` with the chained true-bit probability `p_s` (the unary chains; for L-OUE
-    /// and L-SOUE `p_s < 1/2`). Each round treats the items alike, so one report's law
+    /// The one-shot protocol one report follows: GRR at `eps_1` (L-GRR), LH at `eps_1`
+    /// with the same g (L-OLH, L-BLH), or UE at `eps_1` with the chained true-bit
+    /// probability `p_s` (the unary chains; for L-OUE and L-SOUE `p_s < 1/2`). Each round treats the items alike, so one report's law
     /// given the true item is that protocol's, and [`Longitudinal::chained`] is its
     /// `(p*, q*)`: one collection's reports aggregate, store and convert as its reports
     /// ([`Memoized::one_report`] is that mechanism). The reports one user sends at
@@ -331,6 +394,8 @@ impl Longitudinal {
         let LongitudinalParams { k, eps_1, .. } = self.params;
         if self.reports_items() {
             Ok(Spec::classic(Protocol::Grr, k, eps_1).expect("GRR is classic"))
+        } else if let Some(g) = self.hash_range {
+            Spec::new(k, eps_1, FamilyParams::LocalHashing { g })
         } else {
             Spec::new(
                 k,
@@ -405,6 +470,110 @@ mod tests {
         assert_eq!(
             l(LongitudinalProtocol::LAdp, 1000, 4.0, 2.0).protocol(),
             LongitudinalProtocol::LOsue
+        );
+    }
+
+    /// L-OLH and L-BLH are LH chains: one report is LH at eps_1 with the memo's g, GRR
+    /// over the g hashed values spends exactly eps_1, and the server's q* is 1/g.
+    #[test]
+    fn loloha_presets_are_local_hashing_chains() {
+        use crate::{LocalHashing, Mechanism};
+        for (protocol, perm, one) in [
+            (LongitudinalProtocol::LOlh, 4.0, 2.0),
+            (LongitudinalProtocol::LOlh, 6.0, 1.0),
+            (LongitudinalProtocol::LBlh, 2.0, 1.0),
+        ] {
+            let l = l(protocol, 50, perm, one);
+            let g = l.hash_range().unwrap();
+            assert_eq!(l.memo_values(), Some(g));
+            if protocol == LongitudinalProtocol::LBlh {
+                assert_eq!(g, 2);
+            } else {
+                let e = |v| Epsilon::new(v).unwrap();
+                assert_eq!(g, rounds::loloha_range(e(perm), e(one)));
+            }
+            let chain = l.first_round().then(l.second_round());
+            assert!(((chain.p / chain.q).ln() - one).abs() < 1e-12, "{chain:?}");
+            let (p1, _) =
+                crate::families::grr::probabilities(DomainSize::new(g).unwrap(), l.eps_perm());
+            assert!((l.first_round().p - p1).abs() < 1e-15);
+            assert_eq!(l.chained().q, 1.0 / f64::from(g));
+            let m = l.memoized::<LocalHashing>().unwrap();
+            assert_eq!(m.one_report().spec(), l.report_spec().unwrap());
+            assert_eq!(m.one_report().hash_range(), g);
+            let (p, q) = l.report_spec().unwrap().pure_probabilities().unwrap();
+            assert!((p - l.chained().p).abs() < 1e-12 && q == l.chained().q);
+        }
+        // The chain needs eps_1 < eps_perm, as L-GRR's.
+        let err = Longitudinal::new(
+            LongitudinalProtocol::LOlh,
+            DomainSize::new(50).unwrap(),
+            Epsilon::new(1.0).unwrap(),
+            Epsilon::new(1.0).unwrap(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, ParamError::LongitudinalBudget { .. }),
+            "{err:?}"
+        );
+    }
+
+    /// LOLOHA's published g (the Python formula of hharcolezi/LOLOHA, evaluated directly)
+    /// at budgets where it does not overflow, and a sane value where it would.
+    #[test]
+    fn loloha_range_matches_the_published_formula() {
+        let published = |e: f64, a: f64| -> u32 {
+            let x = |v: f64| v.exp();
+            let num = (x(4.0 * e) - 14.0 * x(2.0 * e) - 12.0 * x(2.0 * e * (a + 1.0))
+                + 12.0 * x(e * (a + 1.0))
+                + 12.0 * x(e * (a + 3.0))
+                + 1.0)
+                .sqrt()
+                - x(2.0 * e)
+                + 6.0 * x(e)
+                - 6.0 * x(e * a)
+                + 1.0;
+            ((num / (6.0 * (x(e) - x(e * a)))).round() as u32).max(2)
+        };
+        for e in [0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0] {
+            for a in [0.1, 0.3, 0.5, 0.7, 0.9] {
+                let (perm, one) = (Epsilon::new(e).unwrap(), Epsilon::new(a * e).unwrap());
+                assert_eq!(rounds::loloha_range(perm, one), published(e, a), "{e} {a}");
+            }
+        }
+        let big = rounds::loloha_range(Epsilon::new(400.0).unwrap(), Epsilon::new(200.0).unwrap());
+        assert_eq!(big, u32::MAX);
+    }
+
+    /// LOLOHA's device: one seed per user, a memo per hashed value, reports that support
+    /// the true item at the chained rate p_s (goodness of fit over many users).
+    #[test]
+    fn the_hashed_device_keeps_its_seed_and_memos_per_hash() {
+        use crate::Support;
+        let l = l(LongitudinalProtocol::LOlh, 30, 4.0, 2.0);
+        let device = HashedMemo::new(&l).unwrap();
+        let mut rng = stream_rng(5, 0, Role::Genuine, 0);
+        let (users, mut supported) = (20_000u32, 0u64);
+        for u in 0..users {
+            let mut memory = HashedMemory::default();
+            let report = device.report_value(&mut memory, u % 30, &mut rng).unwrap();
+            supported += u64::from(device.mechanism().supports(&report, u % 30));
+            // Every value of the domain: at most g memos, one seed.
+            for v in 0..30 {
+                assert_eq!(
+                    device.report_value(&mut memory, v, &mut rng).unwrap().seed,
+                    report.seed
+                );
+            }
+            assert!(memory.memos().len() <= l.hash_range().unwrap() as usize);
+            assert_eq!(memory.seed(), Some(report.seed));
+        }
+        let p = l.chained().p;
+        let se = (p * (1.0 - p) / f64::from(users)).sqrt();
+        let rate = supported as f64 / f64::from(users);
+        assert!((rate - p).abs() < 4.0 * se, "{rate} vs {p} +- {se}");
+        assert!(
+            HashedMemo::new(&super::tests::l(LongitudinalProtocol::LGrr, 30, 4.0, 2.0)).is_err()
         );
     }
 

@@ -129,11 +129,16 @@ pub trait Device: Sync {
         item: u32,
         rng: &mut R,
     ) -> Result<<Self::Mechanism as Mechanism>::Report, ItemOutOfRange>;
+
+    /// The budget the reports sent so far reveal at most, by basic composition: eps per
+    /// fresh report, the first round's budget per memo.
+    fn spent(&self, memory: &Self::Memory) -> f64;
 }
 
 impl<M: Mechanism> Device for Fresh<M> {
     type Mechanism = M;
-    type Memory = ();
+    /// Reports sent.
+    type Memory = u64;
 
     fn mechanism(&self) -> &M {
         &self.0
@@ -141,11 +146,17 @@ impl<M: Mechanism> Device for Fresh<M> {
 
     fn report_value<R: Rng + ?Sized>(
         &self,
-        _: &mut (),
+        sent: &mut u64,
         item: u32,
         rng: &mut R,
     ) -> Result<M::Report, ItemOutOfRange> {
-        self.0.perturb(item, rng)
+        let report = self.0.perturb(item, rng)?;
+        *sent += 1;
+        Ok(report)
+    }
+
+    fn spent(&self, sent: &u64) -> f64 {
+        *sent as f64 * self.0.epsilon().get()
     }
 }
 
@@ -172,5 +183,9 @@ where
             std::collections::btree_map::Entry::Vacant(e) => e.insert(self.memoize(item, rng)?),
         };
         Ok(self.refresh(memo, rng))
+    }
+
+    fn spent(&self, memos: &BTreeMap<u32, M::Report>) -> f64 {
+        memos.len() as f64 * self.first().epsilon().get()
     }
 }

@@ -59,11 +59,58 @@ impl Round {
     }
 }
 
-/// The first round: the protocol's one-shot randomizer at `eps_perm`.
-pub(super) fn first(protocol: LongitudinalProtocol, k: DomainSize, eps_perm: Epsilon) -> Round {
+/// L-OLH's hash range (Arcolezi et al., "Frequency Estimation of Evolving Data Under Local
+/// Differential Privacy", EDBT 2023, the g that minimizes the approximate variance of
+/// LOLOHA at `alpha = eps_1 / eps_perm`), at least 2:
+///
+/// ```text
+/// g = round((sqrt(e^4e - 14 e^2e - 12 e^(2e(a+1)) + 12 e^(e(a+1)) + 12 e^(e(a+3)) + 1)
+///            - e^2e + 6 e^e - 6 e^(ea) + 1) / (6 (e^e - e^(ea))))
+/// ```
+///
+/// with `e = eps_perm`. Evaluated with every term scaled by `e^-2e` and the square root's
+/// difference from 1 written without cancellation, so it neither overflows nor loses
+/// digits at large budgets (where g saturates at `u32::MAX`).
+///
+/// ```
+/// use ldp_core::longitudinal::rounds::loloha_range;
+/// use ldp_core::Epsilon;
+/// let e = |v| Epsilon::new(v).unwrap();
+/// assert_eq!(loloha_range(e(2.0), e(1.0)), 3);
+/// assert_eq!(loloha_range(e(4.0), e(2.0)), 7);
+/// assert_eq!(loloha_range(e(0.5), e(0.25)), 2);
+/// ```
+pub fn loloha_range(eps_perm: Epsilon, eps_1: Epsilon) -> u32 {
+    let e = eps_perm.get();
+    let a = eps_1.get() / e;
+    // X = (the square root's argument) e^-4e; X - 1 as a sum of small terms.
+    let x_minus_1 = -14.0 * (-2.0 * e).exp() - 12.0 * (2.0 * e * (a - 1.0)).exp()
+        + 12.0 * (e * (a - 3.0)).exp()
+        + 12.0 * (e * (a - 1.0)).exp()
+        + (-4.0 * e).exp();
+    let root_minus_1 = x_minus_1 / ((1.0 + x_minus_1).max(0.0).sqrt() + 1.0);
+    // Numerator and denominator divided by e^e.
+    let num = e.exp() * root_minus_1 + 6.0 - 6.0 * (e * (a - 1.0)).exp() + (-e).exp();
+    let den = -6.0 * (e * (a - 1.0)).exp_m1();
+    let g = (num / den).round();
+    if g.is_nan() {
+        2
+    } else {
+        g.clamp(2.0, f64::from(u32::MAX)) as u32
+    }
+}
+
+/// The first round: the protocol's one-shot randomizer at `eps_perm`, over `values`
+/// values for the chains whose memo is one value (k for L-GRR, the hash range g for
+/// L-OLH and L-BLH, whose memo is GRR over the hashed value).
+pub(super) fn first(
+    protocol: LongitudinalProtocol,
+    values: DomainSize,
+    eps_perm: Epsilon,
+) -> Round {
     use LongitudinalProtocol as L;
     let (p, q) = match protocol {
-        L::LGrr => grr::probabilities(k, eps_perm),
+        L::LGrr | L::LOlh | L::LBlh => grr::probabilities(values, eps_perm),
         L::LSue | L::LSoue => unary::probabilities(eps_perm, unary::symmetric_p(eps_perm)),
         L::LOue | L::LOsue => unary::probabilities(eps_perm, unary::OPTIMIZED_P),
         L::LAdp => unreachable!("L-ADP is resolved before its rounds are derived"),
@@ -71,11 +118,12 @@ pub(super) fn first(protocol: LongitudinalProtocol, k: DomainSize, eps_perm: Eps
     Round { p, q }
 }
 
-/// The second round that makes one report exactly `eps_1`-LDP after `first`, or the typed
-/// error naming the largest per-report budget this chain can reach.
+/// The second round that makes one report exactly `eps_1`-LDP after `first` (over `values`
+/// values, as [`first`]), or the typed error naming the largest per-report budget this
+/// chain can reach.
 pub(super) fn second(
     protocol: LongitudinalProtocol,
-    k: DomainSize,
+    values: DomainSize,
     eps_perm: Epsilon,
     eps_1: Epsilon,
     first: Round,
@@ -88,16 +136,16 @@ pub(super) fn second(
         max,
     };
     match protocol {
-        L::LGrr => {
-            // The chain is GRR with keep probability p_s; solving
-            // p_s = p1 p2 + (1 - p1)(1 - p2)/(k - 1) for p2:
-            // p2 = ((k - 1) p_s - (1 - p1)) / (k p1 - 1).
+        L::LGrr | L::LOlh | L::LBlh => {
+            // The chain is GRR over the values with keep probability p_s; solving
+            // p_s = p1 p2 + (1 - p1)(1 - p2)/(v - 1) for p2:
+            // p2 = ((v - 1) p_s - (1 - p1)) / (v p1 - 1).
             if eps_1.get() >= eps_perm.get() {
                 return Err(too_large(eps_perm.get()));
             }
-            let (p_s, _) = grr::probabilities(k, eps_1);
-            let m = k.as_f64() - 1.0;
-            let p2 = (m * p_s - (1.0 - first.p)) / (k.as_f64() * first.p - 1.0);
+            let (p_s, _) = grr::probabilities(values, eps_1);
+            let m = values.as_f64() - 1.0;
+            let p2 = (m * p_s - (1.0 - first.p)) / (values.as_f64() * first.p - 1.0);
             Ok(Round {
                 p: p2,
                 q: (1.0 - p2) / m,

@@ -255,6 +255,8 @@ pub fn memoized_look(p: LongitudinalProtocol) -> Look {
         L::LOue => (OKABE_ITO[2], Marker::Cross),
         L::LOsue => (OKABE_ITO[3], Marker::Diamond),
         L::LSoue => (OKABE_ITO[1], Marker::Square),
+        L::LOlh => (OKABE_ITO[1], Marker::Pentagon),
+        L::LBlh => (OKABE_ITO[4], Marker::Pentagon),
         L::LAdp => (OKABE_ITO[7], Marker::Star),
     };
     let adaptive = p == L::LAdp;

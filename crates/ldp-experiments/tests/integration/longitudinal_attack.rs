@@ -162,3 +162,21 @@ fn measurements_are_reproducible_and_bad_configs_are_typed_errors() {
         Err(MeasureError::NoUsers)
     );
 }
+
+/// L-OLH at a large memo budget hashes to many values (g = 19 against k = 74), where the
+/// closed form's ideal-hash approximation (it leaves out a most supported hashed value
+/// that no item hashes to) is put to the test.
+#[test]
+fn l_olh_with_a_wide_hash_matches_its_approximation() {
+    let pop = Population::adult_age();
+    let l = Longitudinal::new(LongitudinalProtocol::LOlh, pop.k(), eps(6.0), eps(3.0)).unwrap();
+    assert_eq!(l.hash_range(), Some(19));
+    let m = measure_linked(&Collection::Memoized(l.clone()), &pop, &config(8000, 12)).unwrap();
+    for (i, &t) in TS.iter().enumerate() {
+        check(
+            &format!("L-OLH g=19 t={t}"),
+            &m.asr[i],
+            longitudinal::memoized(&l, t),
+        );
+    }
+}

@@ -231,6 +231,27 @@ impl LocalHashing {
     pub fn hash_range(&self) -> u32 {
         self.g
     }
+
+    /// A report of `item` hashed with `seed` rather than a fresh one: GRR over the g
+    /// hashed values. For clients that keep one seed (LOLOHA's per-user hash,
+    /// [`HashedMemo`](crate::longitudinal::HashedMemo)); a seed reused across a user's
+    /// reports links them.
+    #[inline]
+    pub fn perturb_with_seed<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        seed: u32,
+        rng: &mut R,
+    ) -> Result<LhReport, ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let h = hash_item(item, seed, self.g);
+        let y = if self.keep.sample(rng) {
+            h
+        } else {
+            uniform_other(self.g, h, rng)
+        };
+        Ok(LhReport { seed, y })
+    }
 }
 
 eq_by_spec!(LocalHashing);
@@ -281,15 +302,8 @@ impl Mechanism for LocalHashing {
 
     #[inline]
     fn perturb<R: Rng + ?Sized>(&self, item: u32, rng: &mut R) -> Result<LhReport, ItemOutOfRange> {
-        self.k.check_item(item)?;
         let seed = rng.next_u32();
-        let h = hash_item(item, seed, self.g);
-        let y = if self.keep.sample(rng) {
-            h
-        } else {
-            uniform_other(self.g, h, rng)
-        };
-        Ok(LhReport { seed, y })
+        self.perturb_with_seed(item, seed, rng)
     }
 
     fn validate(&self, report: &LhReport) -> Result<(), ReportError> {
