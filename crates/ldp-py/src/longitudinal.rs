@@ -6,8 +6,8 @@ use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal as Inner, LongitudinalProtocol, Memoized, Refreshable};
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{
-    Aggregator, FamilyMechanism, Grr, GrrReport, Mechanism as _, OnesReport, Support,
-    UnaryEncoding, dispatch, with_batch_rng,
+    Aggregator, FamilyMechanism, Grr, GrrReport, LocalHashing, Mechanism as _, OnesReport,
+    Support, UnaryEncoding, dispatch, with_batch_rng,
 };
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -20,7 +20,8 @@ use crate::mechanism::Mechanism;
 use crate::options::domain;
 use crate::reports::Reports;
 
-/// A memoized protocol (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, or L-ADP's choice): each
+/// A memoized protocol (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-OLH, L-BLH, or L-ADP's
+/// choice): each
 /// user perturbs its value once at `eps_perm` (the memo) and sends a fresh perturbation
 /// of the memo, `eps_1`-LDP, at every collection.
 #[pyclass(module = "ldp._ldp", frozen)]
@@ -29,7 +30,8 @@ pub(crate) struct Longitudinal {
     pub(crate) inner: Inner,
 }
 
-/// A memoized protocol: `protocol` is l-grr, l-sue, l-oue, l-osue, l-soue or l-adp.
+/// A memoized protocol: `protocol` is l-grr, l-sue, l-oue, l-osue, l-soue, l-olh, l-blh
+/// (LOLOHA and BiLOLOHA: local hashing, one seed per user) or l-adp.
 ///
 /// >>> import ldp
 /// >>> l = ldp.longitudinal("l-osue", k=100, eps_perm=2.0, eps_1=1.0)
@@ -57,12 +59,15 @@ pub(crate) fn check_collections(collections: &[u32]) -> PyResult<()> {
 }
 
 /// Runs `$body` with `$m` the chain's [`Memoized`] combinator over its first round's
-/// family: GRR for L-GRR (reports are items), UE for the unary chains (reports are bits),
-/// the two shapes this module's arrays hold.
+/// family: GRR for L-GRR (reports are items), LH for L-OLH and L-BLH (a seed and a
+/// value), UE for the unary chains (reports are bits).
 macro_rules! with_memoized {
     ($l:expr, $m:ident => $body:expr) => {
         if $l.reports_items() {
             let $m = $l.memoized::<Grr>().map_err(param)?;
+            $body
+        } else if $l.hash_range().is_some() {
+            let $m = $l.memoized::<LocalHashing>().map_err(param)?;
             $body
         } else {
             let $m = $l.memoized::<UnaryEncoding>().map_err(param)?;
@@ -125,6 +130,18 @@ impl Longitudinal {
     {
         let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
         Ok(py.detach(|| with_batch_rng!(streams, make => draw_users(m, items, collections, make))))
+    }
+
+    /// The arrays of `collect` and `estimate` hold items or bits; a hashed chain's report
+    /// is a seed and a value, which `collect_reports` returns as `ldp.Reports`.
+    fn arrays(&self, method: &str) -> PyResult<()> {
+        match self.inner.hash_range() {
+            Some(_) => Err(param(format!(
+                "{method}: {} reports are a seed and a hashed value, not items or bits: use collect_reports, whose reports aggregate and estimate as report_mechanism's",
+                self.inner.protocol().name()
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// The one-shot protocol one report follows, as an `ldp.Mechanism`, named as
@@ -223,6 +240,7 @@ impl Longitudinal {
         #[pyo3(from_py_with = crate::args::optional_seed)] seed: Option<u64>,
         dtype: &str,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.arrays("collect")?;
         let k = self.inner.domain_size().get();
         let (narrow, bytes_per_bit) = match dtype {
             "float64" => (false, 8),
@@ -356,6 +374,7 @@ impl Longitudinal {
         max_iterations: Option<i64>,
         tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        self.arrays("estimate")?;
         let estimator = crate::aggregator::estimator(estimator)?;
         let options = crate::aggregator::fit_options(estimator, max_iterations, tolerance)?;
         let k = self.inner.domain_size().get();

@@ -253,3 +253,28 @@ def test_collect_reports_refuses_bad_input():
         l.collect_reports([0], collections=0)
     with pytest.raises(ldp.ParamError, match="seed"):
         l.collect_reports([0], seed=-1)
+
+
+@pytest.mark.parametrize("name", ["l-olh", "l-blh"])
+def test_loloha_chains_are_local_hashing_with_one_seed_per_user(name):
+    # Issue 42: LOLOHA (L-OLH) and BiLOLOHA (L-BLH). One report is LH at eps_1 with the
+    # memo's g; a user's reports share its seed; the pooled estimate is unbiased.
+    k, users = 20, 20_000
+    l = ldp.longitudinal(name, k=k, eps_perm=4.0, eps_1=2.0)
+    m = l.report_mechanism
+    assert m.eps == 2.0 and (m.param == 2 if name == "l-blh" else m.param > 2)
+    items = np.arange(users) % k
+    days = l.collect_reports(items, collections=3, seed=3)
+    assert all(d.mechanism == m for d in days)
+    np.testing.assert_array_equal(days[0].seed, days[2].seed)
+    assert len(np.unique(days[0].seed)) > users * 0.99
+    agg = m.aggregator()
+    for d in days:
+        agg.add(d)
+    est = agg.estimate()
+    assert np.abs(est - 1 / k).max() < 6 * np.sqrt(l.variance / (3 * users))
+    assert 0 < l.asr_after(50) <= l.asr_limit + 1e-12
+    with pytest.raises(ldp.ParamError, match="collect_reports"):
+        l.collect(items, collections=1)
+    with pytest.raises(ldp.ParamError, match="collect_reports"):
+        l.estimate(np.zeros(3))

@@ -30,7 +30,7 @@ simplex       projection onto the probability simplex      (none)
 
 Repeated collection: ``ldp.longitudinal`` builds the memoized protocols of Arcolezi et al.
 (2021) (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-ADP), whose reports match multi-freq-ldpy's
-``long_freq_est`` clients; ``ldp.asr_after`` gives the exact ASR of the attack that links
+``long_freq_est`` clients, and LOLOHA's local hashing (L-OLH, L-BLH, Arcolezi et al. 2023); ``ldp.asr_after`` gives the exact ASR of the attack that links
 t reports of one value, and ``ldp.simulate_linked`` measures it.
 
 Several attributes per user: ``ldp.multidim`` builds the SPL, SMP, RS+FD, RS+FD-z and
