@@ -7,7 +7,8 @@
 //! reports through a [`Collection`]: afresh every day, with a memo per value refreshed
 //! every day (the memoized protocols), or with a memo per value replayed unchanged (a
 //! permanent memo, as dBitFlipPM and RAPPOR's permanent response do). Memos are kept per
-//! value, so a value that comes back reuses its memo.
+//! value, so a value that comes back reuses its memo; LOLOHA's L-OLH and L-BLH keep one
+//! seed per user and a memo per hashed value ([`HashedMemo`]).
 //!
 //! The attacker links the user's reports and reconstructs each day's value from that day's
 //! report ([`AttackSurface::guess`], the paper's attack); an identical report keeps the
@@ -32,7 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use ldp_core::longitudinal::{Device, Fresh, Memoized};
+use ldp_core::longitudinal::{Device, Fresh, HashedMemo, Memoized};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
 use ldp_core::{AttackSurface, dispatch, dispatch_memoized};
 use rand::{Rng, RngExt};
@@ -82,9 +83,12 @@ pub struct ChangeMeasurement {
     pub flag_rate: Estimate,
     /// `P[x_t != x_{t-1}]` as simulated: the truth the flags are set beside.
     pub change_rate: Estimate,
-    /// Distinct values a user held over the days, on average: memos drawn, so a memoized
-    /// user spends this many times `eps_perm` in all.
+    /// Distinct values a user held over the days, on average.
     pub values_per_user: f64,
+    /// What a user's reports reveal at most over the days, on average, by basic
+    /// composition ([`Device::spent`]): eps per fresh report, a memo's budget per memo
+    /// (per value, or per hashed value for LOLOHA's L-OLH and L-BLH).
+    pub budget_per_user: f64,
 }
 
 /// Counts of one run: flags and truths over every user's days 2..=days.
@@ -95,6 +99,7 @@ struct Tally {
     false_alarms: u64,
     quiet: u64,
     values: u64,
+    spent: f64,
 }
 
 impl Tally {
@@ -104,6 +109,7 @@ impl Tally {
         self.false_alarms += o.false_alarms;
         self.quiet += o.quiet;
         self.values += o.values;
+        self.spent += o.spent;
     }
 
     /// Pairs of consecutive days.
@@ -157,6 +163,10 @@ pub fn measure_changes(
         Collection::Permanent(spec) => {
             dispatch!(spec.build()?, m => run_all(&Memoized::permanent(m), all, &users, config))
         }
+        // LOLOHA's device keeps one seed per user and a memo per hashed value.
+        Collection::Memoized(l) if l.hash_range().is_some() => {
+            run_all(&HashedMemo::new(l)?, all, &users, config)
+        }
         Collection::Memoized(l) => dispatch_memoized!(l, m => run_all(&m, all, &users, config))?,
     };
     let rate = |part: fn(&Tally) -> (u64, u64)| {
@@ -192,6 +202,8 @@ pub fn measure_changes(
         flag_rate: rate(|t| (t.flagged_changes + t.false_alarms, t.pairs())),
         change_rate: rate(|t| (t.flagged_changes + t.missed_changes, t.pairs())),
         values_per_user: tallies.iter().map(|t| t.values as f64).sum::<f64>()
+            / (tallies.len() * users.len()) as f64,
+        budget_per_user: tallies.iter().map(|t| t.spent).sum::<f64>()
             / (tallies.len() * users.len()) as f64,
     })
 }
@@ -275,6 +287,7 @@ where
                     (x, report, guess) = (next, today, new_guess);
                 }
                 tally.values += seen_values;
+                tally.spent += device.spent(&memory);
             }
             Ok(tally)
         },

@@ -330,10 +330,7 @@ fn compute(
         }
     };
     let measured = measure_changes(&collection, pop, config)?;
-    let budget = match eps_perm {
-        None => f64::from(config.days) * eps.get(),
-        Some(memo) => measured.values_per_user * memo,
-    };
+    let budget = measured.budget_per_user;
     Ok(Computed {
         curve,
         eps: eps.get(),

@@ -164,3 +164,24 @@ fn bad_settings_are_named() {
     assert_eq!(still.change_rate.mean, 0.0);
     assert_eq!(still.values_per_user, 1.0);
 }
+
+/// LOLOHA's device memoizes per hashed value under one seed per user: however often the
+/// value changes, a user spends at most g eps_perm, where L-GRR spends eps_perm per value.
+#[test]
+fn loloha_bounds_the_budget_by_its_hash_range() {
+    let pop = Population::adult_age();
+    let c = ChangeConfig {
+        days: 40,
+        ..config(0.3)
+    };
+    let l_blh = Longitudinal::new(LongitudinalProtocol::LBlh, pop.k(), eps(2.0), eps(1.0)).unwrap();
+    let l_grr = Longitudinal::new(LongitudinalProtocol::LGrr, pop.k(), eps(2.0), eps(1.0)).unwrap();
+    let blh = measure_changes(&Collection::Memoized(l_blh), &pop, &c).unwrap();
+    let grr = measure_changes(&Collection::Memoized(l_grr), &pop, &c).unwrap();
+    assert!(blh.budget_per_user <= 2.0 * 2.0, "{}", blh.budget_per_user);
+    assert!(blh.budget_per_user > 3.9, "{}", blh.budget_per_user); // both hashes, almost always
+    assert!((grr.budget_per_user - 2.0 * grr.values_per_user).abs() < 1e-9);
+    assert!(grr.values_per_user > 8.0, "{}", grr.values_per_user);
+    // Two hashed values: a change is flagged only when it moves the hash.
+    assert!(blh.detect.mean < 0.6, "{:?}", blh.detect);
+}
