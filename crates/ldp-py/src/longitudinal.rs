@@ -551,6 +551,8 @@ pub(crate) fn simulate_linked<'py>(
         .iter()
         .map(|&t| match &collection {
             Collection::OneShot(spec) => closed_forms::asr_after(spec, t).unwrap_or(f64::NAN),
+            // Replayed reports reveal what one does.
+            Collection::Permanent(spec) => closed_forms::asr_after(spec, 1).unwrap_or(f64::NAN),
             Collection::Memoized(l) => closed_forms::memoized(l, t),
         })
         .collect();
