@@ -372,9 +372,10 @@ impl Longitudinal {
 
     /// The one-shot protocol one report follows: GRR at `eps_1` (L-GRR), LH at `eps_1`
     /// with the same g (L-OLH, L-BLH), or UE at `eps_1` with the chained true-bit
-    /// probability `p_s` (the unary chains; for L-OUE and L-SOUE `p_s < 1/2`). Each round treats the items alike, so one report's law
-    /// given the true item is that protocol's, and [`Longitudinal::chained`] is its
-    /// `(p*, q*)`: one collection's reports aggregate, store and convert as its reports
+    /// probability `p_s` (the unary chains; for L-OUE and L-SOUE `p_s < 1/2`). Each round
+    /// treats the items alike, so one report's law given the true item is that
+    /// protocol's, and [`Longitudinal::chained`] is its `(p*, q*)`: one collection's
+    /// reports aggregate, store and convert as its reports
     /// ([`Memoized::one_report`] is that mechanism). The reports one user sends at
     /// several collections share a memo, so they are not independent.
     ///
