@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::Population;
 use crate::longitudinal::Collection;
-use crate::measure::{Estimate, MeasureError};
+use crate::measure::{Estimate, MeasureError, check_setting, spread_users};
 
 /// The stream of the users' value changes (beside `Genuine` for reports and `Attacker`).
 const VALUES: Role = Role::Other(0x4348_414e); // "CHAN"
@@ -130,15 +130,7 @@ pub fn measure_changes(
     config: &ChangeConfig,
 ) -> Result<ChangeMeasurement, MeasureError> {
     let k = collection.k();
-    if population.k().get() != k {
-        return Err(MeasureError::DomainMismatch {
-            spec: k,
-            data: population.k().get(),
-        });
-    }
-    if config.runs == 0 {
-        return Err(MeasureError::NoRuns);
-    }
+    check_setting(k, population, config.runs)?;
     if config.days < 2 {
         return Err(MeasureError::Days { days: config.days });
     }
@@ -151,11 +143,7 @@ pub fn measure_changes(
     if config.change_rate > 0.0 && all.iter().all(|&x| x == all[0]) {
         return Err(MeasureError::OneValue { item: all[0] });
     }
-    let users: Vec<u32> = match config.users {
-        Some(0) => return Err(MeasureError::NoUsers),
-        Some(n) if n < all.len() => (0..n).map(|i| all[i * all.len() / n]).collect(),
-        _ => all.to_vec(),
-    };
+    let users = spread_users(all, config.users)?;
     let tallies: Vec<Tally> = match collection {
         Collection::OneShot(spec) => {
             dispatch!(spec.build()?, m => run_all(&Fresh(m), all, &users, config))

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::Population;
 use crate::map::argmax_uniform;
-use crate::measure::{Estimate, MeasureError};
+use crate::measure::{Estimate, MeasureError, check_setting, spread_users};
 
 /// What each user sends at every collection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,15 +114,7 @@ pub fn measure_linked(
     config: &LinkedConfig,
 ) -> Result<LinkedMeasurement, MeasureError> {
     let k = collection.k();
-    if population.k().get() != k {
-        return Err(MeasureError::DomainMismatch {
-            spec: k,
-            data: population.k().get(),
-        });
-    }
-    if config.runs == 0 {
-        return Err(MeasureError::NoRuns);
-    }
+    check_setting(k, population, config.runs)?;
     if config.collections.first().is_none_or(|&t| t == 0)
         || config.collections.windows(2).any(|w| w[0] >= w[1])
     {
@@ -131,11 +123,7 @@ pub fn measure_linked(
         });
     }
     let all = population.items();
-    let items: Vec<u32> = match config.users {
-        Some(0) => return Err(MeasureError::NoUsers),
-        Some(n) if n < all.len() => (0..n).map(|i| all[i * all.len() / n]).collect(),
-        _ => all.to_vec(),
-    };
+    let items = spread_users(all, config.users)?;
     let runs: Vec<Vec<f64>> = match collection {
         Collection::OneShot(spec) => {
             dispatch!(spec.build()?, m => run_all(&Fresh(m), k, &items, config))

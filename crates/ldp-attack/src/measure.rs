@@ -185,15 +185,7 @@ pub fn measure_until(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Measurement, MeasureError> {
     let k = spec.k().get();
-    if population.k().get() != k {
-        return Err(MeasureError::DomainMismatch {
-            spec: k,
-            data: population.k().get(),
-        });
-    }
-    if config.runs == 0 {
-        return Err(MeasureError::NoRuns);
-    }
+    check_setting(k, population, config.runs)?;
     if let ReconstructionAttack::Map(prior) = &config.attack {
         prior.check_len(k as usize)?;
     }
@@ -402,4 +394,32 @@ fn poison<M: FamilyMechanism + AttackSurface>(
     );
     let Ok(()) = outcome;
     server.raw_estimate().expect("at least one user")
+}
+
+/// The checks every measurement makes: the protocol's k is the data's, and a run is asked.
+pub(crate) fn check_setting(
+    k: u32,
+    population: &Population,
+    runs: u64,
+) -> Result<(), MeasureError> {
+    if population.k().get() != k {
+        return Err(MeasureError::DomainMismatch {
+            spec: k,
+            data: population.k().get(),
+        });
+    }
+    if runs == 0 {
+        return Err(MeasureError::NoRuns);
+    }
+    Ok(())
+}
+
+/// `users` users spread evenly over `all` (user `i * len / users`), or every user with
+/// `None` or more users than there are.
+pub(crate) fn spread_users(all: &[u32], users: Option<usize>) -> Result<Vec<u32>, MeasureError> {
+    Ok(match users {
+        Some(0) => return Err(MeasureError::NoUsers),
+        Some(n) if n < all.len() => (0..n).map(|i| all[i * all.len() / n]).collect(),
+        _ => all.to_vec(),
+    })
 }
