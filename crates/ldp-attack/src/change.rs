@@ -63,8 +63,10 @@ pub struct ChangeConfig {
     pub change_rate: f64,
 }
 
-/// The change detector's rates, each with its standard error over runs (one run: the
-/// binomial one of its trials).
+/// The change detector's rates, each with its standard error over runs. One run gives
+/// the binomial standard error of its day pairs, which treats them as independent: a
+/// user's pairs share memos, so for the memoized collections it is too small; ask for
+/// several runs where the SE matters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChangeMeasurement {
     /// Runs.
@@ -73,9 +75,10 @@ pub struct ChangeMeasurement {
     pub users: usize,
     /// Days per user.
     pub days: u32,
-    /// `P[flag | the value changed]`: the detector's recall.
+    /// `P[flag | the value changed]`: the detector's recall (NaN when no value changed,
+    /// at a change rate of 0).
     pub detect: Estimate,
-    /// `P[flag | the value is unchanged]`.
+    /// `P[flag | the value is unchanged]` (NaN when every value changed, at a rate of 1).
     pub false_alarm: Estimate,
     /// The share of flags that are changes; `None` when no run flagged anything.
     pub precision: Option<Estimate>,
@@ -162,7 +165,12 @@ pub fn measure_changes(
         Estimate::rate_from_runs(
             tallies.iter().map(|t| {
                 let (hits, of) = part(t);
-                hits as f64 / of.max(1) as f64
+                // No trials (no change at a change rate of 0): no rate, not a rate of 0.
+                if of == 0 {
+                    f64::NAN
+                } else {
+                    hits as f64 / of as f64
+                }
             }),
             trials,
         )

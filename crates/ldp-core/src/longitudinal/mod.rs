@@ -249,6 +249,20 @@ impl Longitudinal {
             _ => None,
         };
         let values = match g {
+            // The memo's rounds and their closed forms are O(g): a g beyond what any
+            // family runs is refused, as a k would be (after the budgets: at eps_1 =
+            // eps_perm the formula's g is infinite, and the budgets are what is wrong).
+            Some(g) if g > crate::MAX_RUNNABLE_DOMAIN && eps_1.get() < eps_perm.get() => {
+                return Err(ParamError::Parameter {
+                    name: "g",
+                    description: "L-OLH's hash range g (LOLOHA's formula at eps_perm and eps_1 / eps_perm)",
+                    requirement: format!(
+                        "be at most {} (lower eps_perm, or eps_1 against it)",
+                        crate::MAX_RUNNABLE_DOMAIN
+                    ),
+                    value: f64::from(g),
+                });
+            }
             Some(g) => DomainSize::new(g)?,
             None => k,
         };
@@ -517,6 +531,15 @@ mod tests {
             matches!(err, ParamError::LongitudinalBudget { .. }),
             "{err:?}"
         );
+        // A g beyond what any family runs is refused, naming it.
+        let err = Longitudinal::new(
+            LongitudinalProtocol::LOlh,
+            DomainSize::new(50).unwrap(),
+            Epsilon::new(60.0).unwrap(),
+            Epsilon::new(30.0).unwrap(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("hash range g"), "{err}");
     }
 
     /// LOLOHA's published g (the Python formula of hharcolezi/LOLOHA, evaluated directly)

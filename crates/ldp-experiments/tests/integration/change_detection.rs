@@ -162,6 +162,11 @@ fn bad_settings_are_named() {
     // No change at all is a valid setting on such a population.
     let still = measure_changes(&grr, &one, &config(0.0)).unwrap();
     assert_eq!(still.change_rate.mean, 0.0);
+    assert!(
+        still.detect.mean.is_nan(),
+        "no change, no recall: {:?}",
+        still.detect
+    );
     assert_eq!(still.values_per_user, 1.0);
 }
 
