@@ -6,8 +6,8 @@ use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal as Inner, LongitudinalProtocol, Memoized, Refreshable};
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{
-    Aggregator, FamilyMechanism, Grr, GrrReport, LocalHashing, Mechanism as _, OnesReport,
-    Support, UnaryEncoding, dispatch, with_batch_rng,
+    Aggregator, FamilyMechanism, Grr, GrrReport, LocalHashing, Mechanism as _, OnesReport, Support,
+    UnaryEncoding, dispatch, with_batch_rng,
 };
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
