@@ -11,6 +11,7 @@ const FAMILY_COLOUR = {
   blh: "#009E73", olh: "#009E73", alh: "#009E73",
   she: "#CC79A7", the: "#D55E00", athe: "#D55E00",
   hr: "#56B4E9", hm: "#56B4E9", flh: "#8C7A00", cms: "#7F7F7F", hcms: "#7F7F7F",
+  dbitflip: "#1B5E20",
 };
 
 export function colour(protocol) {

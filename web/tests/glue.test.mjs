@@ -12,7 +12,7 @@ glue.initSync({ module: readFileSync(join(WEB_DIR, "pkg", "ldp_wasm_bg.wasm")) }
 
 // Every protocol the CLI knows, from its own help.
 const PROTOCOLS = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh",
-  "athe", "hr", "hm", "flh", "cms", "hcms"];
+  "athe", "hr", "hm", "flh", "cms", "hcms", "dbitflip"];
 
 // 5,000 users cross a batch boundary of the seeded streams (4,096 users per batch).
 const items = Array.from({ length: 5000 }, (_, i) => (i * 37) % 64);

@@ -73,6 +73,7 @@ pub mod variance;
 
 // The families' closed forms: one module each, the registry of `ldp_core::families` names
 // them all.
+pub mod bit_flip;
 pub mod fast_local_hash;
 pub mod grr;
 pub mod hadamard;

@@ -66,7 +66,7 @@ pub fn asr(k: DomainSize, eps: Epsilon, omega: u32) -> f64 {
 /// ```text
 /// bits = ceil(log2 C(k, w))
 /// ```
-fn rank_bits(k: DomainSize, omega: u32) -> f64 {
+pub(crate) fn rank_bits(k: DomainSize, omega: u32) -> f64 {
     whole_bits(ln_binomial(u64::from(k.get()), u64::from(omega)) / std::f64::consts::LN_2)
 }
 

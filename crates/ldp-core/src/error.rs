@@ -193,6 +193,15 @@ pub enum ReportError {
         /// The repeated entry.
         value: u32,
     },
+    /// Two cells of a dBitFlip report name one bucket (`2j` and `2j + 1`): a report
+    /// samples each bucket at most once.
+    #[error("field `{field}`: cells {} and {} both name bucket {bucket}; a bucket is sampled at most once", 2 * u64::from(*.bucket), 2 * u64::from(*.bucket) + 1)]
+    SameBucket {
+        /// Offending field.
+        field: &'static str,
+        /// The bucket named twice.
+        bucket: u32,
+    },
     /// A real-valued entry is NaN or infinite.
     #[error("field `{field}`: entry {position} is not a finite number")]
     NonFinite {

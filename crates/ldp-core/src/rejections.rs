@@ -71,7 +71,8 @@ pub enum Reason {
     OutOfRange,
     /// Indices not sorted increasingly ([`ReportError::Unsorted`]).
     Unsorted,
-    /// A repeated index ([`ReportError::Duplicate`]).
+    /// A repeated index ([`ReportError::Duplicate`]), or a bucket sampled twice
+    /// ([`ReportError::SameBucket`]).
     Duplicate,
     /// A NaN or infinite number ([`ReportError::NonFinite`]).
     NonFinite,
@@ -127,7 +128,7 @@ impl From<&ReportError> for Reason {
             ReportError::Length { .. } => Reason::Length,
             ReportError::OutOfRange { .. } => Reason::OutOfRange,
             ReportError::Unsorted { .. } => Reason::Unsorted,
-            ReportError::Duplicate { .. } => Reason::Duplicate,
+            ReportError::Duplicate { .. } | ReportError::SameBucket { .. } => Reason::Duplicate,
             ReportError::NonFinite { .. } => Reason::NonFinite,
             ReportError::Magnitude { .. } => Reason::Magnitude,
         }

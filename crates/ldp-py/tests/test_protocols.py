@@ -8,7 +8,7 @@ import pytest
 
 import ldp
 
-ALL = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm", "flh", "cms", "hcms"]
+ALL = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe", "hr", "hm", "flh", "cms", "hcms", "dbitflip"]
 
 
 def test_parameters_by_name_keep_the_preset_for_the_rest():

@@ -450,3 +450,101 @@ fn count_mean_sketches_by_enumeration() {
         }
     }
 }
+
+/// Every report of a small dBitFlip: each set of d buckets with each pattern of bits.
+fn bit_flip_outputs(kv: u32, d: u32) -> Vec<ldp_core::SubsetReport> {
+    (0u32..1 << kv)
+        .filter(|mask| mask.count_ones() == d)
+        .flat_map(|mask| {
+            let set: Vec<u32> = (0..kv).filter(|i| mask >> i & 1 == 1).collect();
+            (0u32..1 << d).map(move |bits| ldp_core::SubsetReport {
+                subset: set
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &j)| 2 * j + (bits >> i & 1))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn bit_flip_asr_mse_gain_and_pairs_by_enumeration() {
+    use ldp_core::families::bit_flip::DBitFlip;
+    use ldp_core::simulation::{Role, stream_rng};
+    for kv in [2u32, 3, 5, 8] {
+        for e in [0.5, 2.0, 6.0] {
+            for d in 1..=kv {
+                let (k, eps) = (k(kv), eps(e));
+                let dbf = DBitFlip::new(k, eps, d).unwrap();
+                let spec = Spec::new(k, eps, FamilyParams::DBitFlip { bits: d }).unwrap();
+                let outputs = bit_flip_outputs(kv, d);
+                assert_relative_eq!(
+                    asr::expected(&spec, LhAsr::Exact),
+                    enumerated_asr(&dbf, &outputs),
+                    max_relative = 1e-12
+                );
+                // Ding et al.'s estimator: unbiased, with the closed form's variance.
+                for f in populations(k.as_usize()) {
+                    let spread = enumerated_mse(&dbf, &outputs, &f);
+                    assert_relative_eq!(
+                        variance::expected_mse(&spec, 1.0, &f),
+                        spread.iter().sum::<f64>() / spread.len() as f64,
+                        max_relative = 1e-9
+                    );
+                }
+                // (P10, P01) for items 0 and 1, summed over every report.
+                let (mut p10, mut p01) = (0.0, 0.0);
+                for y in &outputs {
+                    let (s0, s1) = (dbf.supports(y, 0), dbf.supports(y, 1));
+                    p10 += f64::from(u8::from(s0 && !s1)) * dbf.log_likelihood(y, 0).exp();
+                    p01 += f64::from(u8::from(s1 && !s0)) * dbf.log_likelihood(y, 0).exp();
+                }
+                let (a, b) = ldp_analytic::bit_flip::pairwise_support(k, eps, d);
+                assert_relative_eq!(a, p10, max_relative = 1e-12, epsilon = 1e-15);
+                assert_relative_eq!(b, p01, max_relative = 1e-12, epsilon = 1e-15);
+                // A fake report adds the closed form's gain to the targets, whatever it pads with.
+                let mut rng = stream_rng(7, 0, Role::Other(1), 0);
+                for r in 1..=kv.min(4) {
+                    let targets: Vec<u32> = (0..r).collect();
+                    let plan = dbf.plan_max_gain(&targets, Clip::Off);
+                    let report = dbf.max_gain_report(&plan, &targets, &mut rng);
+                    let g = estimate_of(&dbf, &report);
+                    let added: f64 = targets.iter().map(|&t| g[t as usize]).sum();
+                    let attack = epg::Poisoning::new(0.1, r, 0.0).unwrap();
+                    let gain = epg::expected(&spec, &attack).unwrap().finite().unwrap() / 0.1;
+                    assert_relative_eq!(added, gain, max_relative = 1e-9);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bit_flip_with_every_bit_is_sue() {
+    use ldp_core::families::unary::symmetric_p;
+    for (kv, e) in [(2, 0.3), (10, 1.0), (1000, 4.0)] {
+        let (k, eps) = (k(kv), eps(e));
+        let all = Spec::new(k, eps, FamilyParams::DBitFlip { bits: kv }).unwrap();
+        let sue = Spec::new(
+            k,
+            eps,
+            FamilyParams::UnaryEncoding {
+                p: symmetric_p(eps),
+            },
+        )
+        .unwrap();
+        assert_relative_eq!(
+            variance::approx_per_user(&all),
+            variance::approx_per_user(&sue),
+            max_relative = 1e-12
+        );
+        // One bit of the k: k times the variance.
+        let one = Spec::new(k, eps, FamilyParams::DBitFlip { bits: 1 }).unwrap();
+        assert_relative_eq!(
+            variance::approx_per_user(&one),
+            f64::from(kv) * variance::approx_per_user(&sue),
+            max_relative = 1e-12
+        );
+    }
+}

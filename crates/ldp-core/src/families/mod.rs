@@ -13,6 +13,7 @@
 #[macro_use]
 mod registry;
 
+pub mod bit_flip;
 pub(crate) mod bits;
 pub mod fast_local_hash;
 pub mod grr;
@@ -81,6 +82,30 @@ pub trait FamilyMechanism: Mechanism + Registered {
     fn refresh(k: DomainSize, param: Self::Param) -> Option<Refresh<Self::Param>> {
         let _ = (k, param);
         None
+    }
+
+    /// The class of `item` under `public`, the randomness a user draws once for a
+    /// permanent memo ([`crate::longitudinal::ClassMemo`]): values of one class have one
+    /// report law, so one memo per class reveals all a memo can. By default there is no
+    /// public randomness and each value is its own class (RAPPOR's memo per value); LH's
+    /// class is the hash under the user's seed, dBitFlip's which of its buckets holds the
+    /// value.
+    fn memo_class(&self, item: u32, public: u64) -> u32 {
+        let _ = public;
+        item
+    }
+
+    /// A report of `item` given the user's public randomness (see
+    /// [`FamilyMechanism::memo_class`]); for a uniform `public` it follows
+    /// [`Mechanism::perturb`]'s law. By default `public` is not used.
+    fn perturb_public<R: rand::Rng + ?Sized>(
+        &self,
+        item: u32,
+        public: u64,
+        rng: &mut R,
+    ) -> Result<Self::Report, crate::error::ItemOutOfRange> {
+        let _ = public;
+        self.perturb(item, rng)
     }
 
     /// A server for untrusted clients: [`Mechanism::aggregator`], or for a family that
@@ -457,6 +482,14 @@ registry! {
     } = sketch::HadamardCountMeanSketch [
         /// The Hadamard count-mean sketch, h = 256 rows of m = 1024.
         Hcms("hcms", "HCMS") => classic(|_, _| sketch::preset()),
+    ],
+    /// Ding et al.'s dBitFlip: d sampled buckets, one symmetric bit each.
+    DBitFlip {
+        /// The number of sampled buckets (bits), d.
+        bits: u32,
+    } = bit_flip::DBitFlip [
+        /// dBitFlip with one bit (d = 1); dBitFlipPM is it under permanent memoization.
+        DBitFlip("dbitflip", "dBitFlip") => classic(|_, _| bit_flip::ONE_BIT),
     ],
 }
 

@@ -54,6 +54,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod class_memo;
 mod client;
 mod hashed;
 pub mod memoize;
@@ -63,6 +64,7 @@ pub mod rounds;
 use std::fmt;
 use std::str::FromStr;
 
+pub use class_memo::{ClassMemo, ClassMemory};
 pub use client::{LongitudinalClient, MemoTable};
 pub use hashed::{HashedMemo, HashedMemory};
 pub use memoize::{MemoShape, Memoized, Refresh, Refreshable, SecondRound};

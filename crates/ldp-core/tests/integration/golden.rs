@@ -158,6 +158,16 @@ fn large_domain_families_produce_pinned_reports() {
             r#"{"seed":3,"y":0}"#
         ]
     );
+    let dbf = ldp_core::families::bit_flip::DBitFlip::new(k, e, 3).unwrap();
+    // Cell 2 j + bit for each of the three sampled buckets j.
+    assert_eq!(
+        first_three(&dbf),
+        [
+            r#"{"subset":[10,14,17]}"#,
+            r#"{"subset":[3,6,19]}"#,
+            r#"{"subset":[0,2,8]}"#
+        ]
+    );
     let cms = ldp_core::families::sketch::CountMeanSketch::new(k, e, 4, 8).unwrap();
     // The row's own cell (h m + j = 32 + j) comes last.
     assert_eq!(

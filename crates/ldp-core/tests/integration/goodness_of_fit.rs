@@ -406,3 +406,94 @@ fn the_guess_by_rejection_is_uniform_over_the_support() {
         assert!(p > ALPHA, "{} cells: p = {p}", cells.len());
     }
 }
+
+/// Every dBitFlip report at small k: each set of d buckets with each pattern of bits.
+fn bit_flip_outputs(k: u32, d: u32) -> Vec<ldp_core::SubsetReport> {
+    all_subsets(k)
+        .into_iter()
+        .filter(|set| set.len() == d as usize)
+        .flat_map(|set| {
+            (0u32..1 << d).map(move |bits| ldp_core::SubsetReport {
+                subset: set
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &j)| 2 * j + (bits >> i & 1))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn bit_flip_matches_its_distribution() {
+    use ldp_core::families::bit_flip::DBitFlip;
+    for (kv, e, d, x) in [
+        (2, 0.5, 1, 1),
+        (5, 1.0, 2, 0),
+        (6, 3.0, 3, 5),
+        (8, 2.0, 8, 3),
+    ] {
+        let dbf = DBitFlip::new(k(kv), eps(e), d).unwrap();
+        fit_full_output(&dbf, x, &bit_flip_outputs(kv, d), 31);
+    }
+}
+
+/// A permanent memo by class draws its first report from the mechanism's own law (the
+/// public randomness drawn apart, then the report given it), and keeps at most one memo
+/// per class: d + 1 for dBitFlipPM, g for local hashing, one per value for GRR.
+#[test]
+fn class_memos_report_the_mechanisms_law_and_keep_one_memo_per_class() {
+    use ldp_core::families::bit_flip::DBitFlip;
+    use ldp_core::longitudinal::{ClassMemo, ClassMemory, Device};
+    let first_reports = |m: &DBitFlip, x: u32| -> Vec<u64> {
+        let outputs = bit_flip_outputs(m.domain_size().get(), m.sampled());
+        let index: HashMap<_, _> = outputs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.clone(), i))
+            .collect();
+        let device = ClassMemo(m.clone());
+        let mut rng = stream_rng(43, 0, Role::Other(5), 0);
+        let mut observed = vec![0u64; outputs.len()];
+        for _ in 0..DRAWS / 4 {
+            let mut memory = ClassMemory::default();
+            let r = device.report_value(&mut memory, x, &mut rng).unwrap();
+            observed[index[&r]] += 1;
+        }
+        observed
+    };
+    for (kv, e, d, x) in [(4, 1.0, 2, 1), (6, 3.0, 1, 0)] {
+        let m = DBitFlip::new(k(kv), eps(e), d).unwrap();
+        let outputs = bit_flip_outputs(kv, d);
+        let probs: Vec<f64> = outputs
+            .iter()
+            .map(|r| m.log_likelihood(r, x).exp())
+            .collect();
+        let p = chi_square_p(&first_reports(&m, x), &probs);
+        assert!(p > ALPHA, "{m:?}: chi-square p = {p}");
+    }
+    let mut rng = stream_rng(47, 0, Role::Other(6), 0);
+    let dbf = ClassMemo(DBitFlip::new(k(50), eps(1.0), 3).unwrap());
+    let lh = ClassMemo(LocalHashing::new(k(50), eps(1.0), 4).unwrap());
+    let grr = ClassMemo(Grr::new(k(50), eps(1.0)).unwrap());
+    for _ in 0..20 {
+        let (mut a, mut b, mut c) = (
+            ClassMemory::default(),
+            ClassMemory::default(),
+            ClassMemory::default(),
+        );
+        for x in 0..50 {
+            dbf.report_value(&mut a, x, &mut rng).unwrap();
+            lh.report_value(&mut b, x, &mut rng).unwrap();
+            grr.report_value(&mut c, x, &mut rng).unwrap();
+        }
+        assert_eq!(
+            a.memos().len(),
+            4,
+            "d + 1 classes, every one met over 50 values"
+        );
+        assert!(b.memos().len() <= 4);
+        assert_eq!(c.memos().len(), 50);
+        assert!((dbf.spent(&a) - 4.0).abs() < 1e-12);
+    }
+}

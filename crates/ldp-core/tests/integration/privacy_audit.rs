@@ -364,3 +364,40 @@ fn local_hash_matches_the_python_ecosystem_test_vectors() {
     assert_eq!(xxh32_decimal(9999, 3_735_928_559), 0x5aaf3d69);
     assert_eq!(hash_item(42, 7, 56), 0xaaca0e14 % 56);
 }
+
+/// Every output at small k: the nine patterns of `exact_outputs` reach the same worst
+/// ratio, and that ratio is e^eps (a report sampling both buckets, with bits 1 and 0).
+#[test]
+fn bit_flip_is_eps_ldp_and_tight_over_every_output() {
+    use ldp_core::families::bit_flip::DBitFlip;
+    for kv in [2u32, 3, 5] {
+        let k = DomainSize::new(kv).unwrap();
+        for e in EPSILONS {
+            for d in 1..=kv {
+                let dbf = DBitFlip::new(k, Epsilon::new(e).unwrap(), d).unwrap();
+                let outputs: Vec<SubsetReport> = (0u32..1 << kv)
+                    .filter(|mask| mask.count_ones() == d)
+                    .flat_map(|mask| {
+                        let set: Vec<u32> = (0..kv).filter(|i| mask >> i & 1 == 1).collect();
+                        (0u32..1 << d).map(move |bits| SubsetReport {
+                            subset: set
+                                .iter()
+                                .enumerate()
+                                .map(|(i, &j)| 2 * j + (bits >> i & 1))
+                                .collect(),
+                        })
+                    })
+                    .collect();
+                let worst = audit(&dbf, &outputs, 1.0);
+                let exact: Vec<SubsetReport> =
+                    dbf.exact_outputs(u64::MAX).unwrap().outputs.collect();
+                let at_exact = worst_ratio(&dbf, &exact);
+                assert!((at_exact / worst - 1.0).abs() < 1e-9, "{dbf:?}");
+                // Tight when two buckets can be sampled together (d >= 2); at d = 1 a
+                // report names one bucket, so the ratio is (p/q) = e^(eps/2).
+                let bound = if d >= 2 { e.exp() } else { (e / 2.0).exp() };
+                assert!((worst / bound - 1.0).abs() < 1e-9, "{dbf:?}: {worst}");
+            }
+        }
+    }
+}

@@ -51,6 +51,8 @@ pub enum Marker {
     TriangleRight,
     /// Six-spoked asterisk.
     Asterisk,
+    /// Two triangles tip to tip, pointing in (a bow tie on its side).
+    Bowtie,
 }
 
 impl Marker {
@@ -152,24 +154,26 @@ const PAPER_LOOKS: [(Protocol, Rgb, Marker); 8] = [
 /// Colours beside Okabe and Ito's for the protocols added since the paper: each far from
 /// the palette's eight and from the others (dark and light, red and blue and green), so
 /// that no two classic protocols share a colour.
-const ADDED_COLORS: [Rgb; 5] = [
+const ADDED_COLORS: [Rgb; 6] = [
     Rgb(136, 34, 85),
     Rgb(231, 41, 138),
     Rgb(140, 81, 10),
     Rgb(102, 166, 30),
     Rgb(51, 34, 136),
+    Rgb(27, 94, 32),
 ];
 
-/// The large-domain oracles: each a colour of its own and a marker no other protocol has,
-/// so that a figure whose colours show a colour bar still tells all seventeen protocols
+/// The large-domain oracles and dBitFlip: each a colour of its own and a marker no other protocol has,
+/// so that a figure whose colours show a colour bar still tells all eighteen protocols
 /// apart by their markers, and a figure's coinciding lines (FLH on OLH, HM on HCMS) by
 /// their colours.
-const ADDED_LOOKS: [(Protocol, Rgb, Marker); 5] = [
+const ADDED_LOOKS: [(Protocol, Rgb, Marker); 6] = [
     (Protocol::Hr, ADDED_COLORS[0], Marker::Pentagon),
     (Protocol::Hm, ADDED_COLORS[1], Marker::Hexagon),
     (Protocol::Flh, ADDED_COLORS[2], Marker::TriangleLeft),
     (Protocol::Cms, ADDED_COLORS[3], Marker::TriangleRight),
     (Protocol::Hcms, ADDED_COLORS[4], Marker::Asterisk),
+    (Protocol::DBitFlip, ADDED_COLORS[5], Marker::Bowtie),
 ];
 
 /// The colour and marker of a classic protocol: the paper's table and the large-domain
@@ -196,7 +200,7 @@ fn classic_look(p: Protocol) -> (Rgb, Marker) {
 }
 
 /// Every marker shape.
-pub const ALL_MARKERS: [Marker; 13] = [
+pub const ALL_MARKERS: [Marker; 14] = [
     Marker::Circle,
     Marker::Square,
     Marker::Triangle,
@@ -210,6 +214,7 @@ pub const ALL_MARKERS: [Marker; 13] = [
     Marker::TriangleLeft,
     Marker::TriangleRight,
     Marker::Asterisk,
+    Marker::Bowtie,
 ];
 
 /// The look of `p` in every figure: its colour and marker (the paper's for its
@@ -372,7 +377,7 @@ mod tests {
 
     #[test]
     fn every_protocol_has_a_marker_of_its_own_where_colour_shows_a_colour_bar() {
-        // bits_vs_mse draws all seventeen in one panel, coloured by the ASR: the marker
+        // bits_vs_mse draws every protocol in one panel, coloured by the ASR: the marker
         // is all that tells them apart.
         let all = Protocol::ALL;
         for (i, &a) in all.iter().enumerate() {

@@ -830,6 +830,11 @@ fn draw_marker(
             pt(-r * 0.7, -r * 0.95),
             pt(-r * 0.7, r * 0.95),
         ])?,
+        Marker::Bowtie => {
+            let (w, h) = (r * 1.05, r * 0.85);
+            polygon(vec![pt(-w, -h), pt(0.0, 0.0), pt(-w, h)])?;
+            polygon(vec![pt(w, -h), pt(0.0, 0.0), pt(w, h)])?;
+        }
         Marker::Asterisk => {
             let bold = c.stroke_width(u(0.9) as u32);
             for i in 0..3 {

@@ -257,6 +257,20 @@ impl LocalHashing {
 eq_by_spec!(LocalHashing);
 
 impl FamilyMechanism for LocalHashing {
+    /// The seed is the public part (its low 32 bits); a value's class is its hash.
+    fn memo_class(&self, item: u32, public: u64) -> u32 {
+        hash_item(item, public as u32, self.g)
+    }
+
+    fn perturb_public<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        public: u64,
+        rng: &mut R,
+    ) -> Result<LhReport, ItemOutOfRange> {
+        self.perturb_with_seed(item, public as u32, rng)
+    }
+
     fn check(_: DomainSize, _: Epsilon, g: u32) -> Result<(), ParamError> {
         check_hash_range(g)
     }
