@@ -24,6 +24,7 @@
 //! | fresh GRR at eps | `1 - p^2 - (k - 1) q^2` | `1 - 2 p q - (k - 2) q^2` |
 //! | L-GRR (memo, then refreshed) | `1 - p2^2 - (k - 1) q2^2` | `1 - 2 p_s q_s - (k - 2) q_s^2` |
 //! | permanent GRR memo at eps_perm | 0 | `1 - 2 p1 q1 - (k - 2) q1^2` |
+//! | dBitFlipPM, one bit ([`bit_flip_pm`]) | 0 | `(2/k) (p^2 + q^2) (1 - 1/k)` |
 //!
 //! (`p_s, q_s`: the chained law, [`Longitudinal::chained`]). A permanent memo never
 //! raises a false alarm, so every flag is a change: Example 2's point, that memoization
@@ -44,8 +45,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use ldp_core::families::bit_flip::keep_probability;
 use ldp_core::longitudinal::{Longitudinal, Round};
-use ldp_core::{Family, Spec};
+use ldp_core::{DomainSize, Epsilon, Family, FamilyParams, Spec};
 
 /// The change detector's two conditional flag rates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -87,13 +89,41 @@ pub fn one_shot(spec: &Spec) -> Option<ChangeRates> {
     Some(one_value(spec.k().as_f64(), law, law))
 }
 
-/// A permanent memo, replayed every day: GRR only (`None` for other families).
+/// A permanent memo, replayed every day: GRR, and dBitFlipPM with one bit ([`bit_flip_pm`]);
+/// `None` for other families.
 pub fn permanent(spec: &Spec) -> Option<ChangeRates> {
+    if let FamilyParams::DBitFlip { bits: 1 } = spec.params() {
+        return Some(bit_flip_pm(spec.k(), spec.eps()));
+    }
     let law = grr_law(spec)?;
     Some(ChangeRates {
         false_alarm: 0.0,
         ..one_value(spec.k().as_f64(), law, law)
     })
+}
+
+/// dBitFlipPM with one bit (d = 1): the user's bucket j is drawn once and a memo kept per
+/// class (the value in j, or not), so a report changes only when the value moves into or
+/// out of j, and then only when the two classes' bits differ.
+///
+/// # Formula
+///
+/// ```text
+/// false_alarm = 0,   detect = (2/k) (p^2 + q^2) (1 - 1/k),   p = e^(eps/2) / (e^(eps/2) + 1)
+/// ```
+///
+/// Derived here: j is uniform and independent of the values, so one of two distinct
+/// values is j with probability 2/k; the classes' bits differ with probability
+/// `p (1 - q) + (1 - p) q = p^2 + q^2`; the report with bit 1 is guessed as j, the one
+/// with bit 0 (no support) uniformly over k, so the guess moves unless that draw is j.
+pub fn bit_flip_pm(k: DomainSize, eps: Epsilon) -> ChangeRates {
+    let p = keep_probability(eps);
+    let q = 1.0 / (1.0 + (eps.get() / 2.0).exp());
+    let kf = k.as_f64();
+    ChangeRates {
+        detect: 2.0 / kf * (p * p + q * q) * (1.0 - 1.0 / kf),
+        false_alarm: 0.0,
+    }
 }
 
 /// A memo refreshed every day: L-GRR only (`None` for the unary chains).

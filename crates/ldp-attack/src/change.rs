@@ -5,10 +5,13 @@
 //! population and, on each later day, changes with probability `change_rate` to another
 //! value drawn from the population's distribution (a Markov chain per user). The device
 //! reports through a [`Collection`]: afresh every day, with a memo per value refreshed
-//! every day (the memoized protocols), or with a memo per value replayed unchanged (a
-//! permanent memo, as dBitFlipPM and RAPPOR's permanent response do). Memos are kept per
-//! value, so a value that comes back reuses its memo; LOLOHA's L-OLH and L-BLH keep one
-//! seed per user and a memo per hashed value ([`HashedMemo`]).
+//! every day (the memoized protocols), or with a memo replayed unchanged (a permanent
+//! memo, as RAPPOR's permanent response does). Memos are kept per value, so a value that
+//! comes back reuses its memo; LOLOHA's L-OLH and L-BLH keep one seed per user and a memo
+//! per hashed value ([`HashedMemo`]). A permanent memo keeps a memo per class
+//! ([`ClassMemo`]): per value for most families, per hashed value under one seed for local
+//! hashing, and for dBitFlip dBitFlipPM's (the d buckets drawn once per user), so a
+//! change is seen only when it moves the value into or out of a sampled bucket.
 //!
 //! The attacker links the user's reports and reconstructs each day's value from that day's
 //! report ([`AttackSurface::guess`], the paper's attack); an identical report keeps the
@@ -33,7 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use ldp_core::longitudinal::{Device, Fresh, HashedMemo, Memoized};
+use ldp_core::longitudinal::{ClassMemo, Device, Fresh, HashedMemo};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
 use ldp_core::{AttackSurface, dispatch, dispatch_memoized};
 use rand::{Rng, RngExt};
@@ -151,8 +154,9 @@ pub fn measure_changes(
         Collection::OneShot(spec) => {
             dispatch!(spec.build()?, m => run_all(&Fresh(m), all, &users, config))
         }
+        // A memo per class: per value for most families, dBitFlipPM's for dBitFlip.
         Collection::Permanent(spec) => {
-            dispatch!(spec.build()?, m => run_all(&Memoized::permanent(m), all, &users, config))
+            dispatch!(spec.build()?, m => run_all(&ClassMemo(m), all, &users, config))
         }
         // LOLOHA's device keeps one seed per user and a memo per hashed value.
         Collection::Memoized(l) if l.hash_range().is_some() => {

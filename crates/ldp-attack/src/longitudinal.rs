@@ -39,8 +39,10 @@ pub enum Collection {
     /// A memoized protocol: one memo per user, a fresh report of it each time.
     Memoized(Longitudinal),
     /// A permanent memo: the one-shot report of the value drawn once and replayed each
-    /// time (dBitFlipPM's memoization, RAPPOR's permanent response alone), so linked
-    /// reports reveal what one does.
+    /// time (RAPPOR's permanent response alone; for dBitFlip, dBitFlipPM), so linked
+    /// reports of one value reveal what one does. When the value changes, a memo is kept
+    /// per class of values (`ldp_core::longitudinal::ClassMemo`): per value for most
+    /// families, per hashed value for local hashing, dBitFlipPM's for dBitFlip.
     Permanent(Spec),
 }
 

@@ -53,6 +53,8 @@ impl Curve {
         match self {
             Curve::Fresh(p) => p.label().to_owned(),
             Curve::Memoized(p) => p.label().to_owned(),
+            // Ding et al.'s name: dBitFlip under its permanent memo by class.
+            Curve::Permanent(Protocol::DBitFlip) => "dBitFlipPM".to_owned(),
             Curve::Permanent(p) => format!("{}, permanent memo", p.label()),
         }
     }

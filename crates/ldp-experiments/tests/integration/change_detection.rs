@@ -114,6 +114,21 @@ fn a_permanent_memo_flags_only_changes_for_every_family() {
     assert!(m.precision.unwrap().mean < 0.5);
 }
 
+/// dBitFlipPM keeps its buckets and a memo per class: with one bit a change shows only
+/// when the value moves into or out of the user's bucket, and at most two memos are ever
+/// drawn, against one per value for the memo kept per value.
+#[test]
+fn bit_flip_pm_sees_few_changes_and_spends_at_most_d_plus_one_memos() {
+    let pop = Population::adult_age();
+    for e in [1.0, 4.0] {
+        let spec = Spec::classic(Protocol::DBitFlip, pop.k(), eps(e)).unwrap();
+        let m = measure_changes(&Collection::Permanent(spec), &pop, &config(0.2)).unwrap();
+        compare("dBitFlipPM", &m, change::permanent(&spec).unwrap(), 0.2);
+        assert!(m.budget_per_user <= 2.0 * e + 1e-9, "{}", m.budget_per_user);
+        assert!(m.values_per_user > 3.0, "{}", m.values_per_user);
+    }
+}
+
 #[test]
 fn the_same_numbers_on_any_thread_count() {
     let pop = Population::adult_age();
