@@ -109,6 +109,31 @@ def test_linked_attack_measured_matches_the_closed_form():
         assert np.all(np.abs(z) < 3), (target, s)
 
 
+def test_change_detection_matches_the_closed_forms():
+    grr = ldp.mechanism("grr", k=100, eps=2.0)
+    s = ldp.simulate_changes(grr, 10, 0.2, dataset="adult-age", users=3_000, runs=4, seed=3)
+    for rate in ["detect", "false_alarm", "flag_rate"]:
+        assert abs(s[rate] - s[f"{rate}_expected"]) <= 3 * s[f"{rate}_se"], (rate, s)
+    # dBitFlipPM: no false alarm, and at most d + 1 = 2 memos of eps per user.
+    pm = ldp.simulate_changes(
+        ldp.mechanism("dbitflip", k=100, eps=2.0), 10, 0.2, dataset="adult-age", users=3_000, runs=4, seed=3,
+        permanent=True,
+    )
+    assert pm["false_alarm"] == 0.0 and pm["precision"] == 1.0
+    assert abs(pm["detect"] - pm["detect_expected"]) <= 3 * pm["detect_se"], pm
+    assert pm["budget_per_user"] <= 4.0
+    # The memoized unary chains have no closed form: NaN, not a number made up.
+    l = ldp.longitudinal("l-osue", k=100, eps_perm=2.0, eps_1=1.0)
+    memo = ldp.simulate_changes(l, 5, 0.2, dataset="adult-age", users=1_000)
+    assert np.isnan(memo["detect_expected"]) and memo["false_alarm"] > 0.5
+    for bad, match in [(dict(days=1), "day"), (dict(change_rate=1.5), "change rate")]:
+        args = dict(days=10, change_rate=0.2) | bad
+        with pytest.raises(ldp.ParamError, match=match):
+            ldp.simulate_changes(grr, args["days"], args["change_rate"], dataset="adult-age")
+    with pytest.raises(ldp.ParamError, match="permanent"):
+        ldp.simulate_changes(l, 5, 0.2, dataset="adult-age", permanent=True)
+
+
 def test_tuning_for_a_year_of_daily_reports():
     once = ldp.tune("aue", 100, 0.5)
     daily = ldp.tune("aue", 100, 0.5, asr_after=365)

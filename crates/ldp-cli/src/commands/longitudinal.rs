@@ -100,9 +100,13 @@ pub(crate) fn analyze_row(
     Ok(row)
 }
 
-/// What `ldp simulate --collections` measures.
+/// What `ldp simulate --collections` and `--days` measure.
 pub(crate) enum Target {
+    /// A fresh report at every collection.
     OneShot(Spec),
+    /// The first report replayed (`--permanent`; dBitFlip's is dBitFlipPM).
+    Permanent(Spec),
+    /// A memoized protocol (`--memoize`).
     Memoized(Longitudinal),
 }
 
@@ -121,6 +125,11 @@ pub(crate) fn simulate_rows(
     let sorted = config.collections.clone();
     let (collection, eps, perm) = match target {
         Target::OneShot(spec) => (Collection::OneShot(*spec), spec.eps().get(), None),
+        Target::Permanent(spec) => (
+            Collection::Permanent(*spec),
+            spec.eps().get(),
+            Some(spec.eps().get()),
+        ),
         Target::Memoized(l) => (
             Collection::Memoized(l.clone()),
             l.eps_1().get(),
@@ -146,6 +155,8 @@ pub(crate) fn simulate_rows(
         .map(|(&t, e)| {
             let expected = match target {
                 Target::OneShot(spec) => longitudinal::asr_after(spec, t),
+                // Linked replays of one report reveal what it does.
+                Target::Permanent(spec) => longitudinal::asr_after(spec, 1),
                 Target::Memoized(l) => Some(longitudinal::memoized(l, t)),
             };
             vec![

@@ -4,6 +4,7 @@ mod aggregate;
 mod analyze;
 mod attack;
 mod audit;
+mod change;
 mod longitudinal;
 mod multidim;
 mod multidim_analyze;

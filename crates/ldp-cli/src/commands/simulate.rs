@@ -18,7 +18,7 @@ use super::ProtocolArgs;
 use super::aggregate::server_clip;
 use super::attack::read_prior;
 use super::longitudinal;
-use super::{multidim, multidim_simulate};
+use super::{change, multidim, multidim_simulate};
 use crate::lines::{ITEM_LINE_CAP, parse_item};
 use crate::memory;
 use crate::output::{Format, Value, number, print};
@@ -143,10 +143,25 @@ pub(crate) struct SimulateArgs {
     /// combined-likelihood attack after each T given (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "T")]
     collections: Option<Vec<u32>>,
-    /// With --collections: a memoized protocol (--protocol l-grr, l-sue, l-oue, l-osue,
-    /// l-soue, l-olh, l-blh or l-adp), --eps per report and --eps-perm for the memo.
-    #[arg(long, requires = "collections", requires = "eps_perm")]
+    /// With --collections or --days: a memoized protocol (--protocol l-grr, l-sue, l-oue,
+    /// l-osue, l-soue, l-olh, l-blh or l-adp), --eps per report and --eps-perm for the memo.
+    #[arg(long, requires = "eps_perm", conflicts_with = "permanent")]
     memoize: bool,
+    /// With --collections or --days: the first report of a value replayed at every
+    /// collection (a permanent memo; for dbitflip, Ding et al.'s dBitFlipPM, which keeps
+    /// its buckets and a memo per class of values).
+    #[arg(long)]
+    permanent: bool,
+    /// Users whose values change: each reports on D days (at least 2), and the attacker
+    /// flags the days its reconstruction moves (the paper's Example 2). Needs
+    /// --change-rate; prints the detector's recall, false alarms and precision beside
+    /// their closed forms where there is one.
+    #[arg(long, value_name = "D", conflicts_with = "collections")]
+    days: Option<u32>,
+    /// With --days: the probability that a user's value changes from one day to the next
+    /// (to another value drawn from the data).
+    #[arg(long = "change-rate", value_name = "R")]
+    change_rate: Option<f64>,
     /// The memo's budget (with --memoize).
     #[arg(long = "eps-perm", value_name = "E", requires = "memoize")]
     eps_perm: Option<f64>,
@@ -175,17 +190,55 @@ fn read_items(path: &PathBuf, k: ldp_core::DomainSize) -> Result<Population> {
 
 /// `ldp simulate --collections`: the attack on linked reports.
 fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
+    let (target, name) = repeated_target(a, "--collections")?;
+    let pop = population(a, target_k(&target))?;
+    let (columns, rows) =
+        longitudinal::simulate_rows(&target, name, &pop, a.runs, a.seed, collections)?;
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
+}
+
+/// `ldp simulate --days D --change-rate R`: the change detector.
+fn run_changes(a: &SimulateArgs, days: u32, rate: f64) -> Result<()> {
+    let (target, name) = repeated_target(a, "--days")?;
+    let pop = population(a, target_k(&target))?;
+    let (columns, rows) = change::simulate_rows(&target, name, &pop, a.runs, a.seed, days, rate)?;
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
+}
+
+fn target_k(target: &longitudinal::Target) -> ldp_core::DomainSize {
+    match target {
+        longitudinal::Target::OneShot(spec) | longitudinal::Target::Permanent(spec) => spec.k(),
+        longitudinal::Target::Memoized(l) => l.domain_size(),
+    }
+}
+
+/// What each user sends at every collection: a fresh report, a permanent memo or a
+/// memoized protocol; `mode` names the flag that asked for repeated collection.
+fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target, &'static str)> {
     for (flag, given) in [
         ("--poison", a.poison.is_some()),
         ("--attack map", a.attack == AttackArg::Map),
     ] {
         if given {
             bail!(
-                "{flag} does not combine with --collections (the linked attack has a uniform prior)"
+                "{flag} does not combine with {mode} (the attacks on linked reports have a uniform prior)"
             );
         }
     }
-    let (target, name) = if a.memoize {
+    if a.permanent {
+        if longitudinal::is_memoized(&a.protocol.protocol) {
+            bail!(
+                "--permanent replays a one-shot protocol's report; --protocol {} is memoized (use --memoize)",
+                a.protocol.protocol.trim()
+            );
+        }
+        let name = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
+        return Ok((
+            longitudinal::Target::Permanent(a.protocol.resolve()?.spec),
+            name,
+        ));
+    }
+    Ok(if a.memoize {
         let p = &a.protocol;
         if p.param.is_some() {
             bail!("--param does not apply to the memoized protocols");
@@ -213,15 +266,7 @@ fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
             longitudinal::Target::OneShot(a.protocol.resolve()?.spec),
             name,
         )
-    };
-    let k = match &target {
-        longitudinal::Target::OneShot(spec) => spec.k(),
-        longitudinal::Target::Memoized(l) => l.domain_size(),
-    };
-    let pop = population(a, k)?;
-    let (columns, rows) =
-        longitudinal::simulate_rows(&target, name, &pop, a.runs, a.seed, collections)?;
-    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
+    })
 }
 
 /// The users: a file of items or a shipped data set, resampled to `--users` if given.
@@ -283,8 +328,16 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         }
         memory::check("--users", n, 4)?;
     }
+    if let Some((days, rate)) = change::setting(a.days, a.change_rate)? {
+        return run_changes(a, days, rate);
+    }
     if let Some(collections) = &a.collections {
         return run_linked(a, collections);
+    }
+    for (flag, given) in [("--memoize", a.memoize), ("--permanent", a.permanent)] {
+        if given {
+            bail!("{flag}: applies to repeated collection; add --collections T or --days D");
+        }
     }
     let spec = a.protocol.resolve()?.spec;
     let k = spec.k();
@@ -402,6 +455,9 @@ fn run_several(a: &SimulateArgs, solution: Solution) -> Result<()> {
         ("--collections", a.collections.is_some()),
         ("--memoize", a.memoize),
         ("--eps-perm", a.eps_perm.is_some()),
+        ("--permanent", a.permanent),
+        ("--days", a.days.is_some()),
+        ("--change-rate", a.change_rate.is_some()),
     ];
     for (flag, given) in unused {
         if given {

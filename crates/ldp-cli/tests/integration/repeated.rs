@@ -175,7 +175,24 @@ fn bad_repeated_collection_input_names_the_flag() {
             "adult-age",
             "--memoize",
         ],
-        "--collections",
+        "--eps-perm",
+    );
+    fails(
+        &[
+            "simulate",
+            "--protocol",
+            "l-grr",
+            "--k",
+            "100",
+            "--eps",
+            "1",
+            "--dataset",
+            "adult-age",
+            "--memoize",
+            "--eps-perm",
+            "2",
+        ],
+        "--memoize: applies to repeated collection; add --collections T or --days D",
     );
 }
 
@@ -338,4 +355,113 @@ fn tune_all_bounds_the_asr_after_t_reports() {
     );
     assert_eq!(once, one);
     assert_ne!(once, daily);
+}
+
+/// `--days D --change-rate R`: the change detector of Example 2, fresh, permanent and
+/// memoized, with the closed forms where a report is one value (GRR, dBitFlipPM).
+#[test]
+fn simulate_detects_changes_beside_the_closed_forms() {
+    let base = [
+        "simulate",
+        "--dataset",
+        "adult-age",
+        "--k",
+        "100",
+        "--users",
+        "2000",
+        "--runs",
+        "4",
+        "--seed",
+        "3",
+        "--days",
+        "10",
+        "--change-rate",
+        "0.2",
+    ];
+    let near = |csv: &str, rate: &str| {
+        let measured: f64 = column(csv, "", rate).parse().unwrap();
+        let se: f64 = column(csv, "", &format!("{rate}_se")).parse().unwrap();
+        let expected: f64 = column(csv, "", &format!("{rate}_expected"))
+            .parse()
+            .unwrap();
+        assert!(
+            (measured - expected).abs() <= 3.0 * se + 1e-12,
+            "{rate}: {measured} +- {se} vs {expected}\n{csv}"
+        );
+    };
+    let fresh = stdout(ldp().args(base).args(["--protocol", "grr", "--eps", "2"]));
+    assert!(
+        fresh.starts_with("protocol,collection,k,eps,eps_perm,runs,users,days,change_rate,detect,")
+    );
+    assert_eq!(column(&fresh, "", "collection"), "fresh");
+    near(&fresh, "detect");
+    near(&fresh, "false_alarm");
+    let pm = stdout(
+        ldp()
+            .args(base)
+            .args(["--protocol", "dbitflip", "--eps", "2", "--permanent"]),
+    );
+    assert_eq!(column(&pm, "", "collection"), "permanent");
+    near(&pm, "detect");
+    assert_eq!(column(&pm, "", "false_alarm"), "0");
+    // dBitFlipPM with one bit draws at most two memos: (d + 1) eps.
+    let budget: f64 = column(&pm, "", "budget_per_user").parse().unwrap();
+    assert!(budget <= 4.0 + 1e-9, "{budget}");
+    // A memoized unary chain: measured only, its closed-form columns empty.
+    let memo = stdout(ldp().args(base).args([
+        "--protocol",
+        "l-osue",
+        "--eps",
+        "1",
+        "--eps-perm",
+        "2",
+        "--memoize",
+    ]));
+    assert_eq!(column(&memo, "", "collection"), "memoized");
+    assert_eq!(column(&memo, "", "detect_expected"), "");
+    // Bad settings name the flag.
+    for (extra, said) in [
+        (&["--change-rate", "1.5"][..], "--change-rate 1.5"),
+        (&["--days", "1"][..], "--days 1"),
+    ] {
+        let mut args: Vec<&str> = base.to_vec();
+        for pair in extra.chunks(2) {
+            let i = args.iter().position(|a| *a == pair[0]).unwrap();
+            args[i + 1] = pair[1];
+        }
+        ldp()
+            .args(args)
+            .args(["--protocol", "grr", "--eps", "2"])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(said));
+    }
+    ldp()
+        .args([
+            "simulate",
+            "--dataset",
+            "adult-age",
+            "--k",
+            "100",
+            "--protocol",
+            "grr",
+        ])
+        .args(["--eps", "2", "--days", "5"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--change-rate"));
+    ldp()
+        .args([
+            "simulate",
+            "--dataset",
+            "adult-age",
+            "--k",
+            "100",
+            "--protocol",
+            "grr",
+        ])
+        .args(["--eps", "2", "--permanent"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--collections T or --days D"));
 }

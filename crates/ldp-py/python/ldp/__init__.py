@@ -31,7 +31,9 @@ simplex       projection onto the probability simplex      (none)
 Repeated collection: ``ldp.longitudinal`` builds the memoized protocols of Arcolezi et al.
 (2021) (L-GRR, L-SUE, L-OUE, L-OSUE, L-SOUE, L-ADP), whose reports match multi-freq-ldpy's
 ``long_freq_est`` clients, and LOLOHA's local hashing (L-OLH, L-BLH, Arcolezi et al. 2023); ``ldp.asr_after`` gives the exact ASR of the attack that links
-t reports of one value, and ``ldp.simulate_linked`` measures it.
+t reports of one value, and ``ldp.simulate_linked`` measures it. ``ldp.simulate_changes``
+measures the change detector of the paper's Example 2 on values that change day to day
+(fresh reports, memoized protocols, permanent memos such as dBitFlipPM of ``dbitflip``).
 
 Several attributes per user: ``ldp.multidim`` builds the SPL, SMP, RS+FD, RS+FD-z and
 RS+RFD clients of ``ldp perturb --attributes`` over sizes, a dict, a pandas DataFrame or a
@@ -67,6 +69,7 @@ from ._ldp import (
     longitudinal,
     mechanism,
     simulate,
+    simulate_changes,
     simulate_linked,
     tune,
 )
@@ -97,6 +100,7 @@ __all__ = [
     "mechanism",
     "multidim",
     "simulate",
+    "simulate_changes",
     "simulate_linked",
     "tune",
 ]

@@ -10,7 +10,7 @@ __version__: str
 
 _ProtocolName = Literal[
     "grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh", "athe",
-    "hr", "hm", "flh", "cms", "hcms",
+    "hr", "hm", "flh", "cms", "hcms", "dbitflip",
 ]
 # One number for a family with one parameter, or values by name for any family.
 _ParamArg = Union[float, dict[str, float], str]
@@ -287,6 +287,18 @@ def simulate_linked(
     runs: int = 1,
     seed: int = 0,
 ) -> dict[str, Any]: ...
+def simulate_changes(
+    target: Union[Mechanism, Longitudinal],
+    days: int,
+    change_rate: float,
+    items: Optional[_Items] = None,
+    *,
+    dataset: Optional[Literal["adult-age"]] = None,
+    users: Optional[int] = None,
+    runs: int = 1,
+    seed: int = 0,
+    permanent: bool = False,
+) -> dict[str, Any]: ...
 
 def audit(
     client: Union[Mechanism, Longitudinal, Multidim, Callable[[npt.NDArray[np.int64]], Any]],
@@ -325,6 +337,7 @@ __all__ = [
     "longitudinal",
     "asr_after",
     "simulate_linked",
+    "simulate_changes",
     "_reports_from_pickle",
     "audit",
     "exact_audit",

@@ -1,0 +1,156 @@
+//! `ldp simulate --days D --change-rate R`: the change detector of the paper's Example 2
+//! on users whose values change, beside its closed form where there is one.
+
+use anyhow::{Context, Result, bail};
+use ldp_analytic::change::{self, ChangeRates};
+use ldp_attack::change::{ChangeConfig, measure_changes};
+use ldp_attack::longitudinal::Collection;
+use ldp_attack::{Estimate, MeasureError, Population};
+
+use super::longitudinal::Target;
+use crate::output::{Value, number};
+
+/// The columns of one row: the setting, then each rate with its SE and closed form.
+const COLUMNS: [&str; 25] = [
+    "protocol",
+    "collection",
+    "k",
+    "eps",
+    "eps_perm",
+    "runs",
+    "users",
+    "days",
+    "change_rate",
+    "detect",
+    "detect_se",
+    "detect_expected",
+    "false_alarm",
+    "false_alarm_se",
+    "false_alarm_expected",
+    "precision",
+    "precision_se",
+    "precision_expected",
+    "flag_rate",
+    "flag_rate_se",
+    "flag_rate_expected",
+    "change_rate_measured",
+    "change_rate_se",
+    "values_per_user",
+    "budget_per_user",
+];
+
+/// The measured rates of `target`'s reports over `days` days at `rate`, in one row.
+pub(crate) fn simulate_rows(
+    target: &Target,
+    name: &'static str,
+    population: &Population,
+    runs: u64,
+    seed: u64,
+    days: u32,
+    rate: f64,
+) -> Result<(Vec<&'static str>, Vec<Vec<Value>>)> {
+    let (collection, kind, eps, perm, exact) = match target {
+        Target::OneShot(spec) => (
+            Collection::OneShot(*spec),
+            "fresh",
+            spec.eps().get(),
+            None,
+            change::one_shot(spec),
+        ),
+        Target::Permanent(spec) => (
+            Collection::Permanent(*spec),
+            "permanent",
+            spec.eps().get(),
+            Some(spec.eps().get()),
+            change::permanent(spec),
+        ),
+        Target::Memoized(l) => (
+            Collection::Memoized(l.clone()),
+            "memoized",
+            l.eps_1().get(),
+            Some(l.eps_perm().get()),
+            change::memoized(l),
+        ),
+    };
+    let config = ChangeConfig {
+        runs,
+        seed,
+        users: None,
+        days,
+        change_rate: rate,
+    };
+    let m = measure_changes(&collection, population, &config).map_err(|e| {
+        let flag = match &e {
+            MeasureError::Days { .. } => format!("--days {days}"),
+            MeasureError::ChangeRate { .. } | MeasureError::OneValue { .. } => {
+                format!("--change-rate {}", number(rate))
+            }
+            MeasureError::NoRuns | MeasureError::TooManyRuns { .. } => format!("--runs {runs}"),
+            _ => "simulation".to_owned(),
+        };
+        anyhow::Error::new(e).context(flag)
+    })?;
+    let se = |e: &Estimate| -> Value { e.se.is_finite().then_some(e.se).into() };
+    let closed = |f: fn(&ChangeRates, f64) -> Option<f64>| -> Value {
+        exact.as_ref().and_then(|r| f(r, rate)).into()
+    };
+    let mut row = vec![
+        Value::from(name),
+        Value::from(kind),
+        Value::Int(u64::from(population.k().get())),
+        Value::Num(eps),
+        perm.into(),
+        Value::Int(runs),
+        Value::Int(m.users as u64),
+        Value::Int(u64::from(days)),
+        Value::Num(rate),
+        Value::Num(m.detect.mean),
+        se(&m.detect),
+        closed(|r, _| Some(r.detect)),
+        Value::Num(m.false_alarm.mean),
+        se(&m.false_alarm),
+        closed(|r, _| Some(r.false_alarm)),
+    ];
+    match &m.precision {
+        Some(p) => row.extend([Value::Num(p.mean), se(p)]),
+        None => row.extend([None::<f64>.into(), None::<f64>.into()]),
+    }
+    row.extend([
+        closed(|r, rate| r.precision(rate)),
+        Value::Num(m.flag_rate.mean),
+        se(&m.flag_rate),
+        closed(|r, rate| Some(r.flag_rate(rate))),
+        Value::Num(m.change_rate.mean),
+        se(&m.change_rate),
+        Value::Num(m.values_per_user),
+        Value::Num(m.budget_per_user),
+    ]);
+    Ok((COLUMNS.to_vec(), vec![row]))
+}
+
+/// `--change-rate R`: a probability.
+pub(crate) fn check_rate(rate: f64) -> Result<f64> {
+    if !(0.0..=1.0).contains(&rate) {
+        bail!(
+            "--change-rate {}: the daily probability that a value changes lies in [0, 1]",
+            number(rate)
+        );
+    }
+    Ok(rate)
+}
+
+/// `--days D` with its rate: both or neither.
+pub(crate) fn setting(days: Option<u32>, rate: Option<f64>) -> Result<Option<(u32, f64)>> {
+    match (days, rate) {
+        (None, None) => Ok(None),
+        (Some(d), Some(r)) => Ok(Some((d, check_rate(r)?))),
+        (Some(d), None) => Err(anyhow::anyhow!(
+            "add --change-rate R (the daily probability that a value changes)"
+        ))
+        .context(format!("--days {d}")),
+        (None, Some(r)) => bail!(
+            "--change-rate {}: add --days D (how many days each user reports)",
+            number(r)
+        ),
+    }
+}
