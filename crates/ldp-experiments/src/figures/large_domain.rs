@@ -58,16 +58,15 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
     };
     let protocols = by_family(protocols);
     let ks: Vec<u32> = (log2_k.0..=log2_k.1).map(|e| 1u32 << e).collect();
-    let mut grid: Vec<(f64, u32, Protocol)> = Vec::new();
-    for &e in eps {
+    let mut grid: Vec<(usize, f64, u32, Protocol)> = Vec::new();
+    for (j, &e) in eps.iter().enumerate() {
         for &k in &ks {
-            grid.extend(protocols.iter().map(|&p| (e, k, p)));
+            grid.extend(protocols.iter().map(|&p| (j, e, k, p)));
         }
     }
     let rows: Result<Vec<Vec<Cell>>, ExperimentError> = grid
         .par_iter()
-        .enumerate()
-        .map(|(i, &(e, k, p))| {
+        .map(|&(j, e, k, p)| {
             let spec = protocol_spec(p, domain(k)?, budget(e)?, options)?;
             let n = *users as f64;
             let mut row: Vec<Cell> = vec![
@@ -80,7 +79,10 @@ pub(super) fn run(exp: &Experiment, options: &TuneOptions) -> Result<Output, Exp
                 asr::expected(&spec, LhAsr::Exact).into(),
             ];
             if measured.contains(&log2(k)) {
-                let seed = seed ^ ((i as u64) << 24);
+                // Keyed by the point, not its place in the grid: a protocol added to the
+                // list leaves the others' measurements as they were.
+                let point = (u64::from(p.id()) << 8 | u64::from(log2(k))) << 8 | j as u64;
+                let seed = seed ^ (point << 24);
                 row.extend(measure_at(&spec, *users, *runs, seed)?);
             } else {
                 row.extend([f64::NAN; 6].map(Cell::from));
