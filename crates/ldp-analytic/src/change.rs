@@ -25,6 +25,7 @@
 //! | L-GRR (memo, then refreshed) | `1 - p2^2 - (k - 1) q2^2` | `1 - 2 p_s q_s - (k - 2) q_s^2` |
 //! | permanent GRR memo at eps_perm | 0 | `1 - 2 p1 q1 - (k - 2) q1^2` |
 //! | dBitFlipPM, one bit ([`bit_flip_pm`]) | 0 | `(2/k) (p^2 + q^2) (1 - 1/k)` |
+//! | L-OLH, L-BLH ([`hashed_memo`]) | about `1 - p2^2 - (g - 1) q2^2` | about `FA/g + (1 - 1/g)(1 - 2 p_c q_c - (g - 2) q_c^2)` |
 //!
 //! (`p_s, q_s`: the chained law, [`Longitudinal::chained`]). A permanent memo never
 //! raises a false alarm, so every flag is a change: Example 2's point, that memoization
@@ -126,10 +127,75 @@ pub fn bit_flip_pm(k: DomainSize, eps: Epsilon) -> ChangeRates {
     }
 }
 
-/// A memo refreshed every day: L-GRR only (`None` for the unary chains).
+/// A memo refreshed every day: L-GRR, and L-OLH and L-BLH ([`hashed_memo`]); `None` for
+/// the unary chains.
 pub fn memoized(l: &Longitudinal) -> Option<ChangeRates> {
+    if let Some(g) = l.hash_range() {
+        return Some(hashed_memo(
+            l.domain_size(),
+            g,
+            l.first_round(),
+            l.second_round(),
+        ));
+    }
     l.reports_items()
         .then(|| one_value(l.domain_size().as_f64(), l.second_round(), l.chained()))
+}
+
+/// LOLOHA's L-OLH and L-BLH: one seed per user, a memo per hashed value drawn by the first
+/// round (GRR over the g values, `first`) and refreshed every day by the second (`second`);
+/// the attacker guesses uniformly among the items that hash to the reported value under
+/// the user's seed, or among all k when none does. Exact under an ideal hash (the k items'
+/// hash values independent and uniform over g for a given seed).
+///
+/// # Formula
+///
+/// The guess moves exactly when the reported value does, unless a guess drawn among all k
+/// (an empty support) hits the other: probability 1/k when either day's value has no
+/// item. With `s` the probability that two reports are equal, and the reported values'
+/// supports empty with probability `E1 = (1 - 1/g)^n` (one) and `E2 = (1 - 2/g)^n` (two
+/// values, both), n the items other than the user's:
+///
+/// ```text
+/// P[no flag] = s + (1/k) (one_special E1 + none_special (2 E1 - E2))
+/// ```
+///
+/// where `one_special` and `none_special` are the probabilities that the two (distinct)
+/// reported values hold one or none of the user's hashed values. Unchanged, both days
+/// refresh one memo (n = k - 1, `s = p2^2 + (g - 1) q2^2`); changed, the two values share
+/// a hash with probability 1/g (one memo, n = k - 2) and otherwise report through two
+/// independent chains `(p_c, q_c) = first.then(second)` (`s = 2 p_c q_c + (g - 2) q_c^2`).
+/// Derived here, and checked against the measured detector.
+pub fn hashed_memo(k: DomainSize, g: u32, first: Round, second: Round) -> ChangeRates {
+    let (kf, gf) = (k.as_f64(), f64::from(g));
+    let empty = |others: f64| ((1.0 - 1.0 / gf).powf(others), (1.0 - 2.0 / gf).powf(others));
+    let chain = first.then(second);
+    // One memo refreshed on both days: P[equal], and the probabilities that two distinct
+    // reported values hold the user's hashed value once or not at all.
+    let one_memo = |others: f64| -> f64 {
+        let equal = second.p * second.p + (gf - 1.0) * second.q * second.q;
+        let both_own = first.p * second.p * second.p + (1.0 - first.p) * second.q * second.q;
+        let one = 2.0 * (chain.p - both_own);
+        let none = (1.0 - equal) - one;
+        let (e1, e2) = empty(others);
+        equal + (one * e1 + none * (2.0 * e1 - e2)) / kf
+    };
+    // Two independent chains from two distinct hashed values a, a'.
+    let two_memos = {
+        let (pc, qc) = (chain.p, chain.q);
+        let equal = 2.0 * pc * qc + (gf - 2.0) * qc * qc;
+        let inside = pc + qc; // P[a report lands on a or a']
+        let one = 2.0 * inside * (1.0 - inside);
+        let none = (1.0 - inside) * (1.0 - inside) - (gf - 2.0) * qc * qc;
+        let (e1, e2) = empty(kf - 2.0);
+        equal + (one * e1 + none * (2.0 * e1 - e2)) / kf
+    };
+    let unchanged = one_memo(kf - 1.0);
+    let changed = one_memo(kf - 2.0) / gf + (1.0 - 1.0 / gf) * two_memos;
+    ChangeRates {
+        detect: (1.0 - changed).clamp(0.0, 1.0),
+        false_alarm: (1.0 - unchanged).clamp(0.0, 1.0),
+    }
 }
 
 fn grr_law(spec: &Spec) -> Option<Round> {

@@ -129,6 +129,29 @@ fn bit_flip_pm_sees_few_changes_and_spends_at_most_d_plus_one_memos() {
     }
 }
 
+/// LOLOHA's memo per hashed value under one seed: the closed form (exact under an ideal
+/// hash, with the empty-support guesses) against the detector on real reports, several
+/// runs (one run's binomial SE is too small for memos shared across days).
+#[test]
+fn loloha_matches_its_closed_form() {
+    let pop = Population::adult_age();
+    for (protocol, perm, one) in [
+        (LongitudinalProtocol::LOlh, 2.0, 1.0),
+        (LongitudinalProtocol::LOlh, 12.0, 6.0),
+        (LongitudinalProtocol::LBlh, 4.0, 2.0),
+    ] {
+        let l = Longitudinal::new(protocol, pop.k(), eps(perm), eps(one)).unwrap();
+        let rates = change::memoized(&l).unwrap();
+        let config = ChangeConfig {
+            runs: 8,
+            users: Some(1_500),
+            ..config(0.2)
+        };
+        let m = measure_changes(&Collection::Memoized(l), &pop, &config).unwrap();
+        compare(&format!("{protocol:?} at {perm}/{one}"), &m, rates, 0.2);
+    }
+}
+
 #[test]
 fn the_same_numbers_on_any_thread_count() {
     let pop = Population::adult_age();
