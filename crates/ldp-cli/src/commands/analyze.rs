@@ -11,7 +11,7 @@ use ldp_optimize::{
 };
 use rayon::prelude::*;
 
-use super::longitudinal;
+use super::{change, longitudinal};
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{Columns, RequestArgs, budget, build, domain, flagged, protocol_set};
 
@@ -76,6 +76,13 @@ pub(crate) struct AnalyzeArgs {
     /// simulate --collections` measures).
     #[arg(long, value_name = "T")]
     collections: Option<u32>,
+    /// Add `change_rate`, `detect`, `false_alarm` and `precision`: the closed forms of the
+    /// change detector (the paper's Example 2) on users whose value changes each day with
+    /// probability R, for fresh reports (GRR) and the memoized protocols (l-grr, l-olh,
+    /// l-blh); empty where there is none (`ldp simulate --days D --change-rate R`
+    /// measures any protocol).
+    #[arg(long = "change-rate", value_name = "R")]
+    change_rate: Option<f64>,
     /// The memo's budget, for the memoized protocols l-grr, l-sue, l-oue, l-osue, l-soue,
     /// l-olh, l-blh and l-adp (--protocol all: all eight), whose --eps is the budget of one
     /// report.
@@ -100,6 +107,9 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     if let Some(t) = a.collections {
         longitudinal::check_collections("--collections", &[t])?;
     }
+    if let Some(r) = a.change_rate {
+        change::check_rate(r)?;
+    }
     let protocols = match protocol_set(&a.protocol, a.eps_perm.is_some())? {
         ProtocolSet::Memoized(protocols) => return run_memoized(a, &protocols),
         ProtocolSet::OneShot(protocols) => protocols,
@@ -110,6 +120,9 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     }
     if a.collections.is_some() {
         columns.extend(["collections", "asr_after"]);
+    }
+    if a.change_rate.is_some() {
+        columns.extend(change::ANALYZE_COLUMNS);
     }
     let sort = match &a.sort {
         None => None,
@@ -180,6 +193,10 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             if let Some(t) = a.collections {
                 values.extend([Value::Int(u64::from(t)), r.asr_after.into()]);
             }
+            if let Some(rate) = a.change_rate {
+                let rates = ldp_analytic::change::one_shot(&r.instance.spec);
+                values.extend(change::analyze_values(rate, rates));
+            }
             Ok(values)
         })
         .collect();
@@ -229,6 +246,7 @@ impl AnalyzeArgs {
             ("--json-bytes", self.json_bytes),
             ("--collections", self.collections.is_some()),
             ("--eps-perm", self.eps_perm.is_some()),
+            ("--change-rate", self.change_rate.is_some()),
         ] {
             if given {
                 bail!("{flag} does not apply to several attributes (--attributes)");
@@ -276,11 +294,22 @@ fn run_memoized(a: &AnalyzeArgs, protocols: &[LongitudinalProtocol]) -> Result<(
     for &p in protocols {
         for &k in &a.k {
             for &e in &a.eps {
-                rows.push(longitudinal::analyze_row(p, k, e, perm, a.collections)?);
+                let mut row = longitudinal::analyze_row(p, k, e, perm, a.collections)?;
+                if let Some(rate) = a.change_rate {
+                    let l = longitudinal::build(p, domain(k)?, perm, budget(e)?)?;
+                    row.extend(change::analyze_values(
+                        rate,
+                        ldp_analytic::change::memoized(&l),
+                    ));
+                }
+                rows.push(row);
             }
         }
     }
-    let columns = longitudinal::analyze_columns(a.collections);
+    let mut columns = longitudinal::analyze_columns(a.collections);
+    if a.change_rate.is_some() {
+        columns.extend(change::ANALYZE_COLUMNS);
+    }
     print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 

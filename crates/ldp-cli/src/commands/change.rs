@@ -128,6 +128,19 @@ pub(crate) fn simulate_rows(
     Ok((COLUMNS.to_vec(), vec![row]))
 }
 
+/// The columns `ldp analyze --change-rate R` adds.
+pub(crate) const ANALYZE_COLUMNS: [&str; 4] = ["change_rate", "detect", "false_alarm", "precision"];
+
+/// The closed forms `ldp analyze --change-rate R` adds to a row: empty where there is none.
+pub(crate) fn analyze_values(rate: f64, rates: Option<ChangeRates>) -> [Value; 4] {
+    [
+        Value::Num(rate),
+        rates.map(|r| r.detect).into(),
+        rates.map(|r| r.false_alarm).into(),
+        rates.and_then(|r| r.precision(rate)).into(),
+    ]
+}
+
 /// `--change-rate R`: a probability.
 pub(crate) fn check_rate(rate: f64) -> Result<f64> {
     if !(0.0..=1.0).contains(&rate) {

@@ -465,3 +465,91 @@ fn simulate_detects_changes_beside_the_closed_forms() {
         .failure()
         .stderr(predicate::str::contains("--collections T or --days D"));
 }
+
+/// `analyze --change-rate R`: the detector's closed forms beside each row, as `simulate
+/// --days` quotes them; empty where there is none.
+#[test]
+fn analyze_gives_the_change_detectors_closed_forms() {
+    let out = stdout(ldp().args([
+        "analyze",
+        "--protocol",
+        "grr,oue",
+        "--k",
+        "100",
+        "--eps",
+        "2",
+        "--change-rate",
+        "0.2",
+    ]));
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .ends_with(",change_rate,detect,false_alarm,precision")
+    );
+    // Fresh GRR: 1 - 2pq - (k - 2) q^2 and 1 - p^2 - (k - 1) q^2.
+    let (e, k) = (2f64.exp(), 100.0);
+    let (p, q) = (e / (e + k - 1.0), 1.0 / (e + k - 1.0));
+    let detect: f64 = column(&out, "grr,", "detect").parse().unwrap();
+    let alarm: f64 = column(&out, "grr,", "false_alarm").parse().unwrap();
+    assert!((detect - (1.0 - 2.0 * p * q - (k - 2.0) * q * q)).abs() < 1e-12);
+    assert!((alarm - (1.0 - p * p - (k - 1.0) * q * q)).abs() < 1e-12);
+    let precision: f64 = column(&out, "grr,", "precision").parse().unwrap();
+    assert!((precision - 0.2 * detect / (0.2 * detect + 0.8 * alarm)).abs() < 1e-12);
+    assert_eq!(column(&out, "oue,", "detect"), "");
+    // The memoized rows: L-OLH's as simulate --days quotes it.
+    let memo = stdout(ldp().args([
+        "analyze",
+        "--protocol",
+        "l-olh",
+        "--k",
+        "100",
+        "--eps",
+        "1",
+        "--eps-perm",
+        "2",
+        "--change-rate",
+        "0.2",
+    ]));
+    let sim = stdout(ldp().args([
+        "simulate",
+        "--protocol",
+        "l-olh",
+        "--k",
+        "100",
+        "--eps",
+        "1",
+        "--eps-perm",
+        "2",
+        "--memoize",
+        "--dataset",
+        "adult-age",
+        "--users",
+        "200",
+        "--runs",
+        "1",
+        "--days",
+        "3",
+        "--change-rate",
+        "0.2",
+    ]));
+    assert_eq!(
+        column(&memo, "l-olh,", "detect"),
+        column(&sim, "l-olh,", "detect_expected")
+    );
+    ldp()
+        .args([
+            "analyze",
+            "--protocol",
+            "grr",
+            "--k",
+            "100",
+            "--eps",
+            "2",
+            "--change-rate",
+            "-1",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--change-rate -1"));
+}
