@@ -67,9 +67,9 @@ pub fn asr(k: DomainSize, eps: Epsilon, bits: u32) -> f64 {
     let q = 1.0 / (1.0 + (eps.get() / 2.0).exp());
     let (kf, d) = (k.as_f64(), f64::from(bits));
     let ln_p = (-q).ln_1p();
-    // 1 - p^d without cancellation when p is near 1.
-    let none_other = -(d * ln_p).exp_m1();
-    p * none_other / (kf * q)
+    // (1 - p^d) / q without cancellation when p is near 1; d in the limit q -> 0.
+    let none_other = if q > 0.0 { -(d * ln_p).exp_m1() / q } else { d };
+    p * none_other / kf
         + (d * q * ((d - 1.0) * ln_p).exp() + (kf - d) * (d * ln_p).exp()) / (kf * kf)
 }
 
@@ -134,9 +134,9 @@ impl ClosedForms for DBitFlip {
         _: u32,
         supported: u32,
     ) -> Option<f64> {
-        let p = keep_probability(eps);
-        let q = 1.0 / (1.0 + (eps.get() / 2.0).exp());
-        Some(k.as_f64() / f64::from(bits) * f64::from(supported) * p / (p - q))
+        // p / (p - q) = 1 / (1 - e^(-eps/2)).
+        let scale = -1.0 / (-eps.get() / 2.0).exp_m1();
+        Some(k.as_f64() / f64::from(bits) * f64::from(supported) * scale)
     }
 
     /// The rank of the d buckets among the `C(k, d)` sets, and their d bits.
@@ -147,7 +147,7 @@ impl ClosedForms for DBitFlip {
     /// bits = ceil(log2 C(k, d)) + d
     /// ```
     fn encodings(k: DomainSize, eps: Epsilon, bits: u32) -> Vec<(Encoding, f64)> {
-        vec![(Encoding::IndexAndBits, Self::bits(k, eps, bits))]
+        vec![(Encoding::SubsetRankAndBits, Self::bits(k, eps, bits))]
     }
 
     fn bits(k: DomainSize, _: Epsilon, bits: u32) -> f64 {
@@ -176,10 +176,11 @@ impl ClosedForms for DBitFlip {
         2.0 * f64::from(bits)
     }
 
-    /// No exact form implemented: each fresh report draws its own buckets, and the counts
-    /// of the true bucket and of the others are dependent through them.
-    fn asr_after(_: DomainSize, _: Epsilon, _: u32, _: u32) -> Option<f64> {
-        None
+    /// One report's ASR at t = 1; no exact form beyond: each fresh report draws its own
+    /// buckets, and the counts of the true bucket and of the others are dependent
+    /// through them.
+    fn asr_after(k: DomainSize, eps: Epsilon, bits: u32, t: u32) -> Option<f64> {
+        (t == 1).then(|| asr(k, eps, bits))
     }
 
     fn pairwise_support(k: DomainSize, eps: Epsilon, bits: u32) -> Option<(f64, f64)> {

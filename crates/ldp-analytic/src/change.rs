@@ -1,6 +1,8 @@
 //! Detecting that a user's value changed, from linked daily reports (the paper's
-//! Example 2): closed forms of the change detector of `ldp_attack::change` for the
-//! collections whose report is one value.
+//! Example 2): closed forms of the change detector of `ldp_attack::change` where the
+//! report determines the guess simply: a report of one value (GRR and L-GRR), a hashed
+//! value under one seed (L-OLH, L-BLH, [`hashed_memo`]) and dBitFlipPM's one bit
+//! ([`bit_flip_pm`]).
 //!
 //! The attacker links a user's reports and reconstructs each day's value from that day's
 //! report (the MAP guess, uniform prior); it flags day t when the guess differs from day

@@ -42,6 +42,9 @@ pub enum Encoding {
     /// A row index and the row's bits (CMS: one of h rows and m bits):
     /// `ceil(log2 h) + m` bits.
     IndexAndBits,
+    /// The rank of a set of buckets among the `C(k, d)` sets, then one bit per bucket
+    /// (dBitFlip): `ceil(log2 C(k, d)) + d` bits.
+    SubsetRankAndBits,
     /// k IEEE doubles (SHE, as this toolkit sends them): `64 k` bits.
     Float64,
     /// k IEEE singles (SHE, if a deployment rounds its reports): `32 k` bits.

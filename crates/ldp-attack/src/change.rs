@@ -93,7 +93,8 @@ pub struct ChangeMeasurement {
     pub values_per_user: f64,
     /// What a user's reports reveal at most over the days, on average, by basic
     /// composition ([`Device::spent`]): eps per fresh report, a memo's budget per memo
-    /// (per value, or per hashed value for LOLOHA's L-OLH and L-BLH).
+    /// (per value, per hashed value for LOLOHA's L-OLH and L-BLH, per class for a
+    /// permanent memo: at most d + 1 for dBitFlipPM).
     pub budget_per_user: f64,
 }
 

@@ -128,6 +128,17 @@ fn encode(
             w.put(u128::from(row), u128::from(hashes));
             w.bits += u64::from(width);
         }
+        Encoding::SubsetRankAndBits => {
+            // Cells 2 j + bit: the buckets' rank, then their bits.
+            let cells = &report.downcast_ref::<SubsetReport>().unwrap().subset;
+            let buckets: Vec<u32> = cells.iter().map(|c| c / 2).collect();
+            let rank = subset_rank(&buckets);
+            if decode {
+                assert_eq!(subset_unrank(rank, buckets.len()), buckets);
+            }
+            w.put(rank, choose(k, buckets.len() as u128));
+            w.bits += cells.len() as u64;
+        }
         Encoding::IndexAndValue => {
             let r = report.downcast_ref::<LhReport>().unwrap();
             w.put(u128::from(r.seed), u128::from(limits.seeds));
@@ -165,6 +176,9 @@ fn every_bits_formula_matches_the_measured_encodings() {
             hashes: 16,
             width: 32,
         },
+        FamilyParams::DBitFlip { bits: 1 },
+        FamilyParams::DBitFlip { bits: 7 },
+        FamilyParams::DBitFlip { bits: 60 },
     ];
     for family in specs {
         let spec = Spec::new(k, eps, family).unwrap();
@@ -200,6 +214,7 @@ fn bits_is_the_smallest_encoding() {
                 FamilyParams::ThresholdHistogram { theta: 0.8 },
                 FamilyParams::LocalHashing { g: 57 },
                 FamilyParams::SummationHistogram,
+                FamilyParams::DBitFlip { bits: kv / 2 + 1 },
             ] {
                 let Ok(spec) = Spec::new(k, eps, family) else {
                     continue;

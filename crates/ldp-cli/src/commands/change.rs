@@ -162,7 +162,7 @@ pub(crate) fn setting(days: Option<u32>, rate: Option<f64>) -> Result<Option<(u3
         ))
         .context(format!("--days {d}")),
         (None, Some(r)) => bail!(
-            "--change-rate {}: add --days D (how many days each user reports)",
+            "--change-rate {}: goes with --days D (how many days each user reports), not --collections",
             number(r)
         ),
     }

@@ -44,9 +44,9 @@ use crate::server::Clip;
 use crate::spec::Spec;
 use crate::vocab::{DomainSize, Epsilon};
 
-/// The preset's number of bits, d = 1: the family's cheapest report. The tuner also
-/// compares d = 2, 4, ... up to k ([`FamilyMechanism::alternatives`]); d = k is SUE with
-/// every bit sent.
+/// The preset's number of bits, d = 1: the family's cheapest report.
+/// `ldp_optimize::choose_protocol` (`ldp tune --protocol all`) also compares d = 2, 4, ...
+/// up to k ([`FamilyMechanism::alternatives`]); d = k has SUE's variance.
 pub const ONE_BIT: u32 = 1;
 
 /// `p = e^(eps/2) / (e^(eps/2) + 1)`, the probability that a sampled bucket's bit is 1 when
@@ -112,6 +112,9 @@ impl DBitFlip {
         check_runnable(k, eps)?;
         let p = keep_probability(eps);
         let q = 1.0 / (1.0 + (eps.get() / 2.0).exp());
+        // ln p = -ln(1 + e^(-eps/2)) and ln q = ln p - eps/2: finite at any budget (q
+        // underflows to 0 from eps near 1419).
+        let ln_p = -(-eps.get() / 2.0).exp().ln_1p();
         Ok(Self {
             k,
             eps,
@@ -119,8 +122,8 @@ impl DBitFlip {
             own_one: Bernoulli::new(p).expect("a probability"),
             other_one: Bernoulli::new(q).expect("a probability"),
             ln_draw: -ln_binomial(u64::from(k.get()), u64::from(bits)),
-            ln_p: p.ln(),
-            ln_q: q.ln(),
+            ln_p,
+            ln_q: ln_p - eps.get() / 2.0,
         })
     }
 
@@ -140,9 +143,10 @@ impl DBitFlip {
     }
 
     /// The cells of a report of `item` whose sampled buckets are `buckets` (sorted,
-    /// distinct, each below k): the bits drawn for that draw. dBitFlipPM's memo keeps
-    /// `buckets` for a user and draws the bits once per class of values.
-    pub fn perturb_buckets<R: Rng + ?Sized>(
+    /// distinct, each below k, as [`DBitFlip::draw_buckets`] gives them): the bits drawn
+    /// for that draw. dBitFlipPM's memo keeps `buckets` for a user and draws the bits once
+    /// per class of values.
+    pub(crate) fn perturb_buckets<R: Rng + ?Sized>(
         &self,
         item: u32,
         buckets: &[u32],
@@ -293,13 +297,14 @@ impl CountedOutputs for DBitFlip {
 
     /// Ding et al.'s estimator (module docs): each bucket from the reports that sampled it.
     fn estimate_from_cells(&self, cells: &[u64], n: u64) -> Result<Vec<f64>, AggregateError> {
-        let p = self.own_one.p();
         let q = self.other_one.p();
-        if p == q {
+        // p - q = tanh(eps/4), without the cancellation of the difference at small eps.
+        let gap = (self.eps.get() / 4.0).tanh();
+        if gap == 0.0 {
             let (p, q) = probabilities(self.k, self.eps, self.bits);
             return Err(AggregateError::Uninformative { p, q });
         }
-        let scale = self.k.as_f64() / (n as f64 * f64::from(self.bits) * (p - q));
+        let scale = self.k.as_f64() / (n as f64 * f64::from(self.bits) * gap);
         Ok(cells
             .chunks_exact(2)
             .map(|c| {
@@ -311,6 +316,8 @@ impl CountedOutputs for DBitFlip {
 }
 
 impl FamilyMechanism for DBitFlip {
+    const PUBLIC_DRAW: bool = true;
+
     /// The d buckets are the public part, drawn from `public`; a value's class is the
     /// position of its bucket among them, or d when none holds it (those values' reports
     /// share one law).
@@ -348,7 +355,7 @@ impl FamilyMechanism for DBitFlip {
     /// d cells in `0..2k`.
     fn report_limits(k: DomainSize, bits: u32) -> ReportLimits {
         ReportLimits {
-            values: 2 * k.get(),
+            values: k.get().saturating_mul(2),
             entries: bits,
             seeds: 0,
         }
@@ -440,7 +447,8 @@ impl AttackSurface for DBitFlip {
         }
     }
 
-    /// Every output when the `C(k, d) 2^d` reports fit the audit's budget; beyond it,
+    /// Every output when the `C(k, d) 2^d` reports fit the audit's budget and
+    /// [`EVERY_OUTPUT_CAP`]; beyond it,
     /// buckets 0 and 1 each unsampled, sampled with bit 0 or with bit 1, the other sampled
     /// buckets `2, 3, ...` at bit 0: a report's ratio between two values depends only on
     /// how it treats their buckets, and buckets are treated alike (at most nine outputs).
@@ -453,7 +461,8 @@ impl AttackSurface for DBitFlip {
             + f64::from(d) * std::f64::consts::LN_2)
             .exp()
             .round();
-        if every * f64::from(k) <= limit as f64 {
+        // Every output when few (they are held in memory); the nine patterns otherwise.
+        if every * f64::from(k) <= limit as f64 && every <= EVERY_OUTPUT_CAP {
             let mut outputs = Vec::new();
             for set in combinations(k, d) {
                 for bits in 0u64..1 << d {
@@ -494,6 +503,10 @@ impl AttackSurface for DBitFlip {
         })
     }
 }
+
+/// The most outputs [`AttackSurface::exact_outputs`] lists one by one (they are held in
+/// memory, about 100 bytes each).
+pub const EVERY_OUTPUT_CAP: f64 = 65_536.0;
 
 /// The sets of `d` buckets of `0..k`, each sorted, in lexicographic order (`C(k, d)` of
 /// them: callers bound the count first).

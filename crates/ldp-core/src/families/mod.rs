@@ -84,6 +84,11 @@ pub trait FamilyMechanism: Mechanism + Registered {
         None
     }
 
+    /// Whether a report has public randomness a permanent memo keeps
+    /// ([`FamilyMechanism::memo_class`]): false (the default) for a family whose every
+    /// value is its own class, so that its memo draws nothing more than the report.
+    const PUBLIC_DRAW: bool = false;
+
     /// The class of `item` under `public`, the randomness a user draws once for a
     /// permanent memo ([`crate::longitudinal::ClassMemo`]): values of one class have one
     /// report law, so one memo per class reveals all a memo can. By default there is no

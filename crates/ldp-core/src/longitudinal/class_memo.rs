@@ -12,7 +12,8 @@ use crate::mechanism::Mechanism;
 use super::reporter::Device;
 
 /// A permanent memo kept per class ([`FamilyMechanism::memo_class`]): the user's public
-/// randomness (a 64-bit draw) is drawn at the first collection and kept, and the first
+/// randomness (a 64-bit draw, for the families with [`FamilyMechanism::PUBLIC_DRAW`]) is
+/// drawn at the first collection and kept, and the first
 /// report of a class is replayed whenever the value is in that class again.
 ///
 /// - Most families have no public randomness and each value is its own class: a memo per
@@ -86,7 +87,10 @@ where
         rng: &mut R,
     ) -> Result<M::Report, ItemOutOfRange> {
         self.0.domain_size().check_item(item)?;
-        let public = *memory.public.get_or_insert_with(|| rng.next_u64());
+        // Drawn only by families that use it: the others' memos are their reports alone.
+        let public = *memory
+            .public
+            .get_or_insert_with(|| if M::PUBLIC_DRAW { rng.next_u64() } else { 0 });
         let class = self.0.memo_class(item, public);
         let report = match memory.memos.entry(class) {
             std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),

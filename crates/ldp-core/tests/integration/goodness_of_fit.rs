@@ -472,6 +472,25 @@ fn class_memos_report_the_mechanisms_law_and_keep_one_memo_per_class() {
         let p = chi_square_p(&first_reports(&m, x), &probs);
         assert!(p > ALPHA, "{m:?}: chi-square p = {p}");
     }
+    // Local hashing: the seed from the public draw, the value from its first report.
+    let lh = LocalHashing::new(k(10), eps(1.0), 3).unwrap();
+    let device = ClassMemo(lh.clone());
+    let (mut offset, mut seed_bucket) = (vec![0u64; 3], vec![0u64; 16]);
+    let mut rng = stream_rng(53, 0, Role::Other(7), 0);
+    for _ in 0..DRAWS / 4 {
+        let r = device
+            .report_value(&mut ClassMemory::default(), 4, &mut rng)
+            .unwrap();
+        offset[((r.y + 3 - hash_item(4, r.seed, 3)) % 3) as usize] += 1;
+        seed_bucket[(r.seed >> 28) as usize] += 1;
+    }
+    let p = lh.p_star();
+    let probs = [p, (1.0 - p) / 2.0, (1.0 - p) / 2.0];
+    assert!(chi_square_p(&offset, &probs) > ALPHA, "{offset:?}");
+    assert!(
+        chi_square_p(&seed_bucket, &[1.0 / 16.0; 16]) > ALPHA,
+        "{seed_bucket:?}"
+    );
     let mut rng = stream_rng(47, 0, Role::Other(6), 0);
     let dbf = ClassMemo(DBitFlip::new(k(50), eps(1.0), 3).unwrap());
     let lh = ClassMemo(LocalHashing::new(k(50), eps(1.0), 4).unwrap());

@@ -389,10 +389,18 @@ fn bit_flip_is_eps_ldp_and_tight_over_every_output() {
                     })
                     .collect();
                 let worst = audit(&dbf, &outputs, 1.0);
-                let exact: Vec<SubsetReport> =
-                    dbf.exact_outputs(u64::MAX).unwrap().outputs.collect();
-                let at_exact = worst_ratio(&dbf, &exact);
-                assert!((at_exact / worst - 1.0).abs() < 1e-9, "{dbf:?}");
+                // Both ways of listing the exact outputs: every one, and (under a budget
+                // that refuses them) the nine patterns of buckets 0 and 1.
+                for (limit, coverage) in [(u64::MAX, Coverage::Every), (0, Coverage::Symmetry)] {
+                    let listed = dbf.exact_outputs(limit).unwrap();
+                    assert_eq!(listed.coverage, coverage);
+                    let exact: Vec<SubsetReport> = listed.outputs.collect();
+                    let at_exact = worst_ratio(&dbf, &exact);
+                    assert!(
+                        (at_exact / worst - 1.0).abs() < 1e-9,
+                        "{dbf:?} {coverage:?}"
+                    );
+                }
                 // Tight when two buckets can be sampled together (d >= 2); at d = 1 a
                 // report names one bucket, so the ratio is (p/q) = e^(eps/2).
                 let bound = if d >= 2 { e.exp() } else { (e / 2.0).exp() };
@@ -400,4 +408,15 @@ fn bit_flip_is_eps_ldp_and_tight_over_every_output() {
             }
         }
     }
+    // Budgets where q underflows: the likelihoods stay finite, their ratio e^eps.
+    let dbf = DBitFlip::new(
+        DomainSize::new(4).unwrap(),
+        Epsilon::new(2000.0).unwrap(),
+        2,
+    )
+    .unwrap();
+    let r = SubsetReport { subset: vec![1, 2] };
+    let (own, other) = (dbf.log_likelihood(&r, 0), dbf.log_likelihood(&r, 1));
+    assert!(own.is_finite() && other.is_finite(), "{own} {other}");
+    assert!((own - other - 2000.0).abs() < 1e-9);
 }

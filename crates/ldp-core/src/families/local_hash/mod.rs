@@ -257,6 +257,8 @@ impl LocalHashing {
 eq_by_spec!(LocalHashing);
 
 impl FamilyMechanism for LocalHashing {
+    const PUBLIC_DRAW: bool = true;
+
     /// The seed is the public part (its low 32 bits); a value's class is its hash.
     fn memo_class(&self, item: u32, public: u64) -> u32 {
         hash_item(item, public as u32, self.g)
