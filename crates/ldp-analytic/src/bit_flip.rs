@@ -176,11 +176,12 @@ impl ClosedForms for DBitFlip {
         2.0 * f64::from(bits)
     }
 
-    /// One report's ASR at t = 1; no exact form beyond: each fresh report draws its own
-    /// buckets, and the counts of the true bucket and of the others are dependent
-    /// through them.
-    fn asr_after(k: DomainSize, eps: Epsilon, bits: u32, t: u32) -> Option<f64> {
-        (t == 1).then(|| asr(k, eps, bits))
+    /// No exact form implemented: each fresh report draws its own buckets, and the linked
+    /// attacker's scores (+1 for a bucket sampled with bit 1, -1 with bit 0) are dependent
+    /// through them. Not even at t = 1: with no bucket at 1, that attacker guesses among
+    /// the unsampled buckets, where [`asr`]'s guesses among all k.
+    fn asr_after(_: DomainSize, _: Epsilon, _: u32, _: u32) -> Option<f64> {
+        None
     }
 
     fn pairwise_support(k: DomainSize, eps: Epsilon, bits: u32) -> Option<(f64, f64)> {
