@@ -45,8 +45,8 @@ fn many<'py, T: FromPyObjectOwned<'py>>(arg: &Bound<'py, PyAny>) -> PyResult<Vec
 }
 
 /// One row of `analyze`: protocol, k, and the numbers of the columns after them
-/// ([`ANALYSIS_COLUMNS`]).
-struct Row(Protocol, u32, String, [f64; 8]);
+/// ([`ANALYSIS_COLUMNS`]), then the change detector's rates (NaN where none).
+struct Row(Protocol, u32, String, [f64; 8], [f64; 3]);
 
 /// Closed-form ASR, MSE, EPG and costs over protocols x k x eps (see `ldp.analyze`, which
 /// wraps this and returns a DataFrame when pandas is installed).
@@ -88,6 +88,15 @@ pub(crate) fn analyze<'py>(
             .map_err(|_| crate::errors::param(format!("{key}: a number")))
     };
     let (keep_asr_max, keep_bits_max) = (take("asr_max")?, take("bits_max")?);
+    // The change detector's closed forms beside each row (`ldp analyze --change-rate`).
+    let change_rate = take("change_rate")?;
+    if let Some(r) = change_rate
+        && !(0.0..=1.0).contains(&r)
+    {
+        return Err(crate::errors::param(format!(
+            "change_rate: the daily probability that a value changes lies in [0, 1], got {r}"
+        )));
+    }
     let groups = [
         SettingGroup::Weights,
         SettingGroup::Method,
@@ -124,6 +133,15 @@ pub(crate) fn analyze<'py>(
             let a = row
                 .outcome
                 .map_err(|e| request_error(e, &tuning, param.as_ref()))?;
+            let change = change_rate.map_or([f64::NAN; 3], |rate| {
+                ldp_analytic::change::one_shot(&a.instance.spec).map_or([f64::NAN; 3], |c| {
+                    [
+                        c.detect,
+                        c.false_alarm,
+                        c.precision(rate).unwrap_or(f64::NAN),
+                    ]
+                })
+            });
             let [eps, param, rest @ ..] = a.numbers();
             let [asr, mse, epg, bits, server, client] = rest;
             let named: Vec<String> = a
@@ -149,6 +167,7 @@ pub(crate) fn analyze<'py>(
                     server.expect("a server cost"),
                     client.expect("a client cost"),
                 ],
+                change,
             ))
         })
         .collect();
@@ -168,6 +187,13 @@ pub(crate) fn analyze<'py>(
     for (i, name) in ANALYSIS_COLUMNS[2..].iter().enumerate() {
         let column: Vec<f64> = rows.iter().map(|r| r.3[i]).collect();
         d.set_item(name, column.into_pyarray(py))?;
+    }
+    if let Some(rate) = change_rate {
+        d.set_item("change_rate", vec![rate; rows.len()].into_pyarray(py))?;
+        for (i, name) in ["detect", "false_alarm", "precision"].iter().enumerate() {
+            let column: Vec<f64> = rows.iter().map(|r| r.4[i]).collect();
+            d.set_item(name, column.into_pyarray(py))?;
+        }
     }
     // Every parameter by name: the only place a family with several shows them.
     d.set_item(

@@ -134,6 +134,19 @@ def test_change_detection_matches_the_closed_forms():
         ldp.simulate_changes(l, 5, 0.2, dataset="adult-age", permanent=True)
 
 
+def test_analyze_gives_the_change_detectors_closed_forms_as_the_tool(cli):
+    mine = ldp.analyze(["grr", "oue"], 100, 2.0, change_rate=0.2)
+    out = cli("analyze", "--protocol", "grr,oue", "--k", "100", "--eps", "2", "--change-rate", "0.2")
+    header, *rows = (line.split(",") for line in out.decode().splitlines())
+    theirs = [dict(zip(header, row)) for row in rows]
+    for column in ["detect", "false_alarm", "precision"]:
+        assert mine[column][0] == pytest.approx(float(theirs[0][column]), rel=1e-12)
+        assert np.isnan(mine[column][1]) and theirs[1][column] == ""
+    assert "detect" not in ldp.analyze("grr", 100, 2.0)
+    with pytest.raises(ldp.ParamError, match="change_rate"):
+        ldp.analyze("grr", 100, 2.0, change_rate=1.5)
+
+
 def test_tuning_for_a_year_of_daily_reports():
     once = ldp.tune("aue", 100, 0.5)
     daily = ldp.tune("aue", 100, 0.5, asr_after=365)

@@ -136,7 +136,10 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
         ``target_mass`` (the poisoning attack of EPG), for adaptive protocols the
         tuning arguments ``w_asr``, ``w_epg``, ``w_bits``, ``search``, ``strategy``, and
         ``asr_max``, ``bits_max``: keep only the rows at most these (as ``ldp analyze
-        --asr-max``, ``--bits-max``; they filter rows, they do not tune).
+        --asr-max``, ``--bits-max``; they filter rows, they do not tune), and
+        ``change_rate``: add the change detector's closed forms for fresh reports at that
+        daily rate of change (columns change_rate, detect, false_alarm, precision; NaN
+        where there is none, every family but GRR; ``ldp.simulate_changes`` measures any).
     :return: an ``ldp.Table`` (a mapping of numpy columns, with ``to_pandas()`` and
         ``to_arrow()``): columns protocol, k, eps, param, asr, mse, epg, bits, server_cost,
         client_cost, params (param is NaN where the family has no parameter or several;

@@ -179,6 +179,7 @@ def analyze(
     strategy: Optional[_StrategyName] = None,
     asr_max: Optional[float] = None,
     bits_max: Optional[float] = None,
+    change_rate: Optional[float] = None,
 ) -> dict[str, Any]: ...
 def tune(
     protocol: Union[_ProtocolName, Literal["all"]],
