@@ -57,7 +57,7 @@ mod statistic;
 mod tally;
 
 pub use client::{Client, ClientAudit, MAX_BATCH, audit_client};
-pub use command::CommandClient;
+pub use command::{CommandClient, client_line_cap, stop_command_clients};
 pub use error::AuditError;
 pub use exact::{Coverage, EXACT_LIMIT, ExactAudit, exact_audit};
 pub use interval::{MIN_ALPHA, clopper_pearson};

@@ -580,3 +580,109 @@ fn exact_audits_at_huge_budgets_are_finite() {
         }
     }
 }
+
+/// Whether the process `pid` has ended (gone, or a zombie waiting for its reaper).
+fn ended(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Issue 43, items 2 and 12: a client's runaway line is refused once it passes the cap,
+/// not read whole, and an error quotes at most 40 characters of a line.
+#[test]
+fn a_runaway_line_is_refused_at_the_cap_and_quoted_short() {
+    let setup = setup(
+        Shape::Value,
+        10,
+        1.0,
+        100,
+        Pairs::Extremes,
+        &[Statistic::LikelihoodRatio],
+    );
+    let cap = ldp_audit::client_line_cap(Shape::Value, 10);
+    assert!(cap < 1024, "{cap}");
+    let run = |script: &str| {
+        audit_client(&command(script, Shape::Value, 30.0), &setup, &|_| {})
+            .unwrap_err()
+            .to_string()
+    };
+    // An endless line of digits: before the fix, read until memory ran out.
+    let endless = run("yes 1 | tr -d '\\n'");
+    assert!(
+        endless.contains(&format!("output line 1 is longer than {cap} bytes"))
+            && endless.contains("\"1111111111111111111111111111111111111111\"..."),
+        "{endless}"
+    );
+    assert!(endless.len() < 400, "{} bytes: {endless}", endless.len());
+    // A malformed line just under the cap is quoted by its first 40 characters.
+    let long = run(&format!(
+        "head -c {} /dev/zero | tr '\\0' x; echo",
+        cap - 10
+    ));
+    assert!(
+        long.contains("output line 1") && long.contains("\"xxxx"),
+        "{long}"
+    );
+    assert!(long.len() < 400, "{} bytes: {long}", long.len());
+    // Set and vector lines of k items fit.
+    assert!(ldp_audit::client_line_cap(Shape::Set, 1000) > 2 * 1000 + 20);
+    assert!(ldp_audit::client_line_cap(Shape::Vector, 1000) > 25 * 1000);
+}
+
+/// Issue 43, items 5 and 6: whatever a client leaves running ends with its batch, and a
+/// background process that holds its pipes open neither hangs the audit nor outlives it.
+#[test]
+fn what_a_client_leaves_running_ends_with_its_batch() {
+    let setup = setup(
+        Shape::Value,
+        10,
+        1.0,
+        2000,
+        Pairs::Extremes,
+        &[Statistic::LikelihoodRatio],
+    );
+    let pids = std::env::temp_dir().join(format!("ldp-audit-pids-{}", std::process::id()));
+    let _ = std::fs::remove_file(&pids);
+    let pids_path = pids.display();
+    let start = std::time::Instant::now();
+    // Holds stderr (before the fix: joined with no deadline, so never returned), stdout,
+    // or nothing (before the fix: one sleep per batch outlived the audit).
+    for (redirect, timeout) in [
+        ("</dev/null >/dev/null", 3.0),
+        ("</dev/null 2>/dev/null", f64::INFINITY),
+        ("</dev/null >/dev/null 2>&1", 3.0),
+    ] {
+        let script = format!("sleep 60 {redirect} & echo $! >> {pids_path}; cat");
+        let timeout = if timeout.is_finite() {
+            Duration::from_secs_f64(timeout)
+        } else {
+            Duration::MAX
+        };
+        let client = CommandClient {
+            timeout,
+            ..command(&script, Shape::Value, 1.0)
+        };
+        let audit = audit_client(&client, &setup, &|_| {});
+        assert!(audit.is_ok(), "{redirect}: {audit:?}");
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    let started = std::fs::read_to_string(&pids).unwrap();
+    let started: Vec<&str> = started.split_whitespace().collect();
+    assert!(started.len() >= 3, "{started:?}");
+    let waited = std::time::Instant::now();
+    while !started.iter().all(|p| ended(p)) && waited.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive: Vec<&&str> = started.iter().filter(|p| !ended(p)).collect();
+    assert!(alive.is_empty(), "still running: {alive:?}");
+    let _ = std::fs::remove_file(&pids);
+}

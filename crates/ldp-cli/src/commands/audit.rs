@@ -245,6 +245,8 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
         claimed_eps: a.eps,
         batch: a.batch.unwrap_or(16_384),
     };
+    #[cfg(unix)]
+    stop_clients_on_interrupt()?;
     let bar = progress(a, &setup.config);
     let audit = audit_client(&client, &setup, &|n| bar.inc(n))?;
     bar.finish_and_clear();
@@ -254,6 +256,23 @@ pub(crate) fn run(a: &AuditArgs) -> Result<()> {
         &COLUMNS,
         &audit_rows(&command, k.get(), &audit),
     )
+}
+
+/// Ctrl-C, SIGTERM and SIGHUP stop the external clients (each in a process group of its
+/// own, which the terminal's Ctrl-C does not reach) before the tool exits as the signal
+/// would have ended it.
+#[cfg(unix)]
+fn stop_clients_on_interrupt() -> Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .context("could not watch for interrupts")?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            ldp_audit::stop_command_clients();
+            std::process::exit(128 + signal);
+        }
+    });
+    Ok(())
 }
 
 /// A client of several attributes: the exact audit or the test.

@@ -431,3 +431,57 @@ fn several_attributes_refuse_what_does_not_apply() {
     fails(&["--protocol", "grr", "--k", "5"], "--k");
     fails(&["--protocol", "grr", "--trials", "0"], "trials = 0");
 }
+
+/// Issue 43, item 6: Ctrl-C (SIGINT) stops the external clients, which run in process
+/// groups of their own that the terminal's signal does not reach, and what they started.
+#[cfg(unix)]
+#[test]
+fn an_interrupt_stops_the_external_clients() {
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("ldp-audit-interrupt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pids = dir.join("pids");
+    let client = format!("sleep 60 & echo $! >> {}; wait", pids.display());
+    let mut audit = std::process::Command::new(env!("CARGO_BIN_EXE_ldp"))
+        .args(["audit", "--shape", "grr", "--k", "10", "--eps", "1"])
+        .args(["--trials", "2000", "--batch", "1000", "--command", &client])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let count = || {
+        std::fs::read_to_string(&pids)
+            .map(|t| t.split_whitespace().count())
+            .unwrap_or(0)
+    };
+    while count() == 0 && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(count() > 0, "no client started");
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &audit.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = audit.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status}");
+    let ended = |pid: &str| match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    };
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let waited = Instant::now();
+    while !text.split_whitespace().all(ended) && waited.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive: Vec<&str> = text.split_whitespace().filter(|p| !ended(p)).collect();
+    assert!(
+        alive.is_empty(),
+        "clients outlived the interrupt: {alive:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
