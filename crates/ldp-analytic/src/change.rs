@@ -1,12 +1,14 @@
 //! Detecting that a user's value changed, from linked daily reports (the paper's
 //! Example 2): closed forms of the change detector of `ldp_attack::change` where the
 //! report determines the guess simply: a report of one value (GRR and L-GRR), a hashed
-//! value under one seed (L-OLH, L-BLH, [`hashed_memo`]) and dBitFlipPM's one bit
-//! ([`bit_flip_pm`]).
+//! value under one seed (L-OLH, L-BLH, [`hashed_memo`]), dBitFlipPM's one bit
+//! ([`bit_flip_pm`]), and a fresh report of any family whose law ignores the domain's
+//! labels ([`fresh`]).
 //!
 //! The attacker links a user's reports and reconstructs each day's value from that day's
 //! report (the MAP guess, uniform prior); it flags day t when the guess differs from day
-//! t - 1's, keeping the guess when the report is identical. The detector is judged by
+//! t - 1's, keeping the guess when a memo is replayed (an identical report of a memoized
+//! collection). The detector is judged by
 //!
 //! - `detect = P[flag | x_t != x_{t-1}]` (its recall), and
 //! - `false_alarm = P[flag | x_t = x_{t-1}]`,
@@ -24,16 +26,18 @@
 //! | collection | false_alarm | detect |
 //! |---|---|---|
 //! | fresh GRR at eps | `1 - p^2 - (k - 1) q^2` | `1 - 2 p q - (k - 2) q^2` |
+//! | fresh SS, UE, LH, HE, THE, dBitFlip ([`fresh`]) | `1 - a^2 - (k - 1) b^2` | `1 - 2 a b - (k - 2) b^2` |
 //! | L-GRR (memo, then refreshed) | `1 - p2^2 - (k - 1) q2^2` | `1 - 2 p_s q_s - (k - 2) q_s^2` |
 //! | permanent GRR memo at eps_perm | 0 | `1 - 2 p1 q1 - (k - 2) q1^2` |
 //! | dBitFlipPM, one bit ([`bit_flip_pm`]) | 0 | `(2/k) (p^2 + q^2) (1 - 1/k)` |
 //! | L-OLH, L-BLH ([`hashed_memo`]) | about `1 - p2^2 - (g - 1) q2^2` | about `FA/g + (1 - 1/g)(1 - 2 p_c q_c - (g - 2) q_c^2)` |
 //!
-//! (`p_s, q_s`: the chained law, [`Longitudinal::chained`]). A permanent memo never
-//! raises a false alarm, so every flag is a change: Example 2's point, that memoization
-//! which replays a report makes the change itself visible. Reports of several items (UE,
-//! the memoized unary chains) tie, and two memos of distinct values can be equal; they
-//! have no closed form here and are measured.
+//! (`p_s, q_s`: the chained law, [`Longitudinal::chained`]; `a` the exact ASR,
+//! `b = (1 - a) / (k - 1)`). A permanent memo never raises a false alarm, so every flag is
+//! a change: Example 2's point, that memoization which replays a report makes the change
+//! itself visible. Memos of reports of several items (UE, the memoized unary chains) tie,
+//! and two memos of distinct values can be equal; they have no closed form here and are
+//! measured.
 //!
 //! ```
 //! use ldp_analytic::change;
@@ -48,6 +52,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::asr::LhAsr;
 use ldp_core::families::bit_flip::keep_probability;
 use ldp_core::longitudinal::{Longitudinal, Round};
 use ldp_core::{DomainSize, Epsilon, Family, FamilyParams, Spec};
@@ -86,10 +91,73 @@ fn one_value(k: f64, same: Round, apart: Round) -> ChangeRates {
     }
 }
 
-/// A fresh report every day (no memo): GRR only (`None` for other families).
+/// A fresh report every day (no memo): GRR exactly, and every family whose law is the
+/// same under any relabelling of the domain through [`fresh`] at its exact ASR
+/// (`None` for the others: HR, HM, FLH and the sketches).
 pub fn one_shot(spec: &Spec) -> Option<ChangeRates> {
-    let law = grr_law(spec)?;
-    Some(one_value(spec.k().as_f64(), law, law))
+    if let Some(law) = grr_law(spec) {
+        return Some(one_value(spec.k().as_f64(), law, law));
+    }
+    spec.family()
+        .relabelling_invariant()
+        .then(|| fresh(spec.k(), crate::asr::expected(spec, LhAsr::Exact)))
+}
+
+/// Fresh reports of a family whose law is the same under any relabelling of the domain
+/// ([`Family::relabelling_invariant`]), whose attack succeeds with probability `asr`: each
+/// day's guess is `x` with probability `a = asr` and each other item with
+/// `b = (1 - a) / (k - 1)`, independently across days, so
+///
+/// ```text
+/// false_alarm = 1 - a^2 - (k - 1) b^2,   detect = 1 - 2 a b - (k - 2) b^2
+/// ```
+///
+/// Both are functions of the ASR alone: the detector's precision rises with it from the
+/// change rate itself (at `a = 1/k`), so bounding one report's ASR bounds the precision
+/// ([`asr_for_precision`]). Derived here, and checked against the measured detector,
+/// which reconstructs a fresh report on its own each day (as Example 2's `x^_t`), also
+/// when two days' reports happen to be identical.
+pub fn fresh(k: DomainSize, asr: f64) -> ChangeRates {
+    let kf = k.as_f64(); // at least 2
+    let a = asr.clamp(0.0, 1.0);
+    let b = (1.0 - a) / (kf - 1.0);
+    one_value(kf, Round { p: a, q: b }, Round { p: a, q: b })
+}
+
+/// The largest ASR of one report at which the change detector on fresh reports
+/// ([`fresh`]) flags changes with precision at most `precision`, when values change on a
+/// day with probability `change_rate`: `None` when even random guessing (ASR `1/k`,
+/// precision `change_rate`) is above the bound, and 1 when every ASR meets it. Found by
+/// bisection (the precision rises with the ASR), to 1e-12.
+///
+/// ```
+/// use ldp_analytic::change::{asr_for_precision, fresh};
+/// use ldp_core::DomainSize;
+/// let k = DomainSize::new(100)?;
+/// let a = asr_for_precision(k, 0.1, 0.2).unwrap();
+/// assert!((fresh(k, a).precision(0.1).unwrap() - 0.2).abs() < 1e-9);
+/// assert_eq!(asr_for_precision(k, 0.1, 0.05), None); // below the change rate itself
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn asr_for_precision(k: DomainSize, change_rate: f64, precision: f64) -> Option<f64> {
+    let at = |a: f64| fresh(k, a).precision(change_rate).unwrap_or(0.0);
+    let floor = 1.0 / k.as_f64();
+    if at(floor) > precision {
+        return None;
+    }
+    if at(1.0) <= precision {
+        return Some(1.0);
+    }
+    let (mut lo, mut hi) = (floor, 1.0);
+    while hi - lo > 1e-12 {
+        let mid = 0.5 * (lo + hi);
+        if at(mid) <= precision {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(lo)
 }
 
 /// A permanent memo, replayed every day: GRR, and dBitFlipPM with one bit ([`bit_flip_pm`]);
@@ -238,15 +306,16 @@ mod tests {
         assert!((rates.detect - (1.0 - eq_apart)).abs() < 1e-15);
     }
 
+    /// Fresh OUE has the ASR form; its memos, which tie, have none.
     #[test]
-    fn only_reports_of_one_value_have_a_closed_form() {
+    fn memos_of_several_items_have_no_closed_form() {
         let oue = Spec::classic(
             Protocol::Oue,
             DomainSize::new(10).unwrap(),
             Epsilon::new(1.0).unwrap(),
         )
         .unwrap();
-        assert!(one_shot(&oue).is_none() && permanent(&oue).is_none());
+        assert!(one_shot(&oue).is_some() && permanent(&oue).is_none());
         let (k, perm, one) = (
             DomainSize::new(10).unwrap(),
             Epsilon::new(2.0).unwrap(),
@@ -289,5 +358,31 @@ mod tests {
         let (m, p) = (memoized(&l).unwrap(), permanent(&grr(6, 2.0)).unwrap());
         assert!(m.false_alarm < 1e-6, "{m:?}");
         assert!((m.detect - p.detect).abs() < 1e-6, "{m:?} {p:?}");
+    }
+
+    /// GRR's ASR is its keep probability: the ASR form is GRR's own; at the ASR of
+    /// random guessing the detector's precision is the change rate itself; and the
+    /// bound's inverse meets the bound.
+    #[test]
+    fn the_asr_form_agrees_with_grr_and_its_limits() {
+        for (k, eps) in [(2, 0.5), (10, 2.0), (100, 4.0)] {
+            let spec = grr(k, eps);
+            let (exact, by_asr) = (
+                one_shot(&spec).unwrap(),
+                fresh(spec.k(), spec.pure_probabilities().unwrap().0),
+            );
+            assert!((exact.detect - by_asr.detect).abs() < 1e-14);
+            assert!((exact.false_alarm - by_asr.false_alarm).abs() < 1e-14);
+            let random = fresh(spec.k(), 1.0 / f64::from(k));
+            assert!((random.precision(0.2).unwrap() - 0.2).abs() < 1e-12);
+            for target in [0.25, 0.5, 0.9] {
+                let a = asr_for_precision(spec.k(), 0.2, target).unwrap();
+                let at = fresh(spec.k(), a).precision(0.2).unwrap();
+                assert!((at - target).abs() < 1e-9, "{k} {target}: {at}");
+            }
+        }
+        let k = DomainSize::new(50).unwrap();
+        assert_eq!(asr_for_precision(k, 0.2, 0.1), None);
+        assert_eq!(asr_for_precision(k, 0.2, 1.0), Some(1.0));
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! Each user reports every day for `days` days. Its value starts at its item in the
 //! population and, on each later day, changes with probability `change_rate` to another
-//! value drawn from the population's distribution (a Markov chain per user). The device
-//! reports through a [`Collection`]: afresh every day, with a memo per value refreshed
+//! value drawn from the population's distribution (a Markov chain per user,
+//! [`measure_changes`]); or the values are recorded ones, replayed ([`Trajectories`],
+//! [`measure_replayed`]). The device reports through a [`Collection`]: afresh every day, with a memo per value refreshed
 //! every day (the memoized protocols), or with a memo replayed unchanged (a permanent
 //! memo, as RAPPOR's permanent response does). Memos are kept per value, so a value that
 //! comes back reuses its memo; LOLOHA's L-OLH and L-BLH keep one seed per user and a memo
@@ -14,11 +15,12 @@
 //! change is seen only when it moves the value into or out of a sampled bucket.
 //!
 //! The attacker links the user's reports and reconstructs each day's value from that day's
-//! report ([`AttackSurface::guess`], the paper's attack); an identical report keeps the
-//! previous guess. It flags day t when its guess differs from day t - 1's. Measured: the
-//! detector's recall `P[flag | changed]`, its false alarms `P[flag | unchanged]`, its
-//! precision, and `P[x^_t != x^_{t-1}]` beside `P[x_t != x_{t-1}]`. The closed forms for
-//! reports of one value are `ldp_analytic::change`.
+//! report ([`AttackSurface::guess`], the paper's attack): a fresh report on its own each
+//! day, as Example 2's `x^_t`, while a memo replayed (an identical report from a memoized
+//! collection) keeps the previous guess. It flags day t when its guess differs from day
+//! t - 1's. Measured: the detector's recall `P[flag | changed]`, its false alarms
+//! `P[flag | unchanged]`, its precision, and `P[x^_t != x^_{t-1}]` beside
+//! `P[x_t != x_{t-1}]`. The closed forms are `ldp_analytic::change`.
 //!
 //! ```
 //! use ldp_attack::change::{ChangeConfig, measure_changes};
@@ -43,7 +45,7 @@ use rand::{Rng, RngExt};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::data::Population;
+use crate::data::{Population, Trajectories};
 use crate::longitudinal::Collection;
 use crate::measure::{Estimate, MeasureError, check_setting, spread_users};
 
@@ -151,20 +153,96 @@ pub fn measure_changes(
         return Err(MeasureError::OneValue { item: all[0] });
     }
     let users = spread_users(all, config.users)?;
-    let tallies: Vec<Tally> = match collection {
+    let source = Markov {
+        all,
+        starts: &users,
+        days: config.days,
+        rate: config.change_rate,
+    };
+    let tallies = run_collection(collection, &source, config.runs, config.seed)?;
+    Ok(summarize(&tallies, config.runs, users.len(), config.days))
+}
+
+/// How many times to replay recorded values, and the master seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayConfig {
+    /// Independent runs (at least 1): the reports are drawn afresh, the values replayed.
+    pub runs: u64,
+    /// Master seed.
+    pub seed: u64,
+}
+
+/// Measures the change detector on `collection`'s reports of users whose values over
+/// consecutive days are recorded in `trajectories` (instead of drawn from a Markov chain):
+/// the detector is judged against the recorded changes. `days` in the result is the
+/// longest user's; a user of one day adds no pair.
+///
+/// ```
+/// use ldp_attack::change::{ReplayConfig, measure_replayed};
+/// use ldp_attack::data::Trajectories;
+/// use ldp_attack::longitudinal::Collection;
+/// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+/// let k = DomainSize::new(4)?;
+/// // Two users: one moves on day 3 and back on day 5, one never moves.
+/// let t = Trajectories::new(k, vec![vec![0, 0, 1, 1, 0], vec![2; 5]])?;
+/// let grr = Spec::classic(Protocol::Grr, k, Epsilon::new(3.0)?)?;
+/// let m = measure_replayed(&Collection::Permanent(grr), &t, &ReplayConfig { runs: 200, seed: 1 })?;
+/// assert_eq!(m.change_rate.mean, 0.25);        // 2 of 8 pairs of days, as recorded
+/// assert_eq!(m.false_alarm.mean, 0.0);         // a replayed memo never moves alone
+/// assert!(m.detect.mean > 0.6);                // two memos of distinct values differ
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn measure_replayed(
+    collection: &Collection,
+    trajectories: &Trajectories,
+    config: &ReplayConfig,
+) -> Result<ChangeMeasurement, MeasureError> {
+    let k = collection.k();
+    if trajectories.k().get() != k {
+        return Err(MeasureError::DomainMismatch {
+            spec: k,
+            data: trajectories.k().get(),
+        });
+    }
+    if config.runs == 0 {
+        return Err(MeasureError::NoRuns);
+    }
+    let days = trajectories.longest();
+    if days < 2 {
+        return Err(MeasureError::Days { days });
+    }
+    let tallies = run_collection(collection, trajectories, config.runs, config.seed)?;
+    Ok(summarize(&tallies, config.runs, trajectories.users(), days))
+}
+
+/// Every run's tallies of `collection` over the users of `source`.
+fn run_collection<V: Values>(
+    collection: &Collection,
+    source: &V,
+    runs: u64,
+    seed: u64,
+) -> Result<Vec<Tally>, MeasureError> {
+    Ok(match collection {
+        // Fresh reports: each day's reconstructed on its own, identical or not.
         Collection::OneShot(spec) => {
-            dispatch!(spec.build()?, m => run_all(&Fresh(m), all, &users, config))
+            dispatch!(spec.build()?, m => run_all(&Fresh(m), source, runs, seed, false))
         }
         // A memo per class: per value for most families, dBitFlipPM's for dBitFlip.
         Collection::Permanent(spec) => {
-            dispatch!(spec.build()?, m => run_all(&ClassMemo(m), all, &users, config))
+            dispatch!(spec.build()?, m => run_all(&ClassMemo(m), source, runs, seed, true))
         }
         // LOLOHA's device keeps one seed per user and a memo per hashed value.
         Collection::Memoized(l) if l.hash_range().is_some() => {
-            run_all(&HashedMemo::new(l)?, all, &users, config)
+            run_all(&HashedMemo::new(l)?, source, runs, seed, true)
         }
-        Collection::Memoized(l) => dispatch_memoized!(l, m => run_all(&m, all, &users, config))?,
-    };
+        Collection::Memoized(l) => {
+            dispatch_memoized!(l, m => run_all(&m, source, runs, seed, true))?
+        }
+    })
+}
+
+/// The rates of a set of runs' tallies.
+fn summarize(tallies: &[Tally], runs: u64, users: usize, days: u32) -> ChangeMeasurement {
     let rate = |part: fn(&Tally) -> (u64, u64)| {
         let trials = part(&tallies[0]).1 as usize;
         Estimate::rate_from_runs(
@@ -193,83 +271,145 @@ pub fn measure_changes(
             (t.flagged_changes + t.false_alarms) as usize,
         )
     });
-    Ok(ChangeMeasurement {
-        runs: config.runs,
-        users: users.len(),
-        days: config.days,
+    ChangeMeasurement {
+        runs,
+        users,
+        days,
         detect: rate(|t| (t.flagged_changes, t.flagged_changes + t.missed_changes)),
         false_alarm: rate(|t| (t.false_alarms, t.false_alarms + t.quiet)),
         precision,
         flag_rate: rate(|t| (t.flagged_changes + t.false_alarms, t.pairs())),
         change_rate: rate(|t| (t.flagged_changes + t.missed_changes, t.pairs())),
         values_per_user: tallies.iter().map(|t| t.values as f64).sum::<f64>()
-            / (tallies.len() * users.len()) as f64,
+            / (tallies.len() * users) as f64,
         budget_per_user: tallies.iter().map(|t| t.spent).sum::<f64>()
-            / (tallies.len() * users.len()) as f64,
-    })
+            / (tallies.len() * users) as f64,
+    }
 }
 
-fn run_all<D: Device>(device: &D, all: &[u32], users: &[u32], config: &ChangeConfig) -> Vec<Tally>
+/// Every run's tallies; `replays` when an identical report is a memo replayed, which
+/// keeps the attacker's guess.
+fn run_all<D: Device, V: Values>(
+    device: &D,
+    source: &V,
+    runs: u64,
+    seed: u64,
+    replays: bool,
+) -> Vec<Tally>
 where
     D::Mechanism: AttackSurface,
 {
-    (0..config.runs)
+    (0..runs)
         .into_par_iter()
-        .map(|run| one_run(device, all, users, config, run))
+        .map(|run| one_run(device, source, seed, run, replays))
         .collect()
 }
 
-/// The next day's value: another value drawn from the population w.p. `rate`.
-fn next_value<R: Rng + ?Sized>(x: u32, all: &[u32], rate: f64, rng: &mut R) -> u32 {
-    if rate == 0.0 || !rng.random_bool(rate) {
-        return x;
+/// Where the users' values over the days come from.
+trait Values: Sync {
+    /// Users.
+    fn users(&self) -> usize;
+    /// Days user `i` reports on.
+    fn days(&self, i: usize) -> u32;
+    /// User `i`'s value on its first day.
+    fn first(&self, i: usize) -> u32;
+    /// User `i`'s value on `day` (from 1), which held `x` the day before; `rng` is the
+    /// user's stream of value changes.
+    fn next<R: Rng + ?Sized>(&self, i: usize, day: u32, x: u32, rng: &mut R) -> u32;
+}
+
+/// A Markov chain per user from its item in the population: on each later day the value
+/// changes with probability `rate` to another value drawn from the population.
+struct Markov<'a> {
+    all: &'a [u32],
+    starts: &'a [u32],
+    days: u32,
+    rate: f64,
+}
+
+impl Values for Markov<'_> {
+    fn users(&self) -> usize {
+        self.starts.len()
     }
-    // Drawing a random user's item until it differs is the population's law given that
-    // it differs; the population holds two distinct values (checked).
-    loop {
-        let y = all[rng.random_range(0..all.len())];
-        if y != x {
-            return y;
+
+    fn days(&self, _: usize) -> u32 {
+        self.days
+    }
+
+    fn first(&self, i: usize) -> u32 {
+        self.starts[i]
+    }
+
+    fn next<R: Rng + ?Sized>(&self, _: usize, _: u32, x: u32, rng: &mut R) -> u32 {
+        if self.rate == 0.0 || !rng.random_bool(self.rate) {
+            return x;
+        }
+        // Drawing a random user's item until it differs is the population's law given
+        // that it differs; the population holds two distinct values (checked).
+        loop {
+            let y = self.all[rng.random_range(0..self.all.len())];
+            if y != x {
+                return y;
+            }
         }
     }
 }
 
-fn one_run<D: Device>(
+/// Recorded values, replayed.
+impl Values for Trajectories {
+    fn users(&self) -> usize {
+        Trajectories::users(self)
+    }
+
+    fn days(&self, i: usize) -> u32 {
+        self.user(i).len() as u32
+    }
+
+    fn first(&self, i: usize) -> u32 {
+        self.user(i)[0]
+    }
+
+    fn next<R: Rng + ?Sized>(&self, i: usize, day: u32, _: u32, _: &mut R) -> u32 {
+        self.user(i)[day as usize]
+    }
+}
+
+fn one_run<D: Device, V: Values>(
     device: &D,
-    all: &[u32],
-    users: &[u32],
-    config: &ChangeConfig,
+    source: &V,
+    seed: u64,
     run: u64,
+    replays: bool,
 ) -> Tally
 where
     D::Mechanism: AttackSurface,
 {
-    let genuine = Streams::new(config.seed, run, Role::Genuine);
-    let values = Streams::new(config.seed, run, VALUES);
-    let attacker = Streams::new(config.seed, run, Role::Attacker);
+    let genuine = Streams::new(seed, run, Role::Genuine);
+    let values = Streams::new(seed, run, VALUES);
+    let attacker = Streams::new(seed, run, Role::Attacker);
     let mut total = Tally::default();
     let outcome: Result<(), std::convert::Infallible> = for_each_batch(
-        users.len(),
+        source.users(),
         |b, range| {
             let (mut rng, mut moves, mut coins) =
                 (genuine.batch(b), values.batch(b), attacker.batch(b));
             let mut tally = Tally::default();
             let mut seen = Vec::new();
-            for &start in &users[range] {
+            for i in range {
                 let mut memory = D::Memory::default();
-                let (mut x, mut seen_values) = (start, 1u64);
+                let (mut x, mut seen_values) = (source.first(i), 1u64);
                 seen.clear();
                 seen.push(x);
                 let mut report = device
                     .report_value(&mut memory, x, &mut rng)
-                    .expect("population items are in the domain");
+                    .expect("values are in the domain (checked)");
                 let mut guess = device.mechanism().guess(&report, &mut coins);
-                for _day in 1..config.days {
-                    let next = next_value(x, all, config.change_rate, &mut moves);
+                for day in 1..source.days(i) {
+                    let next = source.next(i, day, x, &mut moves);
                     let today = device
                         .report_value(&mut memory, next, &mut rng)
-                        .expect("population items are in the domain");
-                    let new_guess = if today == report {
+                        .expect("values are in the domain (checked)");
+                    let new_guess = if replays && today == report {
                         guess
                     } else {
                         device.mechanism().guess(&today, &mut coins)

@@ -1,13 +1,16 @@
 //! Populations of genuine users, and the Adult Age data of the paper's empirical study;
 //! tables of users with several attributes ([`Table`]), and the two shipped with this
-//! crate: UCI Adult (ten attributes) and ACSEmployment (Montana, eighteen).
+//! crate: UCI Adult (ten attributes) and ACSEmployment (Montana, eighteen); users' values
+//! over consecutive days, replayed from data ([`Trajectories`]).
 
 mod table;
+mod trajectories;
 
 pub use table::{
     ACS_EMPLOYMENT_CODES_GZ, ACS_EMPLOYMENT_LABELS_CSV, ADULT_CODES_GZ, ADULT_LABELS_CSV, Table,
     TableError,
 };
+pub use trajectories::Trajectories;
 
 use ldp_core::{DomainSize, ItemOutOfRange};
 use rand::{Rng, RngExt};

@@ -36,6 +36,7 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(longitudinal::asr_after, m)?)?;
     m.add_function(wrap_pyfunction!(longitudinal::simulate_linked, m)?)?;
     m.add_function(wrap_pyfunction!(longitudinal::simulate_changes, m)?)?;
+    m.add_function(wrap_pyfunction!(longitudinal::replay_changes, m)?)?;
     m.add_function(wrap_pyfunction!(reports::_reports_from_pickle, m)?)?;
     m.add_function(wrap_pyfunction!(multidim::multidim, m)?)?;
     m.add_function(wrap_pyfunction!(multidim::_table, m)?)?;

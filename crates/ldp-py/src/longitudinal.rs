@@ -610,8 +610,77 @@ pub(crate) fn simulate_changes<'py>(
     #[pyo3(from_py_with = crate::args::seed)] seed: u64,
     permanent: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let (collection, k, exact) = change_target(target, permanent)?;
+    let pop = crate::analysis::population(items, dataset, k, "the target")?;
+    let config = ldp_attack::change::ChangeConfig {
+        runs,
+        seed,
+        users,
+        days,
+        change_rate,
+    };
+    let m = py
+        .detach(|| ldp_attack::change::measure_changes(&collection, &pop, &config))
+        .map_err(param)?;
+    change_dict(py, &m, exact, change_rate)
+}
+
+/// The change detector on recorded values, replayed: `trajectories` holds each user's
+/// value on consecutive days (a list of sequences, of any lengths, or a 2-D array of
+/// users by days), and the attacker flags the days its reconstruction moves. As
+/// `ldp simulate --trajectories FILE.csv`; `target` and the dict as
+/// `ldp.simulate_changes`, the closed forms at the recorded change rate.
+///
+/// >>> import ldp
+/// >>> grr = ldp.mechanism("grr", k=4, eps=3.0)
+/// >>> s = ldp.replay_changes(grr, [[0, 0, 1, 1, 0], [2, 2, 2, 2, 2]], runs=100, permanent=True)
+/// >>> s["change_rate_measured"], s["false_alarm"]
+/// (0.25, 0.0)
+#[pyfunction]
+#[pyo3(signature = (target, trajectories, *, runs=1, seed=0, permanent=false))]
+pub(crate) fn replay_changes<'py>(
+    py: Python<'py>,
+    target: &Bound<'py, PyAny>,
+    trajectories: &Bound<'py, PyAny>,
+    runs: u64,
+    #[pyo3(from_py_with = crate::args::seed)] seed: u64,
+    permanent: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (collection, k, exact) = change_target(target, permanent)?;
+    let mut users: Vec<Vec<u32>> = Vec::new();
+    for (i, user) in trajectories
+        .try_iter()
+        .map_err(|_| param("trajectories: a list of each user's values, one per day"))?
+        .enumerate()
+    {
+        let values: Vec<u32> = user?.extract().map_err(|_| {
+            param(format!(
+                "trajectories[{i}]: a sequence of items in 0..{k}, one per day"
+            ))
+        })?;
+        users.push(values);
+    }
+    let trajectories = ldp_attack::data::Trajectories::new(k, users)
+        .map_err(|e| param(format!("trajectories: {e}")))?;
+    let (changes, pairs) = trajectories.changes();
+    let config = ldp_attack::change::ReplayConfig { runs, seed };
+    let m = py
+        .detach(|| ldp_attack::change::measure_replayed(&collection, &trajectories, &config))
+        .map_err(param)?;
+    change_dict(py, &m, exact, changes as f64 / pairs as f64)
+}
+
+/// What `target` sends each day, the domain size, and the detector's closed form if any.
+fn change_target(
+    target: &Bound<'_, PyAny>,
+    permanent: bool,
+) -> PyResult<(
+    Collection,
+    ldp_core::DomainSize,
+    Option<ldp_analytic::change::ChangeRates>,
+)> {
     use ldp_analytic::change;
-    let (collection, k, exact) = if let Ok(m) = target.cast::<Mechanism>() {
+    Ok(if let Ok(m) = target.cast::<Mechanism>() {
         let spec = m.get().spec;
         if permanent {
             (
@@ -635,18 +704,17 @@ pub(crate) fn simulate_changes<'py>(
         return Err(param(
             "target: an ldp.Mechanism or an ldp.longitudinal protocol",
         ));
-    };
-    let pop = crate::analysis::population(items, dataset, k, "the target")?;
-    let config = ldp_attack::change::ChangeConfig {
-        runs,
-        seed,
-        users,
-        days,
-        change_rate,
-    };
-    let m = py
-        .detach(|| ldp_attack::change::measure_changes(&collection, &pop, &config))
-        .map_err(param)?;
+    })
+}
+
+/// The detector's measured rates beside their closed forms at `change_rate`.
+fn change_dict<'py>(
+    py: Python<'py>,
+    m: &ldp_attack::change::ChangeMeasurement,
+    exact: Option<ldp_analytic::change::ChangeRates>,
+    change_rate: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use ldp_analytic::change;
     let d = PyDict::new(py);
     let closed = |f: &dyn Fn(&change::ChangeRates) -> Option<f64>| {
         exact.as_ref().and_then(f).unwrap_or(f64::NAN)

@@ -1,9 +1,11 @@
-//! `ldp simulate --days D --change-rate R`: the change detector of the paper's Example 2
-//! on users whose values change, beside its closed form where there is one.
+//! `ldp simulate --days D --change-rate R` and `--trajectories FILE.csv`: the change
+//! detector of the paper's Example 2 on users whose values change (a Markov chain, or
+//! recorded values replayed), beside its closed form where there is one.
 
 use anyhow::{Context, Result, bail};
 use ldp_analytic::change::{self, ChangeRates};
-use ldp_attack::change::{ChangeConfig, measure_changes};
+use ldp_attack::change::{ChangeConfig, ReplayConfig, measure_changes, measure_replayed};
+use ldp_attack::data::Trajectories;
 use ldp_attack::longitudinal::Collection;
 use ldp_attack::{Estimate, MeasureError, Population};
 
@@ -39,15 +41,27 @@ const COLUMNS: [&str; 25] = [
     "budget_per_user",
 ];
 
-/// The measured rates of `target`'s reports over `days` days at `rate`, in one row.
+/// Where the users' values over the days come from.
+pub(crate) enum Values<'a> {
+    /// A Markov chain per user from its item in `population`: `days` days, each later day
+    /// a change with probability `rate`.
+    Markov {
+        population: &'a Population,
+        days: u32,
+        rate: f64,
+    },
+    /// Recorded values (`--trajectories`).
+    Replayed(&'a Trajectories),
+}
+
+/// The measured rates of `target`'s reports on users whose values move as `values` says,
+/// in one row.
 pub(crate) fn simulate_rows(
     target: &Target,
     name: &'static str,
-    population: &Population,
+    values: &Values<'_>,
     runs: u64,
     seed: u64,
-    days: u32,
-    rate: f64,
 ) -> Result<(Vec<&'static str>, Vec<Vec<Value>>)> {
     let (collection, kind, eps, perm, exact) = match target {
         Target::OneShot(spec) => (
@@ -72,24 +86,55 @@ pub(crate) fn simulate_rows(
             change::memoized(l),
         ),
     };
-    let config = ChangeConfig {
-        runs,
-        seed,
-        users: None,
-        days,
-        change_rate: rate,
+    let (m, k, rate) = match *values {
+        Values::Markov {
+            population,
+            days,
+            rate,
+        } => {
+            let config = ChangeConfig {
+                runs,
+                seed,
+                users: None,
+                days,
+                change_rate: rate,
+            };
+            let m = measure_changes(&collection, population, &config).map_err(|e| {
+                let flag = match &e {
+                    MeasureError::Days { .. } => format!("--days {days}"),
+                    MeasureError::ChangeRate { .. } | MeasureError::OneValue { .. } => {
+                        format!("--change-rate {}", number(rate))
+                    }
+                    MeasureError::NoRuns | MeasureError::TooManyRuns { .. } => {
+                        format!("--runs {runs}")
+                    }
+                    _ => "simulation".to_owned(),
+                };
+                anyhow::Error::new(e).context(flag)
+            })?;
+            (m, population.k(), rate)
+        }
+        Values::Replayed(trajectories) => {
+            let config = ReplayConfig { runs, seed };
+            let m = measure_replayed(&collection, trajectories, &config).map_err(|e| {
+                let flag = match &e {
+                    MeasureError::Days { .. } => {
+                        "--trajectories: every user reports on one day only; a change is seen \
+                         between two"
+                            .to_owned()
+                    }
+                    MeasureError::NoRuns | MeasureError::TooManyRuns { .. } => {
+                        format!("--runs {runs}")
+                    }
+                    _ => "simulation".to_owned(),
+                };
+                anyhow::Error::new(e).context(flag)
+            })?;
+            let (changes, pairs) = trajectories.changes();
+            (m, trajectories.k(), changes as f64 / pairs as f64)
+        }
     };
-    let m = measure_changes(&collection, population, &config).map_err(|e| {
-        let flag = match &e {
-            MeasureError::Days { .. } => format!("--days {days}"),
-            MeasureError::ChangeRate { .. } | MeasureError::OneValue { .. } => {
-                format!("--change-rate {}", number(rate))
-            }
-            MeasureError::NoRuns | MeasureError::TooManyRuns { .. } => format!("--runs {runs}"),
-            _ => "simulation".to_owned(),
-        };
-        anyhow::Error::new(e).context(flag)
-    })?;
+    let days = m.days;
     let se = |e: &Estimate| -> Value { e.se.is_finite().then_some(e.se).into() };
     let closed = |f: fn(&ChangeRates, f64) -> Option<f64>| -> Value {
         exact.as_ref().and_then(|r| f(r, rate)).into()
@@ -97,7 +142,7 @@ pub(crate) fn simulate_rows(
     let mut row = vec![
         Value::from(name),
         Value::from(kind),
-        Value::Int(u64::from(population.k().get())),
+        Value::Int(u64::from(k.get())),
         Value::Num(eps),
         perm.into(),
         Value::Int(runs),

@@ -6,6 +6,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use ldp_analytic::compare::{Poisoned, Row};
 use ldp_attack::Table;
+use ldp_attack::data::Trajectories;
 use ldp_attack::{
     BYTES_PER_RUN, MeasureConfig, MeasureError, PoisonConfig, PoisonError, PoisonKind, Population,
     Prior, ReconstructionAttack, measure,
@@ -79,7 +80,7 @@ pub(crate) struct SimulateArgs {
     #[arg(
         long,
         conflicts_with = "dataset",
-        required_unless_present_any = ["dataset", "solution"]
+        required_unless_present_any = ["dataset", "solution", "trajectories"]
     )]
     items: Option<PathBuf>,
     /// The users: adult-age (UCI Adult's Age, 48,842 people, k = 100); with --solution,
@@ -162,6 +163,16 @@ pub(crate) struct SimulateArgs {
     /// (to another value drawn from the data).
     #[arg(long = "change-rate", value_name = "R")]
     change_rate: Option<f64>,
+    /// Users whose values over the days are recorded: `user,day,value` rows after a
+    /// header line (a user is any text, a day a whole number, each user's days without a
+    /// gap; the value in 0..k-1). The change detector runs on these values, replayed,
+    /// instead of a Markov chain (--days and --change-rate).
+    #[arg(
+        long,
+        value_name = "FILE.csv",
+        conflicts_with_all = ["items", "dataset", "days", "change_rate", "collections", "users"]
+    )]
+    trajectories: Option<PathBuf>,
     /// The memo's budget (with --memoize).
     #[arg(long = "eps-perm", value_name = "E", requires = "memoize")]
     eps_perm: Option<f64>,
@@ -200,8 +211,25 @@ fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
 /// `ldp simulate --days D --change-rate R`: the change detector.
 fn run_changes(a: &SimulateArgs, days: u32, rate: f64) -> Result<()> {
     let (target, name) = repeated_target(a, "--days")?;
-    let pop = population(a, target_k(&target))?;
-    let (columns, rows) = change::simulate_rows(&target, name, &pop, a.runs, a.seed, days, rate)?;
+    let population = population(a, target_k(&target))?;
+    let values = change::Values::Markov {
+        population: &population,
+        days,
+        rate,
+    };
+    let (columns, rows) = change::simulate_rows(&target, name, &values, a.runs, a.seed)?;
+    print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
+}
+
+/// `--trajectories FILE.csv`: the change detector on recorded values, replayed.
+fn run_replayed(a: &SimulateArgs, path: &PathBuf) -> Result<()> {
+    let (target, name) = repeated_target(a, "--trajectories")?;
+    let k = target_k(&target);
+    let context = || format!("--trajectories {}", path.display());
+    let text = std::fs::read_to_string(path).with_context(context)?;
+    let trajectories = Trajectories::parse_csv(k, &text).with_context(context)?;
+    let values = change::Values::Replayed(&trajectories);
+    let (columns, rows) = change::simulate_rows(&target, name, &values, a.runs, a.seed)?;
     print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 
@@ -328,6 +356,9 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         }
         memory::check("--users", n, 4)?;
     }
+    if let Some(path) = &a.trajectories {
+        return run_replayed(a, path);
+    }
     if let Some((days, rate)) = change::setting(a.days, a.change_rate)? {
         return run_changes(a, days, rate);
     }
@@ -336,7 +367,9 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
     }
     for (flag, given) in [("--memoize", a.memoize), ("--permanent", a.permanent)] {
         if given {
-            bail!("{flag}: applies to repeated collection; add --collections T or --days D");
+            bail!(
+                "{flag}: applies to repeated collection; add --collections T, --days D or --trajectories FILE"
+            );
         }
     }
     let spec = a.protocol.resolve()?.spec;

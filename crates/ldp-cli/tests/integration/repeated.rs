@@ -192,7 +192,7 @@ fn bad_repeated_collection_input_names_the_flag() {
             "--eps-perm",
             "2",
         ],
-        "--memoize: applies to repeated collection; add --collections T or --days D",
+        "--memoize: applies to repeated collection; add --collections T, --days D or --trajectories FILE",
     );
 }
 
@@ -463,7 +463,9 @@ fn simulate_detects_changes_beside_the_closed_forms() {
         .args(["--eps", "2", "--permanent"])
         .assert()
         .failure()
-        .stderr(predicate::str::contains("--collections T or --days D"));
+        .stderr(predicate::str::contains(
+            "--collections T, --days D or --trajectories FILE",
+        ));
 }
 
 /// `analyze --change-rate R`: the detector's closed forms beside each row, as `simulate
@@ -473,7 +475,7 @@ fn analyze_gives_the_change_detectors_closed_forms() {
     let out = stdout(ldp().args([
         "analyze",
         "--protocol",
-        "grr,oue",
+        "grr,oue,hr",
         "--k",
         "100",
         "--eps",
@@ -496,7 +498,11 @@ fn analyze_gives_the_change_detectors_closed_forms() {
     assert!((alarm - (1.0 - p * p - (k - 1.0) * q * q)).abs() < 1e-12);
     let precision: f64 = column(&out, "grr,", "precision").parse().unwrap();
     assert!((precision - 0.2 * detect / (0.2 * detect + 0.8 * alarm)).abs() < 1e-12);
-    assert_eq!(column(&out, "oue,", "detect"), "");
+    // Fresh OUE: the ASR form, whose precision rises from the change rate with the ASR;
+    // HR's law depends on the labels: no form.
+    let oue: f64 = column(&out, "oue,", "precision").parse().unwrap();
+    assert!(oue > 0.2 && oue < precision, "{oue} {precision}");
+    assert_eq!(column(&out, "hr,", "detect"), "");
     // The memoized rows: L-OLH's as simulate --days quotes it.
     let memo = stdout(ldp().args([
         "analyze",
@@ -552,4 +558,82 @@ fn analyze_gives_the_change_detectors_closed_forms() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("--change-rate -1"));
+}
+
+/// `--trajectories FILE.csv`: the change detector on recorded values, replayed, judged
+/// against the recorded changes; a bad file names the flag and the line.
+#[test]
+fn simulate_replays_recorded_values() {
+    let dir = std::env::temp_dir().join(format!("ldp-trajectories-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("days.csv");
+    // 1,000 users over 14 days, each moving once a week on a day of its own.
+    let mut text = String::from("user,day,value\n");
+    let (mut changes, mut pairs) = (0u32, 0u32);
+    for u in 0..1000u32 {
+        let value = |d: u32| (u + 3 * ((d + u % 7) / 7)) % 10;
+        for d in 0..14 {
+            text.push_str(&format!("u{u},{d},{}\n", value(d)));
+            if d > 0 {
+                pairs += 1;
+                changes += u32::from(value(d) != value(d - 1));
+            }
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let base = [
+        "simulate",
+        "--protocol",
+        "grr",
+        "--k",
+        "10",
+        "--eps",
+        "2",
+        "--runs",
+        "4",
+        "--trajectories",
+        path.to_str().unwrap(),
+    ];
+    for permanent in [false, true] {
+        let mut cmd = ldp();
+        cmd.args(base);
+        if permanent {
+            cmd.arg("--permanent");
+        }
+        let csv = stdout(&mut cmd);
+        let measured: f64 = column(&csv, "", "change_rate_measured").parse().unwrap();
+        assert_eq!(measured, f64::from(changes) / f64::from(pairs), "{csv}");
+        assert_eq!(column(&csv, "", "days"), "14");
+        assert_eq!(column(&csv, "", "users"), "1000");
+        for rate in ["detect", "false_alarm"] {
+            let m: f64 = column(&csv, "", rate).parse().unwrap();
+            let se: f64 = column(&csv, "", &format!("{rate}_se")).parse().unwrap();
+            let e: f64 = column(&csv, "", &format!("{rate}_expected"))
+                .parse()
+                .unwrap();
+            assert!(
+                (m - e).abs() <= 3.0 * se + 1e-12,
+                "{rate}: {m} +- {se} vs {e}\n{csv}"
+            );
+        }
+    }
+    let bad = dir.join("gap.csv");
+    std::fs::write(&bad, "user,day,value\na,1,3\nb,1,2\na,3,4\n").unwrap();
+    ldp()
+        .args(&base[..base.len() - 1])
+        .arg(bad.to_str().unwrap())
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--trajectories").and(predicate::str::contains(
+                "line 4: user \"a\" reports day 3 after day 1",
+            )),
+        );
+    ldp()
+        .args(base)
+        .args(["--days", "5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--days"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -316,6 +316,8 @@ impl CountedOutputs for DBitFlip {
 }
 
 impl FamilyMechanism for DBitFlip {
+    const RELABELLING_INVARIANT: bool = true;
+
     const PUBLIC_DRAW: bool = true;
 
     /// The d buckets are the public part, drawn from `public`; a value's class is the

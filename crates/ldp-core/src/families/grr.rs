@@ -67,6 +67,8 @@ impl Grr {
 eq_by_spec!(Grr);
 
 impl FamilyMechanism for Grr {
+    const RELABELLING_INVARIANT: bool = true;
+
     fn check(_: DomainSize, _: Epsilon, (): ()) -> Result<(), ParamError> {
         Ok(())
     }

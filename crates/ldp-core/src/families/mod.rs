@@ -66,6 +66,14 @@ pub trait FamilyMechanism: Mechanism + Registered {
     /// are real vectors; the others' reports have bounded influence by construction.
     const CLIPS: bool = false;
 
+    /// Whether relabelling the domain leaves the family's report law unchanged (its
+    /// public randomness averaged, LH's under an ideal hash), so that the paper's attack
+    /// guesses every wrong item equally often: `P[guess = g | x] = (1 - ASR) / (k - 1)`
+    /// for `g != x`, and the law of a guess is a function of the ASR alone. True for
+    /// GRR, SS, UE, LH, HE, THE and dBitFlip; false (the default) for the Hadamard
+    /// families, FLH's fixed seeds and the sketches' fixed hashes.
+    const RELABELLING_INVARIANT: bool = false;
+
     /// Further instances that `ldp_optimize::choose_protocol` compares beside the preset:
     /// a small grid over parameters that trade the objectives but belong to no adaptive
     /// protocol (HR's blocks, the sketches' (h, m)). Each passes [`FamilyMechanism::check`].

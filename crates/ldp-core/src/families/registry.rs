@@ -54,6 +54,14 @@ macro_rules! registry {
             /// Every family, in the registry's order.
             pub const ALL: &'static [Family] = &[ $( Family::$Family ),+ ];
 
+            /// Whether relabelling the domain leaves the family's report law unchanged
+            /// ([`FamilyMechanism::RELABELLING_INVARIANT`]).
+            pub fn relabelling_invariant(self) -> bool {
+                match self {
+                    $( Family::$Family => <$module::$Type as FamilyMechanism>::RELABELLING_INVARIANT, )+
+                }
+            }
+
             /// Whether the family's servers clip report coordinates
             /// ([`FamilyMechanism::CLIPS`]).
             pub fn clips(self) -> bool {

@@ -103,6 +103,8 @@ impl SubsetSelection {
 eq_by_spec!(SubsetSelection);
 
 impl FamilyMechanism for SubsetSelection {
+    const RELABELLING_INVARIANT: bool = true;
+
     fn check(k: DomainSize, _: Epsilon, omega: u32) -> Result<(), ParamError> {
         check_subset_size(k, omega)
     }

@@ -215,6 +215,8 @@ impl SummationHistogram {
 eq_by_spec!(SummationHistogram);
 
 impl FamilyMechanism for SummationHistogram {
+    const RELABELLING_INVARIANT: bool = true;
+
     fn check(_: DomainSize, _: Epsilon, (): ()) -> Result<(), ParamError> {
         Ok(())
     }

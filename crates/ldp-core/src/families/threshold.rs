@@ -116,6 +116,8 @@ impl ThresholdHistogram {
 }
 
 impl FamilyMechanism for ThresholdHistogram {
+    const RELABELLING_INVARIANT: bool = true;
+
     fn check(_: DomainSize, _: Epsilon, theta: f64) -> Result<(), ParamError> {
         check_threshold(theta)
     }

@@ -89,6 +89,8 @@ impl UnaryEncoding {
 }
 
 impl FamilyMechanism for UnaryEncoding {
+    const RELABELLING_INVARIANT: bool = true;
+
     fn check(_: DomainSize, _: Epsilon, p: f64) -> Result<(), ParamError> {
         check_unary_p(p)
     }

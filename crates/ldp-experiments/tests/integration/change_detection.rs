@@ -83,6 +83,38 @@ fn reports_of_one_value_match_the_closed_forms() {
     }
 }
 
+/// Fresh reports of every family whose law ignores the domain's labels: the detector's
+/// rates are functions of one report's exact ASR (`change::fresh`), measured within 3 SE;
+/// the families without that symmetry have no closed form.
+#[test]
+fn fresh_reports_of_symmetric_families_match_the_asr_form() {
+    let pop = Population::adult_age();
+    for (p, e) in [
+        (Protocol::Ss, 2.0),
+        (Protocol::Sue, 4.0),
+        (Protocol::Oue, 2.0),
+        (Protocol::Blh, 4.0),
+        (Protocol::Olh, 2.0),
+        (Protocol::She, 4.0),
+        (Protocol::The, 2.0),
+        (Protocol::DBitFlip, 6.0),
+    ] {
+        let spec = Spec::classic(p, pop.k(), eps(e)).unwrap();
+        let rates = change::one_shot(&spec).unwrap();
+        let m = measure_changes(&Collection::OneShot(spec), &pop, &config(0.3)).unwrap();
+        compare(&format!("fresh {p:?} eps={e}"), &m, rates, 0.3);
+        check(
+            &format!("fresh {p:?} precision"),
+            m.precision.as_ref().unwrap(),
+            rates.precision(0.3).unwrap(),
+        );
+    }
+    for p in [Protocol::Hr, Protocol::Cms, Protocol::Hcms, Protocol::Flh] {
+        let spec = Spec::classic(p, pop.k(), eps(2.0)).unwrap();
+        assert_eq!(change::one_shot(&spec), None, "{p:?}");
+    }
+}
+
 /// Precision as measured is the closed form's at the simulated change rate.
 #[test]
 fn precision_follows_from_the_two_rates() {

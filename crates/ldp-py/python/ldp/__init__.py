@@ -33,7 +33,8 @@ Repeated collection: ``ldp.longitudinal`` builds the memoized protocols of Arcol
 ``long_freq_est`` clients, and LOLOHA's local hashing (L-OLH, L-BLH, Arcolezi et al. 2023); ``ldp.asr_after`` gives the exact ASR of the attack that links
 t reports of one value, and ``ldp.simulate_linked`` measures it. ``ldp.simulate_changes``
 measures the change detector of the paper's Example 2 on values that change day to day
-(fresh reports, memoized protocols, permanent memos such as dBitFlipPM of ``dbitflip``).
+(fresh reports, memoized protocols, permanent memos such as dBitFlipPM of ``dbitflip``),
+and ``ldp.replay_changes`` on each user's recorded values over consecutive days.
 
 Several attributes per user: ``ldp.multidim`` builds the SPL, SMP, RS+FD, RS+FD-z and
 RS+RFD clients of ``ldp perturb --attributes`` over sizes, a dict, a pandas DataFrame or a
@@ -70,6 +71,7 @@ from ._ldp import (
     mechanism,
     simulate,
     simulate_changes,
+    replay_changes,
     simulate_linked,
     tune,
 )
@@ -101,6 +103,7 @@ __all__ = [
     "multidim",
     "simulate",
     "simulate_changes",
+    "replay_changes",
     "simulate_linked",
     "tune",
 ]

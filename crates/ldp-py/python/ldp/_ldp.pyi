@@ -300,6 +300,14 @@ def simulate_changes(
     seed: int = 0,
     permanent: bool = False,
 ) -> dict[str, Any]: ...
+def replay_changes(
+    target: Union[Mechanism, Longitudinal],
+    trajectories: Union[Sequence[Sequence[int]], npt.NDArray[np.integer[Any]]],
+    *,
+    runs: int = 1,
+    seed: int = 0,
+    permanent: bool = False,
+) -> dict[str, Any]: ...
 
 def audit(
     client: Union[Mechanism, Longitudinal, Multidim, Callable[[npt.NDArray[np.int64]], Any]],
@@ -339,6 +347,7 @@ __all__ = [
     "asr_after",
     "simulate_linked",
     "simulate_changes",
+    "replay_changes",
     "_reports_from_pickle",
     "audit",
     "exact_audit",

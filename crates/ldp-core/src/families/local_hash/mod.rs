@@ -257,6 +257,8 @@ impl LocalHashing {
 eq_by_spec!(LocalHashing);
 
 impl FamilyMechanism for LocalHashing {
+    const RELABELLING_INVARIANT: bool = true;
+
     const PUBLIC_DRAW: bool = true;
 
     /// The seed is the public part (its low 32 bits); a value's class is its hash.
