@@ -1,5 +1,6 @@
 //! `ldp.Aggregator`: a mergeable, picklable server.
 
+use crate::threads::InPool;
 use ldp_core::estimate::{Fit, FitKnob, FitOptions, FitOptionsError};
 use ldp_core::{
     Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, Spec, dispatch_aggregator,
@@ -144,7 +145,7 @@ impl Aggregator {
     /// A copy of the state, taken without the GIL (an `add` in another thread may hold
     /// the lock while it merges).
     fn snapshot(&self, py: Python<'_>) -> AnyAggregator {
-        py.detach(|| self.state().clone())
+        py.detach_in_pool(|| self.state().clone())
     }
 
     /// The fit of `estimator` on a snapshot, computed without the GIL.
@@ -158,7 +159,7 @@ impl Aggregator {
         let e = self::estimator(estimator)?;
         let options = fit_options(e, max_iterations, tolerance)?;
         let state = self.snapshot(py);
-        py.detach(|| dispatch_aggregator!(&state, a => a.fit(e, &options)))
+        py.detach_in_pool(|| dispatch_aggregator!(&state, a => a.fit(e, &options)))
             .map_err(aggregate)
     }
 }
@@ -174,7 +175,7 @@ impl Aggregator {
     /// Number of reports aggregated.
     #[getter]
     fn n(&self, py: Python<'_>) -> u64 {
-        py.detach(|| dispatch_aggregator!(&*self.state(), a => a.count()))
+        py.detach_in_pool(|| dispatch_aggregator!(&*self.state(), a => a.count()))
     }
 
     /// Support count of every item (uint64), or None for SHE.
@@ -213,7 +214,7 @@ impl Aggregator {
         let data = &reports.data;
         let n = data.len();
         let any = &self.mechanism.any;
-        py.detach(|| {
+        py.detach_in_pool(|| {
             let partials: Vec<AnyAggregator> = (0..n.div_ceil(PIECE))
                 .into_par_iter()
                 .map(|piece| {
@@ -248,7 +249,7 @@ impl Aggregator {
         }
         // A copy first: `other` may be `self`, whose lock is taken next.
         let theirs = other.snapshot(py);
-        py.detach(|| {
+        py.detach_in_pool(|| {
             let mut state = self.state();
             let mut merged = state.clone();
             merged.merge(&theirs).map_err(|e| match e {

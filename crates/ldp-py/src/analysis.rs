@@ -1,6 +1,7 @@
 //! Closed forms, tuning, frontiers, attacks and simulations: the `ldp analyze`, `tune`,
 //! `frontier`, `attack` and `simulate` commands as functions returning numpy columns.
 
+use crate::threads::InPool;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -117,7 +118,7 @@ pub(crate) fn analyze<'py>(
         },
     };
     let analysed = py
-        .detach(|| ldp_optimize::analyze(&request))
+        .detach_in_pool(|| ldp_optimize::analyze(&request))
         .map_err(|e| match e {
             AnalysisError::Request(e) => request_error(e, &tuning, param.as_ref()),
             AnalysisError::ParamNeedsOneProtocol(_) => {
@@ -239,7 +240,9 @@ pub(crate) fn tune<'py>(
     let d = PyDict::new(py);
     let one = ProtocolSet::one_or_all(protocol).map_err(param)?;
     if let Some(p) = one {
-        let t = py.detach(|| request.tune(p, k, eps)).map_err(failed)?;
+        let t = py
+            .detach_in_pool(|| request.tune(p, k, eps))
+            .map_err(failed)?;
         d.set_item("protocol", p.name())?;
         d.set_item("strategy", t.strategy.name())?;
         d.set_item("param", family_param(py, &t.spec.params())?)?;
@@ -249,7 +252,9 @@ pub(crate) fn tune<'py>(
         d.set_item("bits", t.objectives.bits)?;
         d.set_item("fell_back", t.fell_back)?;
     } else {
-        let choice = py.detach(|| request.choose(k, eps)).map_err(failed)?;
+        let choice = py
+            .detach_in_pool(|| request.choose(k, eps))
+            .map_err(failed)?;
         d.set_item("protocol", choice.protocol.name())?;
         d.set_item("strategy", "eps-constraint")?;
         d.set_item("param", family_param(py, &choice.spec.params())?)?;
@@ -294,7 +299,7 @@ pub(crate) fn frontier<'py>(
     let request = settings("frontier", options, &groups)?;
     let (k, eps) = (domain(k)?, budget(eps)?);
     let front = py
-        .detach(|| request.frontier(p, k, eps, &list))
+        .detach_in_pool(|| request.frontier(p, k, eps, &list))
         .map_err(|e| request_error(e, &request, None))?;
     let d = PyDict::new(py);
     d.set_item(
@@ -345,7 +350,7 @@ pub(crate) fn attack<'py>(
     let prior = prior_of(prior, mech.spec.k().get())?;
     let streams = BatchStreams::new(seed, Role::Attacker).map_err(param)?;
     let data = &reports.data;
-    let guesses: Vec<u32> = py.detach(|| {
+    let guesses: Vec<u32> = py.detach_in_pool(|| {
         dispatch!(&mech.any, m => with_batch_rng!(streams, make => {
             let n = data.len();
             let parts: Vec<Vec<u32>> = (0..n.div_ceil(USERS_PER_STREAM))
@@ -551,7 +556,7 @@ fn run_interruptibly<T: Send>(
 ) -> PyResult<T> {
     let stop = AtomicBool::new(false);
     let mut interrupt: Option<PyErr> = None;
-    let result = py.detach(|| {
+    let result = py.detach_in_pool(|| {
         std::thread::scope(|s| {
             let handle = s.spawn(|| work(&|| stop.load(Ordering::Relaxed)));
             while !handle.is_finished() {

@@ -1,6 +1,7 @@
 //! `ldp.audit`: the statistical privacy audit of `ldp-audit` on a mechanism of this
 //! package or on any Python callable, and `ldp.exact_audit`.
 
+use crate::threads::InPool;
 use std::sync::Mutex;
 
 use ldp_audit::{
@@ -295,7 +296,7 @@ pub(crate) fn audit<'py>(
         let inner = l.get().inner.clone();
         let t = collections.unwrap_or(1);
         let audit = py
-            .detach(|| ldp_audit::audit_linked(&inner, t, &config))
+            .detach_in_pool(|| ldp_audit::audit_linked(&inner, t, &config))
             .map_err(param)?;
         return to_dict(py, &audit);
     }
@@ -310,7 +311,7 @@ pub(crate) fn audit<'py>(
         let config = config(trials, alpha, pairs, statistics, seed, false)?;
         let spec = m.get().spec().clone();
         let audit = py
-            .detach(
+            .detach_in_pool(
                 || ldp_core::dispatch_multidim!(&spec, c => ldp_audit::audit_multidim(&c, &config)),
             )
             .map_err(param)?
@@ -322,7 +323,7 @@ pub(crate) fn audit<'py>(
         let config = config(trials, alpha, pairs, statistics, seed, false)?;
         let any = mech.get().any.clone();
         let audit = py
-            .detach(|| ldp_audit::audit_mechanism(&any, &config))
+            .detach_in_pool(|| ldp_audit::audit_mechanism(&any, &config))
             .map_err(param)?;
         return to_dict(py, &audit);
     }

@@ -107,8 +107,10 @@ impl Data {
                     pieces.push((head, *at, *o));
                     rest = tail;
                 }
-                pieces.into_par_iter().for_each(|(dst, at, src)| {
-                    dst.iter_mut().zip(src).for_each(|(d, s)| *d = s + at);
+                crate::threads::install(|| {
+                    pieces.into_par_iter().for_each(|(dst, at, src)| {
+                        dst.iter_mut().zip(src).for_each(|(d, s)| *d = s + at);
+                    })
                 });
                 Data::Sets { offsets, indices }
             }
@@ -165,9 +167,11 @@ fn join<T: Copy + Default + Send + Sync>(
         pieces.push((head, src));
         rest = tail;
     }
-    pieces
-        .into_par_iter()
-        .for_each(|(dst, src)| dst.copy_from_slice(src));
+    crate::threads::install(|| {
+        pieces
+            .into_par_iter()
+            .for_each(|(dst, src)| dst.copy_from_slice(src))
+    });
     out
 }
 

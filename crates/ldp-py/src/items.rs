@@ -74,17 +74,19 @@ fn convert<T: Copy + Sync + Send + std::fmt::Display>(
     f: impl Fn(T) -> Option<u32> + Sync,
 ) -> Result<Vec<u32>, (usize, String)> {
     const CHUNK: usize = 1 << 16;
-    let parts: Vec<Result<Vec<u32>, usize>> = values
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            chunk
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| f(x).ok_or(c * CHUNK + i))
-                .collect()
-        })
-        .collect();
+    let parts: Vec<Result<Vec<u32>, usize>> = crate::threads::install(|| {
+        values
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &x)| f(x).ok_or(c * CHUNK + i))
+                    .collect()
+            })
+            .collect()
+    });
     let mut out = Vec::with_capacity(values.len());
     for part in parts {
         match part {

@@ -14,6 +14,7 @@ mod mechanism;
 mod multidim;
 mod options;
 mod reports;
+mod threads;
 
 use pyo3::prelude::*;
 

@@ -1,6 +1,7 @@
 //! Repeated collection: the memoized protocols (`ldp.longitudinal`), the exact ASR after t
 //! linked reports (`ldp.asr_after`), and its measurement (`ldp.simulate_linked`).
 
+use crate::threads::InPool;
 use ldp_analytic::longitudinal as closed_forms;
 use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal as Inner, LongitudinalProtocol, Memoized, Refreshable};
@@ -129,7 +130,9 @@ impl Longitudinal {
         M::Report: Refreshable,
     {
         let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
-        Ok(py.detach(|| with_batch_rng!(streams, make => draw_users(m, items, collections, make))))
+        Ok(py.detach_in_pool(
+            || with_batch_rng!(streams, make => draw_users(m, items, collections, make)),
+        ))
     }
 
     /// The arrays of `collect` and `estimate` hold items or bits; a hashed chain's report
@@ -545,7 +548,7 @@ pub(crate) fn simulate_linked<'py>(
     let config = LinkedConfig::new(runs, seed, users, &collections);
     let sorted = config.collections.clone();
     let m = py
-        .detach(|| measure_linked(&collection, &pop, &config))
+        .detach_in_pool(|| measure_linked(&collection, &pop, &config))
         .map_err(param)?;
     let expected: Vec<f64> = sorted
         .iter()
@@ -620,7 +623,7 @@ pub(crate) fn simulate_changes<'py>(
         change_rate,
     };
     let m = py
-        .detach(|| ldp_attack::change::measure_changes(&collection, &pop, &config))
+        .detach_in_pool(|| ldp_attack::change::measure_changes(&collection, &pop, &config))
         .map_err(param)?;
     change_dict(py, &m, exact, change_rate)
 }
@@ -665,7 +668,9 @@ pub(crate) fn replay_changes<'py>(
     let (changes, pairs) = trajectories.changes();
     let config = ldp_attack::change::ReplayConfig { runs, seed };
     let m = py
-        .detach(|| ldp_attack::change::measure_replayed(&collection, &trajectories, &config))
+        .detach_in_pool(|| {
+            ldp_attack::change::measure_replayed(&collection, &trajectories, &config)
+        })
         .map_err(param)?;
     change_dict(py, &m, exact, changes as f64 / pairs as f64)
 }

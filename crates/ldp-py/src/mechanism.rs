@@ -1,5 +1,6 @@
 //! `ldp.Mechanism`: a validated protocol instance, its client and its server.
 
+use crate::threads::InPool;
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{AnyMechanism, Protocol, Spec, dispatch, with_batch_rng};
 use ldp_optimize::Tuned;
@@ -96,19 +97,21 @@ fn perturb_columns<M: Columns, R: Rng>(
     items: &[u32],
     make: impl Fn(u64) -> R + Sync,
 ) -> Data {
-    let parts: Vec<Data> = items
-        .par_chunks(USERS_PER_STREAM)
-        .enumerate()
-        .map(|(b, chunk)| {
-            let mut rng = make(b as u64);
-            let mut data = m.with_capacity(chunk.len());
-            for &x in chunk {
-                let r = m.perturb(x, &mut rng).expect("items are checked against k");
-                m.push(&mut data, &r);
-            }
-            data
-        })
-        .collect();
+    let parts: Vec<Data> = crate::threads::install(|| {
+        items
+            .par_chunks(USERS_PER_STREAM)
+            .enumerate()
+            .map(|(b, chunk)| {
+                let mut rng = make(b as u64);
+                let mut data = m.with_capacity(chunk.len());
+                for &x in chunk {
+                    let r = m.perturb(x, &mut rng).expect("items are checked against k");
+                    m.push(&mut data, &r);
+                }
+                data
+            })
+            .collect()
+    });
     Data::concat(m.empty(), &parts)
 }
 
@@ -206,7 +209,7 @@ impl Mechanism {
             crate::errors::fits("perturb: SHE reports", items.len() as u64, 8 * k as u64)?;
         }
         let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
-        let data = py.detach(|| {
+        let data = py.detach_in_pool(|| {
             dispatch!(&self.any, m => with_batch_rng!(streams, make => perturb_columns(m, &items, make)))
         });
         Ok(Reports::new(self.clone(), data))
@@ -284,7 +287,7 @@ pub(crate) fn mechanism(
     let (k, eps) = (domain(k)?, budget(eps)?);
     let param = crate::options::param_values(param)?;
     let tuning = crate::options::settings("mechanism", options, &ldp_optimize::SettingGroup::ALL)?;
-    let (spec, tuned) = py.detach(|| resolve(p, k, eps, param, tuning))?;
+    let (spec, tuned) = py.detach_in_pool(|| resolve(p, k, eps, param, tuning))?;
     Mechanism::build(p, spec, tuned)
 }
 

@@ -6,6 +6,7 @@
 //! every attribute's instance of the protocol at the solution's per-report budget, a
 //! classic protocol at its preset, an adaptive one tuned for that attribute's domain.
 
+use crate::threads::InPool;
 use ldp_analytic::LhAsr;
 use ldp_analytic::multidim::{Collection, Population};
 use ldp_attack::Table;
@@ -180,11 +181,13 @@ impl Multidim {
         let a: PyReadonlyArray2<'_, i64> = wide.extract()?;
         let values = a.as_slice()?;
         let ks: Vec<u32> = self.domains();
-        let bad = values
-            .par_iter()
-            .enumerate()
-            .find_first(|&(i, &x)| !(0..i64::from(ks[i % d])).contains(&x))
-            .map(|(i, _)| i);
+        let bad = crate::threads::install(|| {
+            values
+                .par_iter()
+                .enumerate()
+                .find_first(|&(i, &x)| !(0..i64::from(ks[i % d])).contains(&x))
+                .map(|(i, _)| i)
+        });
         if let Some(i) = bad {
             let (row, j) = (i / d, i % d);
             let given = array.get_item((row, j))?.str()?.to_string();
@@ -295,31 +298,32 @@ fn perturb_rows<M: Columns, R: Rng>(
 ) -> (Option<Vec<u32>>, Vec<Data>) {
     let d = m.dimensions();
     let smp = m.solution().names_its_attribute();
-    let parts: Vec<(Vec<u32>, Vec<Data>)> = rows
-        .par_chunks(USERS_PER_STREAM * d)
-        .enumerate()
-        .map(|(b, chunk)| {
-            let mut rng = make(b as u64);
-            let mut sampled = Vec::new();
-            let mut data: Vec<Data> = m.attributes().iter().map(|a| a.empty()).collect();
-            for items in chunk.chunks_exact(d) {
-                let r = m.perturb(items, &mut rng).expect("items are checked");
-                match r {
-                    MultidimReport::Sampled { attribute, report } => {
-                        let j = attribute as usize;
-                        m.attributes()[j].push(&mut data[j], &report);
-                        sampled.push(attribute);
-                    }
-                    MultidimReport::Every(reports) => {
-                        for (j, report) in reports.iter().enumerate() {
-                            m.attributes()[j].push(&mut data[j], report);
+    let parts: Vec<(Vec<u32>, Vec<Data>)> = crate::threads::install(|| {
+        rows.par_chunks(USERS_PER_STREAM * d)
+            .enumerate()
+            .map(|(b, chunk)| {
+                let mut rng = make(b as u64);
+                let mut sampled = Vec::new();
+                let mut data: Vec<Data> = m.attributes().iter().map(|a| a.empty()).collect();
+                for items in chunk.chunks_exact(d) {
+                    let r = m.perturb(items, &mut rng).expect("items are checked");
+                    match r {
+                        MultidimReport::Sampled { attribute, report } => {
+                            let j = attribute as usize;
+                            m.attributes()[j].push(&mut data[j], &report);
+                            sampled.push(attribute);
+                        }
+                        MultidimReport::Every(reports) => {
+                            for (j, report) in reports.iter().enumerate() {
+                                m.attributes()[j].push(&mut data[j], report);
+                            }
                         }
                     }
                 }
-            }
-            (sampled, data)
-        })
-        .collect();
+                (sampled, data)
+            })
+            .collect()
+    });
     let sampled = smp.then(|| parts.iter().flat_map(|p| p.0.iter().copied()).collect());
     let data = (0..d)
         .map(|j| {
@@ -374,19 +378,20 @@ impl MultidimReports {
     /// The server of these reports, aggregated in parallel batches merged in order.
     fn aggregate<M: Columns>(&self, m: &Client<M>) -> Result<MultidimAggregator<M>, String> {
         let each = self.each(m);
-        let parts: Vec<Result<MultidimAggregator<M>, String>> = each
-            .par_chunks(USERS_PER_STREAM)
-            .enumerate()
-            .map(|(b, chunk)| {
-                let mut server = m.aggregator();
-                for (i, r) in chunk.iter().enumerate() {
-                    server
-                        .add(r)
-                        .map_err(|e| format!("report {}: {e}", b * USERS_PER_STREAM + i))?;
-                }
-                Ok(server)
-            })
-            .collect();
+        let parts: Vec<Result<MultidimAggregator<M>, String>> = crate::threads::install(|| {
+            each.par_chunks(USERS_PER_STREAM)
+                .enumerate()
+                .map(|(b, chunk)| {
+                    let mut server = m.aggregator();
+                    for (i, r) in chunk.iter().enumerate() {
+                        server
+                            .add(r)
+                            .map_err(|e| format!("report {}: {e}", b * USERS_PER_STREAM + i))?;
+                    }
+                    Ok(server)
+                })
+                .collect()
+        });
         let mut server = m.aggregator();
         for part in parts {
             server.merge(&part?).map_err(|e| e.to_string())?;
@@ -482,7 +487,7 @@ impl Multidim {
         let rows = self.items(items)?;
         let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
         let (sampled, parts) = py
-            .detach(|| {
+            .detach_in_pool(|| {
                 dispatch_multidim!(&self.spec, m => with_batch_rng!(streams, make => perturb_rows(&m, &rows, make)))
             })
             .map_err(param)?;
@@ -512,7 +517,7 @@ impl Multidim {
             ));
         }
         let values = py
-            .detach(|| {
+            .detach_in_pool(|| {
                 dispatch_multidim!(&self.spec, m => (|| {
                     let server = reports.aggregate(&m).map_err(report)?;
                     if server.count() == 0 {
@@ -600,7 +605,7 @@ impl Multidim {
         crate::errors::fits("simulate: runs", runs, 16 * (self.d() as u64 + 1))?;
         let table = self.table(data)?;
         let measured = py
-            .detach(|| dispatch_multidim!(&self.spec, m => measure(&m, &table, runs, seed)))
+            .detach_in_pool(|| dispatch_multidim!(&self.spec, m => measure(&m, &table, runs, seed)))
             .map_err(param)?
             .map_err(crate::errors::tuning)?;
         let d = self.d();
@@ -736,7 +741,7 @@ impl MultidimReports {
     /// The reports as the `ldp` tool's JSON lines (what `ldp perturb --attributes` writes
     /// and `ldp aggregate --attributes` reads), one per user.
     fn to_jsonl(&self, py: Python<'_>) -> PyResult<String> {
-        py.detach(|| {
+        py.detach_in_pool(|| {
             dispatch_multidim!(&self.client.spec, m => {
                 let mut out = String::new();
                 for r in self.each(&m) {
@@ -755,7 +760,7 @@ impl MultidimReports {
     #[staticmethod]
     fn from_jsonl(py: Python<'_>, multidim: &Multidim, text: &str) -> PyResult<MultidimReports> {
         let (sampled, parts) = py
-            .detach(|| {
+            .detach_in_pool(|| {
                 dispatch_multidim!(&multidim.spec, m => (|| {
                     let smp = m.solution().names_its_attribute();
                     let mut sampled = Vec::new();
@@ -905,7 +910,7 @@ pub(crate) fn multidim(
     };
     let value = crate::options::param_values(param)?;
     let tuning = crate::options::settings("multidim", options, &ldp_optimize::SettingGroup::ALL)?;
-    let (spec, tuned) = py.detach(|| {
+    let (spec, tuned) = py.detach_in_pool(|| {
         let mut failure: Option<PyErr> = None;
         let mut tuned = Vec::with_capacity(d);
         let spec = MultidimSpec::new(solution, eps, &ks, priors, |k: DomainSize, e: Epsilon| {

@@ -1,5 +1,6 @@
 //! `ldp.Reports`: the reports of one mechanism as numpy columns.
 
+use crate::threads::InPool;
 use std::io::{BufWriter, Write};
 
 use arrow_array::RecordBatch;
@@ -339,7 +340,7 @@ impl Reports {
     /// Writes the reports as JSON lines, the `ldp` tool's format (`ldp aggregate` reads
     /// the file).
     fn to_jsonl(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
-        py.detach(|| -> PyResult<()> {
+        py.detach_in_pool(|| -> PyResult<()> {
             let file = std::fs::File::create(&path).map_err(|e| crate::errors::io(&path, &e))?;
             let mut out = BufWriter::new(file);
             let digits = Digits::for_domain(self.mechanism.spec.report_limits().values);
@@ -369,7 +370,7 @@ impl Reports {
         on_invalid: &str,
     ) -> PyResult<Reports> {
         let skip = skipping(on_invalid)?;
-        let (data, skipped) = py.detach(|| -> PyResult<(Data, Rejections)> {
+        let (data, skipped) = py.detach_in_pool(|| -> PyResult<(Data, Rejections)> {
             let file = std::fs::File::open(&path).map_err(|e| crate::errors::io(&path, &e))?;
             // The tool's rules (ldp_jsonl::lines): a byte-order mark at the start is not
             // part of the first line; blank lines are accepted at the end only (or
@@ -483,7 +484,7 @@ impl Reports {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| param(format!("the Arrow stream cannot be read: {e}")))?;
         let mut skipped = Rejections::default();
-        let data = py.detach(|| {
+        let data = py.detach_in_pool(|| {
             dispatch!(&mechanism.any, m => {
                 let mut data = m.empty();
                 let mut first = 0u64;
@@ -545,7 +546,7 @@ impl Reports {
         };
         let mechanism = mechanism_for(recorded.as_deref(), mechanism)?;
         let mut skipped = Rejections::default();
-        let data = py.detach(|| {
+        let data = py.detach_in_pool(|| {
             let reader =
                 ldp_arrow::ParquetReports::open(&path, &mechanism.spec).map_err(arrow_error)?;
             dispatch!(&mechanism.any, m => {
@@ -666,7 +667,7 @@ impl Reports {
                 "encoding = {encoding:?}: expected \"list\" or \"bitmap\""
             ))
         })?;
-        let bytes = py.detach(|| {
+        let bytes = py.detach_in_pool(|| {
             dispatch!(&self.mechanism.any, m => {
                 let reports: Vec<_> = (0..self.data.len()).map(|i| m.report(&self.data, i)).collect();
                 let schema = std::sync::Arc::new(ldp_arrow::report_schema(m, encoding));

@@ -39,6 +39,33 @@ def test_reports_cross_process_boundaries():
     assert sizes == [100, 100]
 
 
+def _estimate_in_a_worker(reports):
+    agg = reports.mechanism.aggregator()
+    agg.add(reports)
+    again = reports.mechanism.perturb(np.zeros(50_000, dtype=np.int64), seed=1)
+    return agg.estimate(), len(again)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # 3.12 warns of fork with threads
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_workers_aggregate_in_every_start_method(method):
+    """Issue 44, item 1: after the parent used the thread pool, a forked worker that
+    aggregated waited forever on the parent's pool, whose threads it does not have."""
+    import multiprocessing
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"{method} is not available here")
+    m = ldp.mechanism("oue", k=10, eps=1.0)
+    reports = m.perturb(np.arange(200_000) % 10, seed=3)  # the parent's pool, in use
+    here = m.aggregator()
+    here.add(reports)
+    with multiprocessing.get_context(method).Pool(2) as pool:
+        answers = [pool.apply_async(_estimate_in_a_worker, (reports,)) for _ in range(2)]
+        for answer in answers:
+            estimate, n = answer.get(timeout=60)
+            assert np.array_equal(estimate, here.estimate()) and n == 50_000
+
+
 def test_wrong_argument_types_name_the_argument():
     with pytest.raises(TypeError, match=r"eps must be a real number, not str '1'"):
         ldp.mechanism("olh", 100, "1")
