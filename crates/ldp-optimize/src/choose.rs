@@ -102,6 +102,21 @@ pub fn choose_protocol_after(
     poisoning: &Poisoning,
     collections: u32,
 ) -> Result<Choice, ChooseError> {
+    choose_protocol_among(k, eps, bounds, lh_asr, poisoning, collections, &|_| true)
+}
+
+/// [`choose_protocol_after`] over the protocols `among` admits only: the question of a
+/// bound that some protocols have no form for (the change detector's precision on fresh
+/// reports, for the protocols whose law depends on the domain's labels).
+pub fn choose_protocol_among(
+    k: DomainSize,
+    eps: Epsilon,
+    bounds: &Bounds,
+    lh_asr: LhAsr,
+    poisoning: &Poisoning,
+    collections: u32,
+    among: &dyn Fn(Protocol) -> bool,
+) -> Result<Choice, ChooseError> {
     if collections == 0 {
         return Err(OptimizeError::NoCollections.into());
     }
@@ -123,7 +138,7 @@ pub fn choose_protocol_after(
     );
     let mut best: Option<Choice> = None;
     let mut evaluations = 0;
-    for protocol in Protocol::ALL {
+    for protocol in Protocol::ALL.into_iter().filter(|&p| among(p)) {
         let found = match collections {
             1 if protocol.is_adaptive() => {
                 let space = paper_space(protocol, k, eps)?;
@@ -171,7 +186,7 @@ pub fn choose_protocol_after(
     match best {
         Some(b) => Ok(Choice { evaluations, ..b }),
         None if collections == 1 => Err(ChooseError::Infeasible {
-            reachable: reachable(k, eps, bounds, lh_asr, poisoning)?,
+            reachable: reachable(k, eps, bounds, lh_asr, poisoning, among)?,
         }),
         None => Err(ChooseError::Infeasible { reachable: vec![] }),
     }
@@ -200,9 +215,10 @@ fn reachable(
     bounds: &Bounds,
     lh_asr: LhAsr,
     poisoning: &Poisoning,
+    among: &dyn Fn(Protocol) -> bool,
 ) -> Result<Vec<Reachable>, OptimizeError> {
     let mut lowest: Vec<Option<Reachable>> = bounds.iter().map(|_| None).collect();
-    for protocol in Protocol::ALL {
+    for protocol in Protocol::ALL.into_iter().filter(|&p| among(p)) {
         let specs: Vec<Spec> = if protocol.is_adaptive() {
             paper_space(protocol, k, eps)?
                 .grid()

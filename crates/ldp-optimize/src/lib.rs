@@ -52,7 +52,9 @@ pub use analysis::{
     ANALYSIS_COLUMNS, Analysis, AnalysisError, AnalysisRequest, AnalysisRow, MAX_ANALYSIS_ROWS,
     RowBounds, analyze,
 };
-pub use choose::{Choice, ChooseError, Reachable, choose_protocol, choose_protocol_after};
+pub use choose::{
+    Choice, ChooseError, Reachable, choose_protocol, choose_protocol_after, choose_protocol_among,
+};
 pub use error::{FullScan, OptimizeError};
 pub use ldp_core::ParameterSpace;
 pub use multidim::{

@@ -214,6 +214,10 @@ pub(crate) fn analyze<'py>(
 /// reports as the objective). With protocol "all" and a bound: the instance of all the
 /// protocols with the lowest MSE under the bounds (with `asr_after`, among the instances
 /// with an exact form: SS and ASS beyond omega = 1, and SHE, are left out).
+/// `precision_max` with `change_rate` bounds the change detector's precision on fresh
+/// daily reports, an ASR bound for the protocols whose law ignores the domain's labels
+/// (LH's exact ASR; HR, HM, FLH and the sketches are left out), as `ldp tune
+/// --precision-max P --change-rate R`.
 ///
 /// Returns a dict: `protocol` (the tuned or chosen one), `strategy`, `param` (an int for
 /// omega and g, a float for p and theta; None for a family without one), `asr`, `mse`

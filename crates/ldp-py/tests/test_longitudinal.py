@@ -194,6 +194,22 @@ def test_choosing_among_the_twelve_for_daily_reports_matches_the_tool(cli):
     assert mine != ldp.tune("all", 100, 1.0, asr_max=0.1)
 
 
+def test_choosing_under_a_bound_on_the_change_detector_matches_the_tool(cli):
+    mine = ldp.tune("all", 100, 6.0, precision_max=0.2, change_rate=0.1)
+    out = cli("tune", "--protocol", "all", "--k", "100", "--eps", "6", "--precision-max", "0.2",
+              "--change-rate", "0.1")
+    header, row = (line.split(",") for line in out.decode().splitlines())
+    theirs = dict(zip(header, row))
+    assert mine["protocol"] == theirs["protocol"] == "oue"
+    assert mine["asr"] == pytest.approx(float(theirs["asr"]), rel=1e-12)
+    # The pick's own detector, by the closed form, meets the bound; GRR's would not.
+    chosen = ldp.analyze(mine["protocol"], 100, 6.0, change_rate=0.1)["precision"][0]
+    grr = ldp.analyze("grr", 100, 6.0, change_rate=0.1)["precision"][0]
+    assert chosen <= 0.2 < grr
+    with pytest.raises(ldp.ParamError, match="change rate"):
+        ldp.tune("all", 100, 6.0, precision_max=0.2)
+
+
 def test_bad_input_is_a_typed_error():
     with pytest.raises(ldp.ParamError, match="below"):
         ldp.longitudinal("l-oue", k=10, eps_perm=2.0, eps_1=1.9)

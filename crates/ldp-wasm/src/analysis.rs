@@ -53,7 +53,11 @@ fn protocols(list: &str) -> Result<Vec<Protocol>, JsValue> {
 #[wasm_bindgen]
 pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
     let tuning: TuneRequest = args::options(&options)?;
-    if let Some(knob) = tuning.first_given(&[SettingGroup::Bounds, SettingGroup::Collections]) {
+    if let Some(knob) = tuning.first_given(&[
+        SettingGroup::Bounds,
+        SettingGroup::Collections,
+        SettingGroup::Change,
+    ]) {
         return Err(error(
             Kind::Param,
             format!("{}: analyze takes no bounds (choose does)", knob.name()),

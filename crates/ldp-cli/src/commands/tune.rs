@@ -5,7 +5,7 @@ use clap::Args;
 use ldp_core::Protocol;
 use ldp_optimize::{Objective, ObjectiveSet};
 
-use crate::output::{Format, Value, print};
+use crate::output::{Format, Value, number, print};
 use crate::protocol::{
     Every, Frontier, RequestArgs, budget, domain, flagged, knob, one_or_all, parse_protocol,
 };
@@ -88,6 +88,24 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
         a.k.context("--k is required (or --attributes K1,K2,... for several attributes)")?;
     let (k, eps) = (domain(k)?, budget(a.eps)?);
     let flag = |e| flagged(e, &request, None);
+    if let Some(asr) = request.change_asr_bound(k).map_err(flag)? {
+        let left_out: Vec<&str> = Protocol::ALL
+            .into_iter()
+            .filter(|p| !p.family().relabelling_invariant())
+            .map(|p| p.name())
+            .collect();
+        note!(
+            "ldp: precision at most {} at a change rate of {} on fresh daily reports is an ASR of at most {} (local hashing's exact ASR){}",
+            number(request.precision_max.unwrap_or(f64::NAN)),
+            number(request.change_rate.unwrap_or(f64::NAN)),
+            number(asr),
+            if one_or_all(&a.protocol)?.is_none() {
+                format!("; {} are left out", left_out.join(", "))
+            } else {
+                String::new()
+            }
+        );
+    }
     let row = if let Some(p) = one_or_all(&a.protocol)? {
         let t = request.tune(p, k, eps).map_err(flag)?;
         if t.fell_back {

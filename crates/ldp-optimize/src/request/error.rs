@@ -38,6 +38,14 @@ pub enum RequestError {
         /// What is wrong with it.
         error: OptimizeError,
     },
+    /// The change detector's bound cannot be met or does not apply.
+    #[error("{why}")]
+    Change {
+        /// [`Knob::PrecisionMax`] or [`Knob::ChangeRate`].
+        knob: Knob,
+        /// What is wrong.
+        why: String,
+    },
     /// Bounds were given with a strategy other than eps-constraint.
     #[error("the {strategy} strategy takes no bound (only eps-constraint does)")]
     BoundNotTaken {
@@ -177,6 +185,7 @@ impl RequestError {
             RequestError::AsrWeight(_) => Knob::AsrWeight,
             RequestError::Weight { knob, .. }
             | RequestError::Bound { knob, .. }
+            | RequestError::Change { knob, .. }
             | RequestError::BoundNotTaken { knob, .. }
             | RequestError::NotTuned { knob, .. }
             | RequestError::Poisoning(_, knob)

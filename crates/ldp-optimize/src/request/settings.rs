@@ -31,17 +31,21 @@ pub enum SettingGroup {
     LhAsr,
     /// The maximal gain attack behind EPG.
     Poisoning,
+    /// The change detector's bound on fresh daily reports (`precision_max` at
+    /// `change_rate`): where a protocol is tuned or chosen at a domain size.
+    Change,
 }
 
 impl SettingGroup {
     /// Every group, in the order of the settings' table.
-    pub const ALL: [SettingGroup; 6] = [
+    pub const ALL: [SettingGroup; 7] = [
         SettingGroup::Weights,
         SettingGroup::Method,
         SettingGroup::Bounds,
         SettingGroup::Collections,
         SettingGroup::LhAsr,
         SettingGroup::Poisoning,
+        SettingGroup::Change,
     ];
 
     /// The groups that mean something only where a protocol is tuned or chosen.
@@ -380,6 +384,15 @@ settings! {
     EpgMax (Bounds) epg_max: f64 = "epg_max", "E";
     /// Largest report size of the eps-constraint strategy, in bits.
     BitsMax (Bounds) bits_max: f64 = "bits_max", "B";
+    /// Largest precision of the change detector of Example 2 on fresh daily reports (the
+    /// share of its flags that are changes), at change_rate: a bound of the eps-constraint
+    /// strategy, in (0, 1]. It is a bound on one report's exact ASR
+    /// (ldp_analytic::change::asr_for_precision) for the protocols whose law ignores the
+    /// domain's labels; HR, HM, FLH and the sketches are left out.
+    PrecisionMax (Change) precision_max: f64 = "precision_max", "P";
+    /// With precision_max: the probability that a user's value changes from one day to
+    /// the next, in [0, 1].
+    ChangeRate (Change) change_rate: f64 = "change_rate", "R";
     /// Tune against the ASR after T linked reports of an unchanged value (a device that
     /// reports daily for a year: 365), 1 to 10000, instead of one report (default 1).
     /// AUE, ALH and ATHE only: ASS has no exact form after more than one report. Choosing
@@ -449,6 +462,8 @@ mod tests {
             asr_max: Some(0.1),
             epg_max: Some(3.5),
             bits_max: Some(64.0),
+            precision_max: Some(0.3),
+            change_rate: Some(0.1),
             collections: Some(365),
             lh_asr: Some(LhAsr::Exact),
             beta: Some(0.1),

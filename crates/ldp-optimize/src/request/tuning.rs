@@ -6,7 +6,7 @@ use ldp_analytic::{LhAsr, Poisoning, PoisoningError};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
 use super::{Knob, RequestError, SettingGroup, TuneRequest};
-use crate::choose::{Choice, choose_protocol_after};
+use crate::choose::{Choice, choose_protocol_among};
 use crate::objective::{Objective, ObjectiveSet, Weights};
 use crate::options::TuneOptions;
 use crate::pareto::{Candidate, frontier_in};
@@ -138,8 +138,135 @@ impl TuneRequest {
         }
     }
 
-    /// The tuning options.
+    /// The change detector's precision bound (`precision_max` at `change_rate`) as a
+    /// bound on one report's exact ASR at domain size `k`
+    /// ([`ldp_analytic::change::asr_for_precision`]): for a fresh report each day of a
+    /// protocol whose law ignores the domain's labels, the detector's precision rises
+    /// with that ASR alone. `None` when no precision bound is given.
+    ///
+    /// ```
+    /// use ldp_core::DomainSize;
+    /// use ldp_optimize::{Knob, TuneRequest};
+    /// let request = TuneRequest { precision_max: Some(0.3), change_rate: Some(0.1), ..TuneRequest::default() };
+    /// let asr = request.change_asr_bound(DomainSize::new(100)?)?.unwrap();
+    /// assert!(asr > 0.8 && asr < 0.9); // fresh noise hides changes until the ASR is high
+    /// // Random guesses already reach the change rate itself.
+    /// let low = TuneRequest { precision_max: Some(0.05), ..request };
+    /// assert_eq!(low.change_asr_bound(DomainSize::new(100)?).unwrap_err().knob(), Some(Knob::PrecisionMax));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn change_asr_bound(&self, k: DomainSize) -> Result<Option<f64>, RequestError> {
+        let Some(precision) = self.precision_max else {
+            return Ok(None);
+        };
+        let refuse = |knob, why: String| Err(RequestError::Change { knob, why });
+        if !(precision > 0.0 && precision <= 1.0) {
+            return refuse(
+                Knob::PrecisionMax,
+                format!("a precision lies in (0, 1], got {precision}"),
+            );
+        }
+        let Some(rate) = self.change_rate else {
+            return refuse(
+                Knob::PrecisionMax,
+                "a precision bound holds at a change rate: give change_rate, the daily \
+                 probability that a value changes"
+                    .to_owned(),
+            );
+        };
+        if !(0.0..=1.0).contains(&rate) {
+            return refuse(
+                Knob::ChangeRate,
+                format!("the daily probability that a value changes lies in [0, 1], got {rate}"),
+            );
+        }
+        if self.collections.is_some_and(|t| t > 1) {
+            return refuse(
+                Knob::PrecisionMax,
+                "the precision bound is about a fresh report each day, not the ASR after \
+                 linked reports of one value (asr_after)"
+                    .to_owned(),
+            );
+        }
+        if self.lh_asr == Some(LhAsr::Paper) {
+            return refuse(
+                Knob::PrecisionMax,
+                "the precision bound holds through local hashing's exact ASR, not the \
+                 paper's (lh_asr)"
+                    .to_owned(),
+            );
+        }
+        match ldp_analytic::change::asr_for_precision(k, rate, precision) {
+            Some(asr) => Ok(Some(asr)),
+            None => refuse(
+                Knob::PrecisionMax,
+                format!(
+                    "no protocol keeps the change detector's precision at most {precision}: \
+                     at a change rate of {rate} random guesses already flag changes with \
+                     precision {rate}"
+                ),
+            ),
+        }
+    }
+
+    /// The bounds at domain size `k`: those given, the ASR bound tightened by the change
+    /// detector's ([`TuneRequest::change_asr_bound`]).
+    pub fn bounds_at(&self, k: DomainSize) -> Result<Option<Bounds>, RequestError> {
+        let given = self.bounds()?;
+        let Some(change) = self.change_asr_bound(k)? else {
+            return Ok(given);
+        };
+        let asr = given
+            .and_then(|b| b.iter().find(|(o, _)| *o == Objective::Asr))
+            .map_or(change, |(_, a)| a.min(change));
+        match given {
+            None => Bounds::asr(asr),
+            Some(b) => b.with_asr(asr),
+        }
+        .map(Some)
+        .map_err(|error| RequestError::Bound {
+            knob: Knob::PrecisionMax,
+            value: asr,
+            error,
+        })
+    }
+
+    /// Whether a precision bound leaves `protocol` out: it bounds only the protocols whose
+    /// law ignores the domain's labels.
+    fn left_out_by_change(&self, protocol: Protocol) -> bool {
+        self.precision_max.is_some() && !protocol.family().relabelling_invariant()
+    }
+
+    /// The LH ASR form used: the exact one under a precision bound.
+    fn lh_asr_used(&self) -> LhAsr {
+        match (self.lh_asr, self.precision_max) {
+            (Some(form), _) => form,
+            (None, Some(_)) => LhAsr::Exact,
+            (None, None) => LhAsr::default(),
+        }
+    }
+
+    /// The tuning options at domain size `k`: [`TuneRequest::options`] with the change
+    /// detector's bound resolved ([`TuneRequest::bounds_at`]).
+    pub fn options_at(&self, k: DomainSize) -> Result<TuneOptions, RequestError> {
+        self.options_with(self.bounds_at(k)?)
+    }
+
+    /// The tuning options. A precision bound needs the domain size: use
+    /// [`TuneRequest::options_at`].
     pub fn options(&self) -> Result<TuneOptions, RequestError> {
+        if self.precision_max.is_some() {
+            return Err(RequestError::Change {
+                knob: Knob::PrecisionMax,
+                why: "a precision bound is an ASR bound that depends on the domain size; \
+                      it applies where one protocol is tuned or chosen at a k"
+                    .to_owned(),
+            });
+        }
+        self.options_with(self.bounds()?)
+    }
+
+    fn options_with(&self, bounds: Option<Bounds>) -> Result<TuneOptions, RequestError> {
         let w_asr = self.w_asr.unwrap_or(0.5);
         if !(0.0..=1.0).contains(&w_asr) {
             return Err(RequestError::AsrWeight(w_asr));
@@ -153,13 +280,13 @@ impl TuneRequest {
         // ASR and MSE weigh 1 together, so the total is positive and nothing is left to fail.
         let weights =
             Weights::all(w_asr, 1.0 - w_asr, w_epg, w_bits).map_err(RequestError::Strategy)?;
-        let strategy = match (self.strategy, self.bounds()?) {
+        let strategy = match (self.strategy, bounds) {
             (None, None) => Strategy::Weighted,
             (None | Some(Strategy::EpsConstraint(_)), Some(b)) => Strategy::EpsConstraint(b),
             (Some(s), Some(_)) => {
                 return Err(RequestError::BoundNotTaken {
                     knob: self
-                        .first_given(&[SettingGroup::Bounds])
+                        .first_given(&[SettingGroup::Bounds, SettingGroup::Change])
                         .expect("a bound was given"),
                     strategy: s.name(),
                 });
@@ -176,7 +303,7 @@ impl TuneRequest {
             search: self.search.unwrap_or_default(),
             strategy,
             collections,
-            lh_asr: self.lh_asr.unwrap_or_default(),
+            lh_asr: self.lh_asr_used(),
             poisoning: self.used_poisoning(false)?,
             ..TuneOptions::default()
         })
@@ -195,7 +322,17 @@ impl TuneRequest {
             });
         }
         self.check_lh_asr_used(&[protocol], k, eps)?;
-        let options = self.options()?;
+        if self.left_out_by_change(protocol) {
+            return Err(RequestError::Change {
+                knob: Knob::PrecisionMax,
+                why: format!(
+                    "{}'s law depends on the domain's labels: its change detector has no \
+                     form in its ASR",
+                    protocol.name()
+                ),
+            });
+        }
+        let options = self.options_at(k)?;
         tune(protocol, k, eps, &options).map_err(|error| RequestError::Tuning {
             context: format!("tuning {} at k = {k}, eps = {eps}", protocol.name()),
             error,
@@ -203,23 +340,25 @@ impl TuneRequest {
     }
 
     /// The lowest-MSE instance among every protocol under the bounds (the ASR after
-    /// `collections` reports where given): [`choose_protocol_after`]. Takes bounds, and no
+    /// `collections` reports where given; a precision bound leaves out the protocols whose
+    /// law depends on the domain's labels): [`crate::choose_protocol_among`]. Takes bounds, and no
     /// weights, search or strategy.
     pub fn choose(&self, k: DomainSize, eps: Epsilon) -> Result<Choice, RequestError> {
         if let Some(knob) = self.first_given(&[SettingGroup::Weights, SettingGroup::Method]) {
             return Err(RequestError::ChooseTakesNoWeights(knob));
         }
-        let bounds = self.bounds()?.ok_or(RequestError::ChooseNeedsBounds)?;
+        let bounds = self.bounds_at(k)?.ok_or(RequestError::ChooseNeedsBounds)?;
         let collections = self.collections.unwrap_or(1);
         check_collections(&[collections])?;
         let poisoning = self.used_poisoning(false)?;
-        choose_protocol_after(
+        choose_protocol_among(
             k,
             eps,
             &bounds,
-            self.lh_asr.unwrap_or_default(),
+            self.lh_asr_used(),
             &poisoning,
             collections,
+            &|p| !self.left_out_by_change(p),
         )
         .map_err(|error| RequestError::Choosing {
             context: format!("choosing a protocol at k = {k}, eps = {eps}"),

@@ -237,3 +237,72 @@ fn alternatives_are_valid_and_include_hrs_preset() {
     assert_eq!(hr.len(), 11, "blocks 1, 2, ..., 1024 at k = 1000");
     assert!(hr.contains(&Spec::classic(Protocol::Hr, k, eps).unwrap().params()));
 }
+
+/// The change detector's precision bound on fresh daily reports: an ASR bound for the
+/// protocols whose law ignores the domain's labels, the others left out. The choice meets
+/// the precision bound by the closed form, and a bound that binds moves the choice.
+#[test]
+fn a_precision_bound_on_the_change_detector_is_met() {
+    use ldp_analytic::change;
+    use ldp_optimize::{Knob, TuneRequest};
+    let (k, eps) = (DomainSize::new(100).unwrap(), Epsilon::new(6.0).unwrap());
+    let request = |p: f64| TuneRequest {
+        precision_max: Some(p),
+        change_rate: Some(0.1),
+        ..TuneRequest::default()
+    };
+    let free = TuneRequest {
+        asr_max: Some(1.0),
+        ..TuneRequest::default()
+    }
+    .choose(k, eps)
+    .unwrap();
+    let free_precision = change::one_shot(&free.spec)
+        .unwrap()
+        .precision(0.1)
+        .unwrap();
+    for p in [0.15, 0.2, 0.5] {
+        let pick = request(p).choose(k, eps).unwrap();
+        assert!(pick.protocol.family().relabelling_invariant(), "{pick:?}");
+        let got = change::one_shot(&pick.spec)
+            .unwrap()
+            .precision(0.1)
+            .unwrap();
+        assert!(got <= p + 1e-9, "{p}: {got} ({pick:?})");
+        if p < free_precision {
+            assert_ne!(pick.spec, free.spec, "{p}");
+        }
+        // Tuning one adaptive protocol meets it too.
+        let t = request(p).tune(Protocol::Aue, k, eps).unwrap();
+        let at = change::one_shot(&t.spec).unwrap().precision(0.1).unwrap();
+        assert!(at <= p + 1e-9, "aue {p}: {at}");
+    }
+    // Refusals name the setting.
+    let knob = |r: TuneRequest| r.choose(k, eps).unwrap_err().knob();
+    assert_eq!(knob(request(0.05)), Some(Knob::PrecisionMax)); // below the change rate
+    assert_eq!(knob(request(1.5)), Some(Knob::PrecisionMax));
+    let no_rate = TuneRequest {
+        change_rate: None,
+        ..request(0.3)
+    };
+    assert_eq!(knob(no_rate), Some(Knob::PrecisionMax));
+    let bad_rate = TuneRequest {
+        change_rate: Some(1.5),
+        ..request(0.3)
+    };
+    assert_eq!(knob(bad_rate), Some(Knob::ChangeRate));
+    let linked = TuneRequest {
+        collections: Some(30),
+        ..request(0.3)
+    };
+    assert_eq!(knob(linked), Some(Knob::PrecisionMax));
+    let paper = TuneRequest {
+        lh_asr: Some(LhAsr::Paper),
+        ..request(0.3)
+    };
+    assert_eq!(knob(paper), Some(Knob::PrecisionMax));
+    assert_eq!(
+        request(0.3).options().unwrap_err().knob(),
+        Some(Knob::PrecisionMax)
+    );
+}

@@ -161,6 +161,8 @@ def mechanism(
     targets: Optional[int] = None,
     target_mass: Optional[float] = None,
     asr_after: Optional[int] = None,
+    precision_max: Optional[float] = None,
+    change_rate: Optional[float] = None,
 ) -> Mechanism: ...
 def analyze(
     protocols: Union[str, Sequence[str]],
@@ -199,6 +201,8 @@ def tune(
     targets: Optional[int] = None,
     target_mass: Optional[float] = None,
     asr_after: Optional[int] = None,
+    precision_max: Optional[float] = None,
+    change_rate: Optional[float] = None,
 ) -> dict[str, Any]: ...
 def frontier(
     protocol: _ProtocolName,
