@@ -82,3 +82,13 @@ def test_two_report_columns_are_ambiguous(tmp_path):
     # (Which subclass a file's error gets is issue 44's item 4.)
     with pytest.raises(ldp.LdpError, match="2 columns named `report`"):
         ldp.Reports.read_parquet(tmp_path / "two.parquet", m)
+
+
+@pytest.mark.parametrize("compression", ["zstd", "gzip", "brotli", "lz4", "snappy", "none"])
+def test_files_in_every_compression_pyarrow_writes_are_read(compression, tmp_path):
+    """Issue 43, item 14: zstd, gzip, brotli and lz4 files were refused ("Disabled feature
+    at compile time")."""
+    m = ldp.mechanism("oue", k=20, eps=2.0)
+    reports = m.perturb(np.arange(1000) % 20, seed=3)
+    pq.write_table(reports.to_arrow(), tmp_path / "r.parquet", compression=compression)
+    assert ldp.Reports.read_parquet(tmp_path / "r.parquet") == reports
