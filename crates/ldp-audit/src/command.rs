@@ -101,25 +101,28 @@ impl Client for CommandClient {
         };
         // What it left running ends now: its output pipes then close.
         client.stop_group();
-        let grace = |d: Option<Instant>| {
-            d.map_or(LINGER, |d| {
-                d.saturating_duration_since(Instant::now()).min(LINGER)
-            })
-        };
         let received = match received {
             Some(r) => r,
-            None => match answer.recv_timeout(grace(deadline)) {
+            None => match answer.recv_timeout(LINGER) {
                 Ok(r) => r,
-                Err(_) => {
+                Err(mpsc::RecvTimeoutError::Timeout) => {
                     return Err(fail(format!(
                         "its output stayed open {} s after it exited (held by a process it \
                          started outside its process group)",
                         LINGER.as_secs_f64()
                     )));
                 }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(fail("its output could not be read".to_owned()));
+                }
             },
         };
-        let stderr = said.recv_timeout(LINGER).unwrap_or_default();
+        // Its stderr is quoted only when it fails: a success waits for nothing more.
+        let stderr = if status.success() {
+            String::new()
+        } else {
+            said.recv_timeout(LINGER).unwrap_or_default()
+        };
         let (reports, short) = match received {
             Ok(reports) => (reports, None),
             // The output ended early: how the client ended says more (below).
@@ -155,8 +158,11 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 /// started later: for a front end's interrupt handler (each client runs in its own process
 /// group, which a terminal's Ctrl-C does not reach).
 pub fn stop_command_clients() {
-    STOPPING.store(true, Ordering::SeqCst);
-    let groups = RUNNING.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let groups = {
+        let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+        STOPPING.store(true, Ordering::SeqCst);
+        running.clone()
+    };
     for group in groups {
         kill_group(group);
     }
@@ -171,18 +177,16 @@ struct Running {
 
 impl Running {
     fn start(command: &mut Command) -> std::io::Result<Running> {
-        let child = command.spawn()?;
-        let group = child.id();
-        RUNNING
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(group);
-        let running = Running { child, group };
+        // Spawned and registered under the lock that stop_command_clients takes, so that
+        // no client starts unseen while the front end stops.
+        let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
         if STOPPING.load(Ordering::SeqCst) {
-            // Started while the front end stops: ends at once (dropped).
             return Err(std::io::Error::other("stopped"));
         }
-        Ok(running)
+        let child = command.spawn()?;
+        let group = child.id();
+        running.push(group);
+        Ok(Running { child, group })
     }
 
     /// Kills what is left of the group (its background processes). The group's id is
@@ -204,13 +208,17 @@ impl Drop for Running {
     }
 }
 
-/// Sends SIGKILL to a process group (on Unix; elsewhere only the child is stopped).
+/// Sends SIGKILL to a process group (on Unix; elsewhere only the child is stopped),
+/// through the shell's `kill`, which every system that runs `sh -c` has: no unsafe code
+/// for a signal.
 fn kill_group(group: u32) {
     #[cfg(unix)]
     {
-        // `kill` of procps or the shell's built-in: no unsafe code for a signal.
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{group}")])
+        let _ = Command::new("sh")
+            .args(["-c", "kill -s KILL -- \"-$1\" 2>/dev/null", "sh"])
+            .arg(group.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
     }
@@ -293,8 +301,9 @@ fn read_reports(
     let mut bytes = Vec::new();
     for n in 1.. {
         bytes.clear();
+        // The cap plus a CRLF's two bytes: a line of `cap` bytes is taken with either end.
         let read = (&mut reader)
-            .take(cap as u64 + 1)
+            .take(cap as u64 + 2)
             .read_until(b'\n', &mut bytes)
             .map_err(|e| Answer::Malformed(format!("output line {n}: {e}")))?;
         if read == 0 {
@@ -305,7 +314,8 @@ fn read_reports(
             if bytes.last() == Some(&b'\r') {
                 bytes.pop();
             }
-        } else if bytes.len() > cap {
+        }
+        if bytes.len() > cap {
             return Err(Answer::Malformed(format!(
                 "output line {n} is longer than {cap} bytes, more than any {} report over \
                  k = {k} takes (it starts {})",
