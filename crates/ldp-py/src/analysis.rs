@@ -560,9 +560,12 @@ fn run_interruptibly<T: Send>(
 ) -> PyResult<T> {
     let stop = AtomicBool::new(false);
     let mut interrupt: Option<PyErr> = None;
-    let result = py.detach_in_pool(|| {
+    // The watch stays on this (the main) thread, where signals arrive; the work runs on
+    // the package's pool.
+    let result = py.detach(|| {
         std::thread::scope(|s| {
-            let handle = s.spawn(|| work(&|| stop.load(Ordering::Relaxed)));
+            let handle =
+                s.spawn(|| crate::threads::install(|| work(&|| stop.load(Ordering::Relaxed))));
             while !handle.is_finished() {
                 std::thread::sleep(Duration::from_millis(50));
                 if interrupt.is_none()

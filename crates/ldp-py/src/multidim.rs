@@ -910,12 +910,14 @@ pub(crate) fn multidim(
     };
     let value = crate::options::param_values(param)?;
     let tuning = crate::options::settings("multidim", options, &ldp_optimize::SettingGroup::ALL)?;
-    let (spec, tuned) = py.detach_in_pool(|| {
+    // Detached on this thread, not the pool: a failure re-attaches to name its attribute,
+    // which a pool worker must not do while a caller holding the interpreter waits on it.
+    let (spec, tuned) = py.detach(|| {
         let mut failure: Option<PyErr> = None;
         let mut tuned = Vec::with_capacity(d);
         let spec = MultidimSpec::new(solution, eps, &ks, priors, |k: DomainSize, e: Epsilon| {
             let j = tuned.len();
-            match resolve(p, k, e, value.clone(), tuning) {
+            match crate::threads::install(|| resolve(p, k, e, value.clone(), tuning)) {
                 Ok((spec, t)) => {
                     tuned.push(t);
                     Ok(spec)

@@ -156,10 +156,17 @@ impl TuneRequest {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn change_asr_bound(&self, k: DomainSize) -> Result<Option<f64>, RequestError> {
+        let refuse = |knob, why: String| Err(RequestError::Change { knob, why });
         let Some(precision) = self.precision_max else {
+            if self.change_rate.is_some() {
+                return refuse(
+                    Knob::ChangeRate,
+                    "the change rate goes with precision_max, the bound it is the rate of"
+                        .to_owned(),
+                );
+            }
             return Ok(None);
         };
-        let refuse = |knob, why: String| Err(RequestError::Change { knob, why });
         if !(precision > 0.0 && precision <= 1.0) {
             return refuse(
                 Knob::PrecisionMax,

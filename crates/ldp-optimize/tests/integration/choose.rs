@@ -305,4 +305,10 @@ fn a_precision_bound_on_the_change_detector_is_met() {
         request(0.3).options().unwrap_err().knob(),
         Some(Knob::PrecisionMax)
     );
+    let rate_alone = TuneRequest {
+        precision_max: None,
+        asr_max: Some(0.5),
+        ..request(0.3)
+    };
+    assert_eq!(knob(rate_alone), Some(Knob::ChangeRate));
 }
