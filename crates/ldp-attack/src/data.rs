@@ -140,6 +140,28 @@ struct CountRow {
     count: u64,
 }
 
+/// A reader of `csv_text` past its header line: columns are positional, the header names
+/// them whatever it likes; fields are trimmed.
+pub(crate) fn positional_csv(csv_text: &str) -> Result<csv::Reader<&[u8]>, DataError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(csv_text.as_bytes());
+    reader.headers().map_err(|e| DataError::Parse {
+        line: 1,
+        reason: e.to_string(),
+    })?;
+    Ok(reader)
+}
+
+/// What is wrong with a row, without its position (the error names the line itself).
+pub(crate) fn csv_reason(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
 /// Reads `item,count` rows (after a header line; the column names are free) into counts
 /// indexed by item, which must run 0, 1, 2, ...
 ///
@@ -150,24 +172,13 @@ struct CountRow {
 /// # Ok::<(), ldp_attack::DataError>(())
 /// ```
 pub fn parse_counts(csv_text: &str) -> Result<Vec<u64>, DataError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(csv_text.as_bytes());
-    // Positional: the header line names the columns whatever it likes.
-    reader.headers().map_err(|e| DataError::Parse {
-        line: 1,
-        reason: e.to_string(),
-    })?;
+    let mut reader = positional_csv(csv_text)?;
     reader.set_headers(csv::StringRecord::from(vec!["item", "count"]));
     let mut counts = Vec::new();
     for row in reader.deserialize::<CountRow>() {
         let row = row.map_err(|e| DataError::Parse {
             line: e.position().map_or(0, |p| p.line()),
-            reason: match e.kind() {
-                csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
-                other => format!("{other:?}"),
-            },
+            reason: csv_reason(&e),
         })?;
         if row.item != counts.len() as u64 {
             return Err(DataError::Parse {

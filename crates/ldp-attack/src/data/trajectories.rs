@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use ldp_core::DomainSize;
 use serde::Deserialize;
 
-use super::DataError;
+use super::{DataError, csv_reason, positional_csv};
 
 /// Each user's value on consecutive days, over the domain `0..k`. Users may report on
 /// different numbers of days; a user of one day shows no change.
@@ -71,14 +71,7 @@ impl Trajectories {
     /// in any order; each user's days must run without a gap, each day once. Users are
     /// numbered in the order they first appear.
     pub fn parse_csv(k: DomainSize, csv_text: &str) -> Result<Self, DataError> {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .trim(csv::Trim::All)
-            .from_reader(csv_text.as_bytes());
-        reader.headers().map_err(|e| DataError::Parse {
-            line: 1,
-            reason: e.to_string(),
-        })?;
+        let mut reader = positional_csv(csv_text)?;
         let headers = csv::StringRecord::from(vec!["user", "day", "value"]);
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut names: Vec<String> = Vec::new();
@@ -87,14 +80,14 @@ impl Trajectories {
         for record in reader.records() {
             let record = record.map_err(|e| DataError::Parse {
                 line: e.position().map_or(0, |p| p.line()),
-                reason: reason(&e),
+                reason: csv_reason(&e),
             })?;
             let line = record.position().map_or(0, |p| p.line());
             let row: Row = record
                 .deserialize(Some(&headers))
                 .map_err(|e| DataError::Parse {
                     line,
-                    reason: reason(&e),
+                    reason: csv_reason(&e),
                 })?;
             k.check_item(row.value).map_err(|e| DataError::Parse {
                 line,
@@ -170,14 +163,6 @@ impl Trajectories {
             let changed = days.windows(2).filter(|w| w[0] != w[1]).count() as u64;
             (c + changed, p + days.len().saturating_sub(1) as u64)
         })
-    }
-}
-
-/// What is wrong with a row, without the position (the error names the line itself).
-fn reason(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
-        other => format!("{other:?}"),
     }
 }
 
