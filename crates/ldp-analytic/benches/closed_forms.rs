@@ -133,11 +133,41 @@ fn cms_asr_page(c: &mut Criterion) {
     group.finish();
 }
 
+/// The shuffle accountant: one central eps at 10^8 reports (the issue asks for under a
+/// second), the inverse there, and a figure's log grid of 10^5 to 10^9 reports.
+fn shuffle_accountant(c: &mut Criterion) {
+    use ldp_analytic::shuffle::Shuffle;
+    let mut group = c.benchmark_group("shuffle");
+    group.sample_size(10);
+    let big = Shuffle::new(100_000_000, 1e-8).unwrap();
+    for eps0 in [0.5, 4.0] {
+        group.bench_function(format!("central_eps/n=1e8,eps0={eps0}"), |b| {
+            b.iter(|| black_box(big.central_eps(black_box(eps0)).unwrap()))
+        });
+    }
+    group.bench_function("max_local_eps/n=1e8,central=0.1", |b| {
+        b.iter(|| black_box(big.max_local_eps(black_box(0.1)).unwrap()))
+    });
+    group.bench_function("central_eps/grid n=1e5..1e9 x eps0=0.5,2,4", |b| {
+        b.iter(|| {
+            for i in 0..=16 {
+                let n = 10f64.powf(5.0 + 0.25 * f64::from(i)) as u64;
+                let shuffle = Shuffle::new(n, 1e-8).unwrap();
+                for eps0 in [0.5, 2.0, 4.0] {
+                    black_box(shuffle.central_eps(eps0).unwrap());
+                }
+            }
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     all_classic,
     she_asr,
     paper_grid_sketches,
-    cms_asr_page
+    cms_asr_page,
+    shuffle_accountant
 );
 criterion_main!(benches);

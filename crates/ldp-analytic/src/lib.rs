@@ -9,7 +9,8 @@
 //! of one value gives an attacker, with and without memoization ([`longitudinal`]), and how
 //! often its changes are seen ([`change`]); several attributes per user (SPL, SMP, RS+FD, RS+RFD:
 //! per-attribute variance, the attack on one attribute and on all, and profiling over
-//! surveys, [`multidim`]); and which closed form a measured quantity is shown beside ([`compare`]). Everything
+//! surveys, [`multidim`]); the central guarantee of shuffled reports and the local budget a
+//! central target allows ([`shuffle`]); and which closed form a measured quantity is shown beside ([`compare`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
 //! and one kind of cache, which changes no value: the sketches' exact ASR keeps what their
 //! public hashes give each (k, m), CMS's per-row counts and HCMS's ranks, for the next
@@ -68,6 +69,7 @@ pub mod map;
 pub mod multidim;
 pub mod pure;
 mod quad;
+pub mod shuffle;
 pub mod support;
 pub mod variance;
 

@@ -7,3 +7,4 @@ mod large_domain;
 mod longitudinal;
 mod multidim;
 mod numerics;
+mod shuffle;

@@ -11,6 +11,7 @@ mod multidim_analyze;
 mod multidim_audit;
 mod multidim_simulate;
 mod perturb;
+mod shuffle;
 mod simulate;
 mod tune;
 
@@ -118,6 +119,10 @@ enum Command {
     /// client (--command).
     #[command(allow_negative_numbers = true)]
     Audit(audit::AuditArgs),
+    /// The central (eps, delta) of n shuffled eps0-LDP reports, or the largest eps0 that a
+    /// central target allows (privacy amplification by shuffling).
+    #[command(allow_negative_numbers = true)]
+    Shuffle(shuffle::ShuffleArgs),
 }
 
 pub(crate) fn run(cli: Cli) -> Result<()> {
@@ -130,5 +135,6 @@ pub(crate) fn run(cli: Cli) -> Result<()> {
         Command::Attack(a) => attack::run(&a),
         Command::Simulate(a) => simulate::run(&a),
         Command::Audit(a) => audit::run(&a),
+        Command::Shuffle(a) => shuffle::run(&a),
     }
 }

@@ -1131,3 +1131,55 @@ fn help_that_cannot_be_written_is_an_error() {
         .unwrap();
     assert!(piped.success());
 }
+
+/// `ldp shuffle` (issue 46): each bad setting is one line naming it, and nothing is
+/// printed for a list with one bad value.
+#[test]
+fn shuffle_settings_are_checked() {
+    let shuffle = |args: &[&str]| {
+        let mut cmd = ldp();
+        cmd.arg("shuffle").args(args);
+        cmd
+    };
+    fails(
+        &mut shuffle(&["--users", "1", "--delta", "1e-6", "--eps0", "1"]),
+        &["at least 2 reports, got 1"],
+    );
+    fails(
+        &mut shuffle(&["--users", "1000,1", "--delta", "1e-6", "--eps0", "1"]),
+        &["got 1"],
+    );
+    for delta in ["0", "1", "-0.5", "NaN"] {
+        fails(
+            &mut shuffle(&["--users", "100", "--delta", delta, "--eps0", "1"]),
+            &["delta must lie strictly between 0 and 1"],
+        );
+    }
+    for eps0 in ["0", "-1", "inf"] {
+        fails(
+            &mut shuffle(&["--users", "100", "--delta", "1e-6", "--eps0", eps0]),
+            &["local epsilon eps0 must be positive and finite"],
+        );
+    }
+    fails(
+        &mut shuffle(&["--users", "100", "--delta", "1e-6", "--central-eps", "0"]),
+        &["target central epsilon must be positive and finite, got 0"],
+    );
+    fails(
+        &mut shuffle(&["--users", "100", "--delta", "1e-6"]),
+        &["--eps0"],
+    );
+    fails(
+        &mut shuffle(&[
+            "--users",
+            "100",
+            "--delta",
+            "1e-6",
+            "--eps0",
+            "1",
+            "--central-eps",
+            "1",
+        ]),
+        &["cannot be used with"],
+    );
+}

@@ -1,0 +1,322 @@
+//! The shuffle accountant against the reference code's numbers (a port of its algorithm,
+//! on statrs' binomial cdf), against the exact central delta of shuffled binary
+//! randomized response, and its limits and errors.
+
+use ldp_analytic::shuffle::{Shuffle, ShuffleError};
+use statrs::distribution::{Binomial, Discrete, DiscreteCDF};
+
+/// apple/ml-shuffling-amplification's `onestep`: the divergence given c, in one direction.
+fn onestep(c: u64, eps: f64, eps0: f64, p_minus_q: bool) -> f64 {
+    let alpha = eps0.exp() / (eps0.exp() + 1.0);
+    let effeps = (((eps.exp() + 1.0) * alpha - 1.0) / ((1.0 + eps.exp()) * alpha - eps.exp())).ln();
+    let beta = if p_minus_q {
+        1.0 / (effeps.exp() + 1.0)
+    } else {
+        1.0 / ((-effeps).exp() + 1.0)
+    };
+    let cutoff = beta * (c + 1) as f64;
+    let half = Binomial::new(0.5, c).unwrap();
+    // scipy's binom.cdf at a real point, and below 0.
+    let cdf = |x: f64| {
+        if x < 0.0 {
+            0.0
+        } else {
+            half.cdf(x.floor() as u64)
+        }
+    };
+    let p = alpha * cdf(cutoff) + (1.0 - alpha) * cdf(cutoff - 1.0);
+    let q = (1.0 - alpha) * cdf(cutoff) + alpha * cdf(cutoff - 1.0);
+    if p_minus_q {
+        p - eps.exp() * q
+    } else {
+        (1.0 - q) - eps.exp() * (1.0 - p)
+    }
+}
+
+/// Its `deltacomp`, intervals of width `step` bounded by their ends (with its q-side
+/// upper bound as written, the upper end's value twice).
+fn deltacomp(n: u64, eps0: f64, eps: f64, delta_upper: f64, step: u64, upper: bool) -> f64 {
+    let (mut dp, mut dq, mut used) = (0.0f64, 0.0f64, 0.0f64);
+    let p = (-eps0).exp();
+    let expectation = (n - 1) as f64 * p;
+    let clones = Binomial::new(p, n - 1).unwrap();
+    let n_steps = (n as f64 / step as f64).ceil() as i64;
+    for b in 1..n_steps {
+        for s in 0..2 {
+            let (lower_c, upper_c, in_scope);
+            if s == 0 {
+                let up = (expectation + (b * step as i64) as f64).ceil() as i64;
+                let lo = if b == 1 {
+                    up - step as i64
+                } else {
+                    up - step as i64 + 1
+                };
+                in_scope = lo < n as i64;
+                lower_c = lo;
+                upper_c = up.min(n as i64 - 1);
+            } else {
+                let lo = (expectation - (b * step as i64) as f64).ceil() as i64;
+                let up = lo + step as i64 - 1;
+                in_scope = up >= 0;
+                lower_c = lo.max(0);
+                upper_c = up;
+            }
+            if !in_scope {
+                continue;
+            }
+            let (lo, up) = (lower_c as u64, upper_c as u64);
+            let mass = clones.cdf(up) - clones.cdf(lo) + clones.pmf(lo);
+            if dp.max(dq) > delta_upper {
+                return delta_upper;
+            }
+            if 1.0 - used < dp && 1.0 - used < dq {
+                return if upper {
+                    (dp + 1.0 - used).max(dq + 1.0 - used)
+                } else {
+                    dp.max(dq)
+                };
+            }
+            let (p_up, p_lo) = (onestep(up, eps, eps0, true), onestep(lo, eps, eps0, true));
+            let (q_up, q_lo) = (onestep(up, eps, eps0, false), onestep(lo, eps, eps0, false));
+            let (add_p, add_q) = if upper {
+                (p_up.max(p_lo), q_up.max(q_up))
+            } else {
+                (p_up.min(p_lo), q_up.min(q_lo))
+            };
+            dp += mass * add_p;
+            dq += mass * add_q;
+            used += mass;
+        }
+    }
+    dp.max(dq)
+}
+
+/// Its binary search: `iterations` halvings of [0, upper_start].
+fn binary_search(delta_of: impl Fn(f64) -> f64, delta: f64, iterations: u32, start: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, start);
+    for _ in 0..iterations {
+        let mid = (lo + hi) / 2.0;
+        if delta_of(mid) < delta {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+#[test]
+fn the_reference_codes_example_is_reproduced_and_tightened() {
+    let (n, eps0, delta) = (100_000u64, 4.0, 1e-6);
+    let shuffle = Shuffle::new(n, delta).unwrap();
+    let closed = shuffle.closed_form(eps0).unwrap().unwrap();
+    assert!((closed - 0.5378040242374512).abs() < 1e-12, "{closed}");
+
+    // The port of the reference algorithm gives the reference's printed bracket.
+    let port = |upper: bool| {
+        binary_search(
+            |eps| deltacomp(n, eps0, eps, delta, 100, upper),
+            delta,
+            10,
+            closed,
+        )
+    };
+    let (port_upper, port_lower) = (port(true), port(false));
+    assert!(
+        (port_upper - 0.172790550755978).abs() < 1e-6,
+        "{port_upper}"
+    );
+    assert!(
+        (port_lower - 0.1675385583317841).abs() < 1e-6,
+        "{port_lower}"
+    );
+
+    // Ours lies inside it, a bisection's tolerance wide.
+    let ours = shuffle.central_eps(eps0).unwrap();
+    assert!(
+        ours.lower >= port_lower && ours.upper <= port_upper,
+        "{ours:?}"
+    );
+    assert!(ours.upper - ours.lower < 1e-9, "{ours:?}");
+}
+
+#[test]
+fn the_divergence_is_the_reference_formula_summed_over_every_count() {
+    // The reference's `onestep` at every count, weighted by Bin(n - 1, e^-eps0) on
+    // statrs: the exact sum that its intervals bound from both sides.
+    for &(n, eps0) in &[(300u64, 1.0f64), (2_000, 3.0), (5_000, 0.5)] {
+        let shuffle = Shuffle::new(n, 1e-6).unwrap();
+        let clones = Binomial::new((-eps0).exp(), n - 1).unwrap();
+        for &eps in &[0.05, 0.2, 0.4] {
+            if eps >= eps0 {
+                continue;
+            }
+            let sum = |p_minus_q: bool| -> f64 {
+                (0..n)
+                    .map(|c| clones.pmf(c) * onestep(c, eps, eps0, p_minus_q).max(0.0))
+                    .sum()
+            };
+            let reference = sum(true).max(sum(false));
+            let ours = shuffle.central_delta(eps0, eps).unwrap();
+            // The reference's p - e^eps q cancels about 0.5 down to delta: 1e-14 absolute.
+            assert!(
+                (ours.lower - reference).abs() <= 1e-10 * reference + 1e-14,
+                "n {n} eps0 {eps0} eps {eps}: {ours:?} against {reference}"
+            );
+            assert!(ours.upper >= ours.lower && ours.upper - ours.lower < 1e-30);
+        }
+    }
+}
+
+/// The exact central delta at eps of shuffled binary randomized response at eps0 (the
+/// count of ones is all the shuffled batch says), for the neighbouring datasets in which
+/// the first user holds 0 or 1 and the others hold `others_ones` ones out of n - 1: the
+/// larger of the two directions.
+fn shuffled_binary_rr_delta(n: u64, others_ones: u64, eps0: f64, eps: f64) -> f64 {
+    let keep = eps0.exp() / (eps0.exp() + 1.0);
+    let ones = Binomial::new(keep, others_ones).unwrap();
+    let zeros = Binomial::new(1.0 - keep, n - 1 - others_ones).unwrap();
+    // The others' count of ones: the convolution of the two binomials.
+    let others: Vec<f64> = (0..n)
+        .map(|s| {
+            (0..=s.min(others_ones))
+                .filter(|&a| s - a <= n - 1 - others_ones)
+                .map(|a| ones.pmf(a) * zeros.pmf(s - a))
+                .sum()
+        })
+        .collect();
+    let law = |own_one: f64| -> Vec<f64> {
+        (0..=n)
+            .map(|s| {
+                let with_zero = if s < n { others[s as usize] } else { 0.0 };
+                let with_one = if s > 0 { others[s as usize - 1] } else { 0.0 };
+                (1.0 - own_one) * with_zero + own_one * with_one
+            })
+            .collect()
+    };
+    let (p, q) = (law(1.0 - keep), law(keep));
+    let hockey = |a: &[f64], b: &[f64]| -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - eps.exp() * y).max(0.0))
+            .sum()
+    };
+    hockey(&p, &q).max(hockey(&q, &p))
+}
+
+#[test]
+fn the_bound_holds_for_shuffled_binary_randomized_response() {
+    // The accountant's delta is an upper bound for every eps0-LDP randomizer: here the
+    // exact delta of the simplest one, for several datasets of the other users.
+    for &(n, eps0) in &[(50u64, 1.0), (200, 2.0), (400, 3.0)] {
+        let shuffle = Shuffle::new(n, 1e-6).unwrap();
+        for others in [0, (n - 1) / 2, n - 1] {
+            for i in 1..20 {
+                let eps = eps0 * f64::from(i) / 20.0;
+                let exact = shuffled_binary_rr_delta(n, others, eps0, eps);
+                let bound = shuffle.central_delta(eps0, eps).unwrap().upper;
+                assert!(
+                    exact <= bound + 1e-12,
+                    "n {n} eps0 {eps0} others {others} eps {eps}: exact {exact} above the bound {bound}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn more_users_and_smaller_local_budgets_give_smaller_central_budgets() {
+    let delta = 1e-8;
+    let mut last = f64::INFINITY;
+    for n in [1_000u64, 10_000, 100_000, 1_000_000, 10_000_000] {
+        let shuffle = Shuffle::new(n, delta).unwrap();
+        let central = shuffle.central_eps(2.0).unwrap();
+        assert!(
+            central.upper < last && central.upper <= 2.0,
+            "n {n}: {central:?}"
+        );
+        last = central.upper;
+        if let Some(closed) = shuffle.closed_form(2.0).unwrap() {
+            assert!(central.upper <= closed, "n {n}: {central:?} above {closed}");
+        }
+        let mut below = 0.0;
+        for eps0 in [0.1, 0.5, 1.0, 2.0, 4.0, 8.0] {
+            let e = shuffle.central_eps(eps0).unwrap().upper;
+            assert!(e > below && e <= eps0, "n {n} eps0 {eps0}: {e}");
+            below = e;
+        }
+    }
+}
+
+#[test]
+fn the_largest_local_budget_meets_the_target_exactly() {
+    for &(n, central) in &[
+        (10_000u64, 0.3),
+        (1_000_000, 0.1),
+        (1_000_000, 1.0),
+        (100, 2.0),
+    ] {
+        let shuffle = Shuffle::new(n, 1e-6).unwrap();
+        let eps0 = shuffle.max_local_eps(central).unwrap();
+        assert!(eps0 >= central, "n {n}");
+        let at = shuffle.central_eps(eps0).unwrap().upper;
+        // The bisection for `at` stops within 1e-12 relative above the threshold.
+        assert!(
+            at <= central * (1.0 + 1e-11) && central - at < 1e-6,
+            "n {n}: {at} at eps0 {eps0}"
+        );
+        let above = shuffle.central_eps(eps0 * (1.0 + 1e-6)).unwrap().upper;
+        assert!(above > central, "n {n}: {above} at {}", eps0 * (1.0 + 1e-6));
+    }
+}
+
+#[test]
+fn a_billion_reports_and_extreme_budgets_stay_finite() {
+    let shuffle = Shuffle::new(1_000_000_000, 1e-10).unwrap();
+    for eps0 in [1e-3, 0.5, 5.0, 30.0, 800.0] {
+        let central = shuffle.central_eps(eps0).unwrap();
+        assert!(
+            central.lower.is_finite() && central.lower <= central.upper && central.upper <= eps0,
+            "eps0 {eps0}: {central:?}"
+        );
+    }
+    // Two reports: the second is a clone with probability e^-eps0, and eps0 = 800 leaves
+    // none.
+    let two = Shuffle::new(2, 1e-6).unwrap();
+    let central = two.central_eps(800.0).unwrap();
+    assert!(central.upper > 799.0, "{central:?}");
+}
+
+#[test]
+fn bad_settings_are_named() {
+    assert_eq!(Shuffle::new(1, 1e-6), Err(ShuffleError::TooFewUsers(1)));
+    for delta in [0.0, 1.0, -1e-9, f64::NAN] {
+        assert!(matches!(
+            Shuffle::new(100, delta),
+            Err(ShuffleError::Delta(_))
+        ));
+    }
+    let shuffle = Shuffle::new(100, 1e-6).unwrap();
+    for eps0 in [0.0, -1.0, f64::INFINITY, f64::NAN] {
+        assert!(matches!(
+            shuffle.central_eps(eps0),
+            Err(ShuffleError::LocalEps(_))
+        ));
+        assert!(matches!(
+            shuffle.closed_form(eps0),
+            Err(ShuffleError::LocalEps(_))
+        ));
+    }
+    for central in [0.0, -0.5, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            shuffle.max_local_eps(central),
+            Err(ShuffleError::CentralEps(_))
+        ));
+    }
+    assert_eq!(
+        ShuffleError::TooFewUsers(1).to_string(),
+        "a shuffle needs at least 2 reports, got 1"
+    );
+    // The closed form does not apply to 100 reports at delta = 1e-6.
+    assert_eq!(shuffle.closed_form(1.0), Ok(None));
+}
