@@ -40,7 +40,7 @@
 //! assert!(central.upper - central.lower < 1e-9);
 //! // The largest eps0 whose shuffled reports are (0.5, 10^-6)-DP.
 //! let eps0 = shuffle.max_local_eps(0.5)?;
-//! assert!(eps0 > 5.0 && shuffle.central_eps(eps0)?.upper <= 0.5);
+//! assert!(eps0 > 5.0 && shuffle.central_delta(eps0, 0.5)?.upper <= 1e-6);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -71,6 +71,9 @@ pub enum ShuffleError {
     /// Fewer than two reports: there is nothing to hide among.
     #[error("a shuffle needs at least 2 reports, got {0}")]
     TooFewUsers(u64),
+    /// More than [`MAX_USERS`] reports.
+    #[error("at most {MAX_USERS} shuffled reports (more people than live on Earth), got {0}")]
+    TooManyUsers(u64),
     /// Delta outside (0, 1).
     #[error("delta must lie strictly between 0 and 1, got {0}")]
     Delta(f64),
@@ -86,17 +89,27 @@ pub enum ShuffleError {
 const TOLERANCE: f64 = 1e-12;
 
 /// The clone counts summed: those whose probability is at least this fraction of the
-/// most likely count's; the rest is bounded and added to the upper bound on delta.
+/// most likely count's (and of delta times 1e-12); the rest is bounded and added to the
+/// upper bound on delta.
 const WINDOW: f64 = 1e-40;
 
+/// The most reports one shuffle may hold: the window of clone counts grows as their
+/// square root (about 1.4 million counts here).
+pub const MAX_USERS: u64 = 10_000_000_000;
+
 impl Shuffle {
-    /// `users` shuffled reports (at least 2), guaranteeing central `delta` in (0, 1).
+    /// `users` shuffled reports (2 to [`MAX_USERS`]), guaranteeing central `delta` in
+    /// (0, 1).
     ///
     /// # Errors
-    /// [`ShuffleError::TooFewUsers`], [`ShuffleError::Delta`].
+    /// [`ShuffleError::TooFewUsers`], [`ShuffleError::TooManyUsers`],
+    /// [`ShuffleError::Delta`].
     pub fn new(users: u64, delta: f64) -> Result<Self, ShuffleError> {
         if users < 2 {
             return Err(ShuffleError::TooFewUsers(users));
+        }
+        if users > MAX_USERS {
+            return Err(ShuffleError::TooManyUsers(users));
         }
         if !(delta > 0.0 && delta < 1.0) {
             return Err(ShuffleError::Delta(delta));
@@ -149,7 +162,14 @@ impl Shuffle {
     /// [`ShuffleError::LocalEps`].
     pub fn central_eps(&self, eps0: f64) -> Result<Bracket, ShuffleError> {
         check_local(eps0)?;
-        let clones = Clones::new(self.users, eps0);
+        let clones = Clones::new(self.users, eps0, self.delta);
+        if clones.delta(0.0).upper <= self.delta {
+            // delta covers the total variation distance: eps = 0 is certified.
+            return Ok(Bracket {
+                lower: 0.0,
+                upper: 0.0,
+            });
+        }
         // At eps0 itself the hockey-stick divergence is 0: every search starts certified.
         let upper = bisect(0.0, eps0, |eps| clones.delta(eps).upper <= self.delta).1;
         // The lower end's threshold is the upper's but for the window's tail (below 1e-40
@@ -173,13 +193,15 @@ impl Shuffle {
         if !(eps >= 0.0 && eps.is_finite()) {
             return Err(ShuffleError::CentralEps(eps));
         }
-        Ok(Clones::new(self.users, eps0).delta(eps))
+        Ok(Clones::new(self.users, eps0, self.delta).delta(eps))
     }
 
-    /// The largest eps0 whose shuffled reports are (`central`, delta)-DP by
-    /// [`Shuffle::central_eps`]'s upper end, to about 1e-12 relative. It is never below
-    /// `central` itself: shuffling never weakens a guarantee, so every positive target is
-    /// reachable.
+    /// The largest eps0 whose shuffled reports are (`central`, delta)-DP: the central
+    /// delta at `central` ([`Shuffle::central_delta`]'s upper end) is at most delta there
+    /// and above it beyond, to about 1e-12 relative. ([`Shuffle::central_eps`] at that
+    /// eps0 is `central` up to its own bisection's 1e-12.) It is never below `central`
+    /// itself: shuffling never weakens a guarantee, so every positive target is reachable.
+    /// Infinite only where delta is so near 1 that an eps0 of a million still meets it.
     ///
     /// # Errors
     /// [`ShuffleError::CentralEps`].
@@ -187,12 +209,21 @@ impl Shuffle {
         if !(central > 0.0 && central.is_finite()) {
             return Err(ShuffleError::CentralEps(central));
         }
+        let meets = |eps0: f64| {
+            Clones::new(self.users, eps0, self.delta)
+                .delta(central)
+                .upper
+                <= self.delta
+        };
         // Above central + ln(n) + 5 fewer than e^-5 clones are expected: the first user's
-        // report then stands alone with probability above 0.99 and its eps0 shows.
-        let far = central + (self.users as f64).ln() + 5.0;
-        let meets = |eps0: f64| Clones::new(self.users, eps0).delta(central).upper <= self.delta;
-        if meets(far) {
-            return Ok(far);
+        // report then stands alone with probability above 0.99 and its eps0 shows, unless
+        // delta is about as large; then further out.
+        let mut far = central + (self.users as f64).ln() + 5.0;
+        while meets(far) {
+            far *= 2.0;
+            if far > 1e6 {
+                return Ok(f64::INFINITY);
+            }
         }
         Ok(bisect(central, far, |eps0| !meets(eps0)).0)
     }
@@ -235,11 +266,11 @@ struct Clones {
 }
 
 impl Clones {
-    fn new(users: u64, eps0: f64) -> Self {
+    fn new(users: u64, eps0: f64, delta: f64) -> Self {
         let trials = users - 1;
-        let p = (-eps0).exp();
+        let (p, q) = ((-eps0).exp(), -(-eps0).exp_m1());
         if p == 0.0 {
-            // Below f64's range: Pr[C >= 1] <= n e^-eps0 underflows too.
+            // Below f64's range (eps0 > 745): Pr[C >= 1] <= n e^-eps0 < 1e-313.
             return Self {
                 eps0,
                 start: 0,
@@ -248,10 +279,10 @@ impl Clones {
             };
         }
         let mode = ((trials as f64 + 1.0) * p).floor().min(trials as f64) as u64;
-        let at_mode = ln_binomial_pmf(mode, trials, p).exp();
+        let at_mode = ln_binomial_pmf(mode, trials, p, q).exp();
         // Pr[C = c + 1] / Pr[C = c], decreasing in c.
-        let ratio = |c: u64| (trials - c) as f64 / (c + 1) as f64 * (p / -(-eps0).exp_m1());
-        let floor = at_mode * WINDOW;
+        let ratio = |c: u64| (trials - c) as f64 / (c + 1) as f64 * (p / q);
+        let floor = (at_mode * WINDOW.min(delta * 1e-12)).max(f64::MIN_POSITIVE);
         let (mut above, mut c, mut w) = (Vec::new(), mode, at_mode);
         let mut tail = 0.0;
         while c < trials {
@@ -342,7 +373,7 @@ struct HalfTails {
 impl HalfTails {
     fn new(c: u64, beta: f64) -> Self {
         let m = Self::cut(c, beta);
-        let at = ln_binomial_pmf(m, c, 0.5).exp();
+        let at = ln_binomial_pmf(m, c, 0.5, 0.5).exp();
         // F(m - 1) summed downwards from b(m - 1) until the terms stop counting.
         let mut below = 0.0;
         let (mut a, mut term) = (m, at);
@@ -390,12 +421,11 @@ impl HalfTails {
     }
 }
 
-/// ln Pr[Bin(n, p) = x], accurate to about 1e-15 relative for any n (Loader's saddle-point
-/// form, as R's `dbinom`): no difference of large log-gammas.
-fn ln_binomial_pmf(x: u64, n: u64, p: f64) -> f64 {
-    let q = 1.0 - p;
+/// ln Pr[Bin(n, p) = x], q = 1 - p given as accurately as p, to about 1e-15 relative for
+/// any n (Loader's saddle-point form, as R's `dbinom`): no difference of large log-gammas.
+fn ln_binomial_pmf(x: u64, n: u64, p: f64, q: f64) -> f64 {
     if x == 0 {
-        return n as f64 * (-p).ln_1p();
+        return n as f64 * q.ln();
     }
     if x == n {
         return n as f64 * p.ln();
@@ -461,9 +491,9 @@ mod tests {
     fn the_pmf_sums_to_one_and_matches_small_cases() {
         // Bin(10, 0.3) at 3: C(10, 3) 0.3^3 0.7^7.
         let exact = 120.0 * 0.3f64.powi(3) * 0.7f64.powi(7);
-        assert!((ln_binomial_pmf(3, 10, 0.3).exp() - exact).abs() < 1e-15);
+        assert!((ln_binomial_pmf(3, 10, 0.3, 0.7).exp() - exact).abs() < 1e-15);
         let total: f64 = (0..=1000)
-            .map(|x| ln_binomial_pmf(x, 1000, 0.37).exp())
+            .map(|x| ln_binomial_pmf(x, 1000, 0.37, 0.63).exp())
             .sum();
         assert!((total - 1.0).abs() < 1e-13, "{total}");
     }
@@ -474,7 +504,7 @@ mod tests {
         let mut tails = HalfTails::new(3, beta);
         for c in 3u64..400 {
             let m = ((beta * (c + 1) as f64).floor() as u64).min(c);
-            let b = |a: u64| ln_binomial_pmf(a, c, 0.5).exp();
+            let b = |a: u64| ln_binomial_pmf(a, c, 0.5, 0.5).exp();
             let below: f64 = (0..m).map(b).sum();
             let (got_below, got_at) = tails.current();
             // Rounding drifts by a few ulps a step: 1e-13 relative after 400 steps.

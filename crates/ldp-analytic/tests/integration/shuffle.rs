@@ -271,25 +271,54 @@ fn the_largest_local_budget_meets_the_target_exactly() {
 }
 
 #[test]
-fn a_billion_reports_and_extreme_budgets_stay_finite() {
-    let shuffle = Shuffle::new(1_000_000_000, 1e-10).unwrap();
-    for eps0 in [1e-3, 0.5, 5.0, 30.0, 800.0] {
-        let central = shuffle.central_eps(eps0).unwrap();
+fn ten_billion_reports_and_extreme_settings_give_meaningful_answers() {
+    use ldp_analytic::shuffle::MAX_USERS;
+    // More reports amplify further, and the numerical bound stays below the closed form.
+    let mut last = f64::INFINITY;
+    for n in [100_000_000u64, 1_000_000_000, MAX_USERS] {
+        let shuffle = Shuffle::new(n, 1e-10).unwrap();
+        let central = shuffle.central_eps(0.5).unwrap();
+        let closed = shuffle.closed_form(0.5).unwrap().unwrap();
         assert!(
-            central.lower.is_finite() && central.lower <= central.upper && central.upper <= eps0,
-            "eps0 {eps0}: {central:?}"
+            central.upper < last && central.upper < closed,
+            "n {n}: {central:?}"
         );
+        last = central.upper;
     }
     // Two reports: the second is a clone with probability e^-eps0, and eps0 = 800 leaves
-    // none.
+    // none, so the first report's eps0 shows whole.
     let two = Shuffle::new(2, 1e-6).unwrap();
     let central = two.central_eps(800.0).unwrap();
     assert!(central.upper > 799.0, "{central:?}");
+    // A delta that covers the total variation distance certifies eps = 0 at once.
+    let loose = Shuffle::new(2, 0.9).unwrap();
+    assert_eq!(loose.central_eps(1.0).unwrap().upper, 0.0);
+    assert!(loose.central_delta(1.0, 0.0).unwrap().upper <= 0.9);
+    // A delta near 1 still has a largest eps0, the first beyond which the target fails.
+    let near_one = Shuffle::new(1_000, 0.999).unwrap();
+    let eps0 = near_one.max_local_eps(0.1).unwrap();
+    assert!(eps0.is_finite() && eps0 > 0.1, "{eps0}");
+    assert!(near_one.central_delta(eps0, 0.1).unwrap().upper <= 0.999);
+    assert!(
+        near_one
+            .central_delta(eps0 * (1.0 + 1e-9), 0.1)
+            .unwrap()
+            .upper
+            > 0.999
+    );
+    // A tiny delta widens the window summed rather than giving up: at delta = 1e-100,
+    // 10^6 reports still amplify eps0 = 2.
+    let strict = Shuffle::new(1_000_000, 1e-100).unwrap();
+    assert!(strict.central_eps(2.0).unwrap().upper < 1.0);
 }
 
 #[test]
 fn bad_settings_are_named() {
     assert_eq!(Shuffle::new(1, 1e-6), Err(ShuffleError::TooFewUsers(1)));
+    assert_eq!(
+        Shuffle::new(u64::MAX, 1e-6),
+        Err(ShuffleError::TooManyUsers(u64::MAX))
+    );
     for delta in [0.0, 1.0, -1e-9, f64::NAN] {
         assert!(matches!(
             Shuffle::new(100, delta),

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
+use ldp_analytic::shuffle::Shuffle;
 use ldp_core::Protocol;
 use ldp_optimize::{Objective, ObjectiveSet};
 
@@ -22,9 +23,30 @@ pub(crate) struct TuneCmd {
     /// Domain size.
     #[arg(long, required_unless_present = "attributes")]
     k: Option<u64>,
-    /// Privacy budget.
-    #[arg(long)]
-    eps: f64,
+    /// Privacy budget (of each report; with --central-eps, the largest one the shuffle
+    /// allows is used instead).
+    #[arg(
+        long,
+        required_unless_present = "central_eps",
+        conflicts_with = "central_eps"
+    )]
+    eps: Option<f64>,
+    /// Reports shuffled together before the analyst sees them: with --central-eps, tune
+    /// at the largest local budget whose shuffled reports are (central eps, --delta)-DP
+    /// (`ldp shuffle`), and say what that gains over tuning at the central eps locally.
+    #[arg(
+        long = "shuffle-users",
+        value_name = "N",
+        requires_all = ["delta", "central_eps"],
+        conflicts_with = "attributes"
+    )]
+    shuffle_users: Option<u64>,
+    /// With --shuffle-users: the central delta.
+    #[arg(long, requires = "shuffle_users")]
+    delta: Option<f64>,
+    /// With --shuffle-users: the central eps the shuffled reports must meet.
+    #[arg(long = "central-eps", value_name = "E", requires = "shuffle_users")]
+    central_eps: Option<f64>,
     /// Several attributes per user, instead of --k: each attribute's domain size. Chooses
     /// the solution x protocol (of --solution and --protocol, each a list or `all`) with
     /// the lowest MSE for --users users under --asr-max (mean ASR on one attribute),
@@ -68,7 +90,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
     if let Some(ks) = &a.attributes {
         // A list (`grr,oue`) or `all`, as analyze takes.
         let protocols: Vec<String> = a.protocol.split(',').map(str::to_owned).collect();
-        let eps = [a.eps];
+        let eps = [a.eps.context("--eps is required")?];
         return super::multidim_analyze::tune(super::multidim_analyze::Args {
             ks,
             solutions: &a.solution,
@@ -86,8 +108,21 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
     }
     let k =
         a.k.context("--k is required (or --attributes K1,K2,... for several attributes)")?;
-    let (k, eps) = (domain(k)?, budget(a.eps)?);
+    let k = domain(k)?;
     let flag = |e| flagged(e, &request, None);
+    let shuffle = match (a.shuffle_users, a.delta, a.central_eps) {
+        (Some(users), Some(delta), Some(central)) => {
+            let shuffle = Shuffle::new(users, delta).context("--shuffle-users, --delta")?;
+            let eps0 = shuffle.max_local_eps(central).context("--central-eps")?;
+            Some((shuffle, central, eps0))
+        }
+        _ => None,
+    };
+    let eps = match (shuffle, a.eps) {
+        (Some((_, _, eps0)), _) => budget(eps0)?,
+        (None, Some(eps)) => budget(eps)?,
+        (None, None) => anyhow::bail!("--eps is required (or --shuffle-users with --central-eps)"),
+    };
     if let Some(asr) = request.change_asr_bound(k).map_err(flag)? {
         let left_out: Vec<&str> = Protocol::ALL
             .into_iter()
@@ -106,9 +141,42 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
             }
         );
     }
-    let row = if let Some(p) = one_or_all(&a.protocol)? {
+    let row = tune_row(a, &request, k, eps, true)?;
+    if let Some((shuffle, central, eps0)) = shuffle {
+        let local = tune_row(a, &request, k, budget(central)?, false)?;
+        let (mse, local_mse) = (row[6].sort_key(), local[6].sort_key());
+        note!(
+            "ldp: {} shuffled reports at eps0 = {} are ({}, {})-DP for the analyst of the shuffled batch; tuned at eps = {} without the shuffler the mse would be {} ({}x this one); the asr is per report at eps0, against whoever sees reports with their senders",
+            shuffle.users(),
+            number(eps0),
+            number(central),
+            number(shuffle.delta()),
+            number(central),
+            number(local_mse),
+            number(local_mse / mse),
+        );
+    }
+    print(
+        &mut std::io::stdout().lock(),
+        a.format,
+        &TUNE_COLUMNS,
+        &[row],
+    )
+}
+
+/// The row of `--protocol` (one adaptive protocol tuned, or the best of all) at `eps`,
+/// with its notes on stderr if `notes`.
+fn tune_row(
+    a: &TuneCmd,
+    request: &ldp_optimize::TuneRequest,
+    k: ldp_core::DomainSize,
+    eps: ldp_core::Epsilon,
+    notes: bool,
+) -> Result<Vec<Value>> {
+    let flag = |e| flagged(e, request, None);
+    Ok(if let Some(p) = one_or_all(&a.protocol)? {
         let t = request.tune(p, k, eps).map_err(flag)?;
-        if t.fell_back {
+        if t.fell_back && notes {
             note!("ldp: note: no parameter meets the bounds; the utopia point was chosen instead");
         }
         vec![
@@ -124,7 +192,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
         ]
     } else {
         let collections = request.collections.unwrap_or(1);
-        if collections > 1 {
+        if collections > 1 && notes {
             note!(
                 "ldp: asr is the ASR after {collections} linked reports; ss and ass beyond omega = 1, and she, have no exact form for it and are left out"
             );
@@ -142,13 +210,7 @@ pub(crate) fn run_tune(a: &TuneCmd) -> Result<()> {
             o.epg.is_finite().then_some(o.epg).into(),
             Value::number(o.bits),
         ]
-    };
-    print(
-        &mut std::io::stdout().lock(),
-        a.format,
-        &TUNE_COLUMNS,
-        &[row],
-    )
+    })
 }
 
 #[derive(Debug, Args)]

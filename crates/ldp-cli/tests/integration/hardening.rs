@@ -1182,4 +1182,52 @@ fn shuffle_settings_are_checked() {
         ]),
         &["cannot be used with"],
     );
+    // `ldp tune` behind a shuffler: the same checks, named by the flags.
+    let tune = |args: &[&str]| {
+        let mut cmd = ldp();
+        cmd.args(["tune", "--protocol", "all", "--k", "100"])
+            .args(args);
+        cmd
+    };
+    fails(
+        &mut tune(&[
+            "--shuffle-users",
+            "1",
+            "--delta",
+            "1e-6",
+            "--central-eps",
+            "1",
+        ]),
+        &["--shuffle-users, --delta: a shuffle needs at least 2 reports"],
+    );
+    fails(
+        &mut tune(&[
+            "--shuffle-users",
+            "100",
+            "--delta",
+            "1",
+            "--central-eps",
+            "1",
+        ]),
+        &["--shuffle-users, --delta: delta must lie strictly between 0 and 1"],
+    );
+    fails(
+        &mut tune(&[
+            "--shuffle-users",
+            "100",
+            "--delta",
+            "1e-6",
+            "--central-eps",
+            "0",
+        ]),
+        &["--central-eps: the target central epsilon must be positive"],
+    );
+    fails(
+        &mut tune(&["--shuffle-users", "100", "--central-eps", "1"]),
+        &["--delta"],
+    );
+    fails(
+        &mut tune(&["--eps", "1", "--central-eps", "1"]),
+        &["cannot be used with"],
+    );
 }
