@@ -372,6 +372,25 @@ pub enum Kind {
         /// Privacy budgets, one row of panels each.
         eps: Vec<f64>,
     },
+    /// Privacy amplification by shuffling (Feldman, McMillan and Talwar's bounds for any
+    /// eps0-LDP randomizer): the central eps of n shuffled reports against n, a line per
+    /// local budget; and the variance per user of protocols tuned at the largest eps0 that
+    /// a central target allows, against tuned locally at the target itself. Not in the
+    /// paper.
+    Shuffle {
+        /// Local budgets, one line each in the first panel.
+        eps0: Vec<f64>,
+        /// Numbers of reports: from 10^a to 10^b (a, b), four points per decade.
+        log10_users: (u32, u32),
+        /// The central delta.
+        delta: f64,
+        /// The central eps of the second panel.
+        central_eps: f64,
+        /// Protocols of the second panel (at their presets; adaptive ones tuned).
+        protocols: Vec<Protocol>,
+        /// The domain size of the second panel.
+        domain_size: u32,
+    },
     /// ASR of the attack that links t reports of one unchanged value, against t (log
     /// axis): the one-shot protocols without memoization (top row) and the memoized ones
     /// (bottom row), a column per budget. Closed forms as lines, measurements on the data
@@ -541,6 +560,7 @@ impl Experiment {
             Kind::Weights { w_asr, .. } => vec![w_asr],
             Kind::Objective { .. }
             | Kind::Costs { .. }
+            | Kind::Shuffle { .. }
             | Kind::Repeated { .. }
             | Kind::ChangeDetection { .. }
             | Kind::LargeDomain { .. }
@@ -557,6 +577,30 @@ impl Experiment {
             && (domain_sizes.is_empty() || eps.is_empty())
         {
             return bad("costs need at least one domain size and one budget");
+        }
+        if let Kind::Shuffle {
+            eps0,
+            log10_users: (from, to),
+            delta,
+            central_eps,
+            protocols,
+            ..
+        } = &self.kind
+        {
+            if eps0.is_empty() || protocols.is_empty() {
+                return bad("a shuffle figure needs at least one eps0 and one protocol");
+            }
+            if !(1..=10).contains(from) || !(from..=&10).contains(&to) {
+                return bad("log10_users: from 10^1 to at most 10^10 reports, from <= to");
+            }
+            let named = |e: ldp_analytic::shuffle::ShuffleError| {
+                ExperimentError::Config(format!("{}: {e}", self.figure))
+            };
+            let shuffle = ldp_analytic::shuffle::Shuffle::new(2, *delta).map_err(named)?;
+            for &e in eps0 {
+                shuffle.closed_form(e).map_err(named)?;
+            }
+            shuffle.max_local_eps(*central_eps).map_err(named)?;
         }
         for r in ranges {
             if !(r.step > 0.0 && r.from <= r.to && r.from.is_finite() && r.to.is_finite()) {
@@ -758,6 +802,10 @@ impl Experiment {
             Kind::Weights { w_asr, .. } => w_asr.step *= 2.0,
             Kind::Objective { .. } => {}
             Kind::Costs { domain_sizes, .. } => *domain_sizes = ends(domain_sizes),
+            Kind::Shuffle { log10_users, .. } => {
+                // Up to 10^6 reports: the shape of the figure in a fraction of the time.
+                log10_users.1 = log10_users.1.min(6).max(log10_users.0);
+            }
             Kind::Repeated {
                 collections,
                 measured,

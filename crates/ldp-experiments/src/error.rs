@@ -31,6 +31,9 @@ pub enum ExperimentError {
     /// Attribute inference could not run.
     #[error(transparent)]
     Inference(#[from] ldp_attack::multidim::InferenceError),
+    /// The shuffle accountant refused a setting.
+    #[error(transparent)]
+    Shuffle(#[from] ldp_analytic::shuffle::ShuffleError),
     /// A shipped table could not be used.
     #[error(transparent)]
     Table(#[from] ldp_attack::TableError),

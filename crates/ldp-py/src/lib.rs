@@ -14,6 +14,7 @@ mod mechanism;
 mod multidim;
 mod options;
 mod reports;
+mod shuffle;
 mod threads;
 
 use pyo3::prelude::*;
@@ -43,6 +44,7 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(multidim::_table, m)?)?;
     m.add_function(wrap_pyfunction!(audit::audit, m)?)?;
     m.add_function(wrap_pyfunction!(audit::exact_audit, m)?)?;
+    m.add_function(wrap_pyfunction!(shuffle::shuffle, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     Ok(())

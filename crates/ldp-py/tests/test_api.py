@@ -80,3 +80,31 @@ def test_every_estimator_and_the_fit_of_the_iterative_ones():
     sums.add(she.perturb(np.array([0, 1, 2]), seed=1))
     with pytest.raises(ldp.AggregateError, match="keeps sums"):
         sums.estimate("mle")
+
+
+def test_the_shuffle_accountant_gives_the_tools_numbers():
+    # The reference code's example (apple/ml-shuffling-amplification): n = 10^5,
+    # eps0 = 4, delta = 10^-6 lies in [0.16754, 0.17279]; closed form 0.5378040242374512.
+    r = ldp.shuffle(100_000, 1e-6, eps0=4.0)
+    assert 0.1675385583317841 <= r["central_eps_lower"] <= r["central_eps"] <= 0.172790550755978
+    assert abs(r["closed_form"] - 0.5378040242374512) < 1e-12
+    assert ldp.shuffle(100, 1e-6, eps0=1.0)["closed_form"] is None
+    eps0 = ldp.shuffle(1_000_000, 1e-8, central_eps=1.0)["eps0_max"]
+    assert 8.99 < eps0 < 9.0
+    assert ldp.shuffle(1_000_000, 1e-8, eps0=eps0)["central_eps"] <= 1.0 + 1e-11
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, needle",
+    [
+        ((1, 1e-6), {"eps0": 1.0}, "at least 2 reports"),
+        ((100, 0.0), {"eps0": 1.0}, "delta must lie strictly between 0 and 1"),
+        ((100, 1e-6), {"eps0": -1.0}, "eps0 must be positive"),
+        ((100, 1e-6), {"central_eps": 0.0}, "target central epsilon"),
+        ((100, 1e-6), {}, "exactly one of eps0"),
+        ((100, 1e-6), {"eps0": 1.0, "central_eps": 1.0}, "exactly one of eps0"),
+    ],
+)
+def test_the_shuffle_accountant_names_bad_settings(args, kwargs, needle):
+    with pytest.raises(ldp.ParamError, match=needle):
+        ldp.shuffle(*args, **kwargs)

@@ -170,3 +170,14 @@ def test_parquet_from_pyarrow_is_read_by_the_tool(cli, tmp_path):
         server = m.aggregator()
         server.add(r)
         np.testing.assert_allclose(server.estimate(), theirs, rtol=0, atol=1e-12)
+
+
+def test_the_shuffle_accountant_gives_the_tools_numbers(cli):
+    out = cli("shuffle", "--users", 100000, "--delta", 1e-6, "--eps0", 4).decode()
+    row = next(csv.DictReader(io.StringIO(out)))
+    r = ldp.shuffle(100_000, 1e-6, eps0=4.0)
+    assert float(row["central_eps"]) == r["central_eps"]
+    assert float(row["closed_form"]) == r["closed_form"]
+    out = cli("shuffle", "--users", 10**6, "--delta", 1e-8, "--central-eps", 1).decode()
+    row = next(csv.DictReader(io.StringIO(out)))
+    assert float(row["eps0_max"]) == ldp.shuffle(10**6, 1e-8, central_eps=1.0)["eps0_max"]

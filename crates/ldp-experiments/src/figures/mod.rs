@@ -12,6 +12,7 @@ mod multidim;
 mod objective;
 mod pool;
 mod sample_size;
+mod shuffle;
 mod strategies;
 mod weights;
 
@@ -64,6 +65,7 @@ pub fn run(exp: &Experiment) -> Result<Output, ExperimentError> {
             domain_sizes,
             eps,
         } => costs::run(exp, &options, protocols, domain_sizes, eps),
+        Kind::Shuffle { .. } => shuffle::run(exp, &options),
         Kind::Repeated { .. } => longitudinal::run(exp, &options),
         Kind::ChangeDetection { .. } => change::run(exp, &options),
         Kind::LargeDomain { .. } => large_domain::run(exp, &options),

@@ -73,6 +73,7 @@ from ._ldp import (
     simulate_changes,
     replay_changes,
     simulate_linked,
+    shuffle,
     tune,
 )
 
@@ -105,6 +106,7 @@ __all__ = [
     "simulate_changes",
     "replay_changes",
     "simulate_linked",
+    "shuffle",
     "tune",
 ]
 

@@ -332,6 +332,14 @@ def exact_audit(
     mechanism: Union[Mechanism, Longitudinal, Multidim],
     collections: Optional[Sequence[int]] = None,
 ) -> dict[str, Any]: ...
+@overload
+def shuffle(
+    users: int, delta: float, *, eps0: float, central_eps: None = None
+) -> dict[str, Optional[float]]: ...
+@overload
+def shuffle(
+    users: int, delta: float, *, eps0: None = None, central_eps: float
+) -> dict[str, float]: ...
 
 __all__ = [
     "Mechanism",
@@ -355,6 +363,7 @@ __all__ = [
     "_reports_from_pickle",
     "audit",
     "exact_audit",
+    "shuffle",
     "multidim",
     "_table",
     "__version__",
