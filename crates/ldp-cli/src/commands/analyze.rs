@@ -11,6 +11,8 @@ use ldp_optimize::{
 };
 use rayon::prelude::*;
 
+use ldp_analytic::shuffle::Shuffle;
+
 use super::{change, longitudinal};
 use crate::output::{Format, Value, number, print};
 use crate::protocol::{Columns, RequestArgs, budget, build, domain, flagged, protocol_set};
@@ -88,6 +90,15 @@ pub(crate) struct AnalyzeArgs {
     /// report.
     #[arg(long = "eps-perm", value_name = "E")]
     eps_perm: Option<f64>,
+    /// Add `shuffle_users` and `central_eps`: the central eps, for the analyst who sees
+    /// only the shuffled batch, of N shuffled reports at the row's eps (`ldp shuffle`),
+    /// beside the asr column, which is per report against whoever sees reports with their
+    /// senders (and with --collections, after T linked reports).
+    #[arg(long = "shuffle-users", value_name = "N", requires = "delta")]
+    shuffle_users: Option<u64>,
+    /// With --shuffle-users: the central delta.
+    #[arg(long, requires = "shuffle_users")]
+    delta: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
@@ -110,7 +121,16 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     if let Some(r) = a.change_rate {
         change::check_rate(r)?;
     }
+    let shuffle = match (a.shuffle_users, a.delta) {
+        (Some(users), Some(delta)) => {
+            Some(Shuffle::new(users, delta).context("--shuffle-users, --delta")?)
+        }
+        _ => None,
+    };
     let protocols = match protocol_set(&a.protocol, a.eps_perm.is_some())? {
+        ProtocolSet::Memoized(_) if shuffle.is_some() => {
+            bail!("--shuffle-users goes with one-shot protocols, not with --eps-perm")
+        }
         ProtocolSet::Memoized(protocols) => return run_memoized(a, &protocols),
         ProtocolSet::OneShot(protocols) => protocols,
     };
@@ -123,6 +143,9 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
     }
     if a.change_rate.is_some() {
         columns.extend(change::ANALYZE_COLUMNS);
+    }
+    if shuffle.is_some() {
+        columns.extend(["shuffle_users", "central_eps"]);
     }
     let sort = match &a.sort {
         None => None,
@@ -196,6 +219,10 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
             if let Some(rate) = a.change_rate {
                 let rates = ldp_analytic::change::one_shot(&r.instance.spec);
                 values.extend(change::analyze_values(rate, rates));
+            }
+            if let Some(shuffle) = &shuffle {
+                let central = shuffle.central_eps(row.eps.get())?;
+                values.extend([Value::Int(shuffle.users()), Value::Num(central.upper)]);
             }
             Ok(values)
         })

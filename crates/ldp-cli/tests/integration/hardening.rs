@@ -1231,3 +1231,40 @@ fn shuffle_settings_are_checked() {
         &["cannot be used with"],
     );
 }
+
+/// `ldp analyze --shuffle-users` (issue 46): a bad batch is named, and memoized protocols
+/// are refused (their rows have no one-report eps to shuffle).
+#[test]
+fn analyze_beside_a_shuffle_checks_its_flags() {
+    let analyze = |args: &[&str]| {
+        let mut cmd = ldp();
+        cmd.args(["analyze", "--protocol", "grr", "--k", "10", "--eps", "1"])
+            .args(args);
+        cmd
+    };
+    fails(
+        &mut analyze(&["--shuffle-users", "1", "--delta", "1e-6"]),
+        &["--shuffle-users, --delta: a shuffle needs at least 2 reports"],
+    );
+    fails(&mut analyze(&["--shuffle-users", "100"]), &["--delta"]);
+    let mut memoized = ldp();
+    memoized.args([
+        "analyze",
+        "--protocol",
+        "l-grr",
+        "--k",
+        "10",
+        "--eps",
+        "1",
+        "--eps-perm",
+        "2",
+        "--shuffle-users",
+        "100",
+        "--delta",
+        "1e-6",
+    ]);
+    fails(
+        &mut memoized,
+        &["--shuffle-users goes with one-shot protocols"],
+    );
+}
