@@ -10,7 +10,8 @@
 //! often its changes are seen ([`change`]); several attributes per user (SPL, SMP, RS+FD, RS+RFD:
 //! per-attribute variance, the attack on one attribute and on all, and profiling over
 //! surveys, [`multidim`]); the central guarantee of shuffled reports and the local budget a
-//! central target allows ([`shuffle`]); and which closed form a measured quantity is shown beside ([`compare`]). Everything
+//! central target allows ([`shuffle`]); the budget a user spends over surveys
+//! ([`ledger`]); and which closed form a measured quantity is shown beside ([`compare`]). Everything
 //! is a pure function of a [`ldp_core::Spec`] (k, eps, family parameter): no randomness,
 //! and one kind of cache, which changes no value: the sketches' exact ASR keeps what their
 //! public hashes give each (k, m), CMS's per-row counts and HCMS's ranks, for the next
@@ -64,6 +65,7 @@ pub mod compare;
 pub mod cost;
 pub mod epg;
 mod family;
+pub mod ledger;
 pub mod longitudinal;
 pub mod map;
 pub mod multidim;

@@ -4,6 +4,7 @@
 mod closed_forms;
 mod costs;
 mod large_domain;
+mod ledger;
 mod longitudinal;
 mod multidim;
 mod numerics;

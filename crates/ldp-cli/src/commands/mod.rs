@@ -5,6 +5,7 @@ mod analyze;
 mod attack;
 mod audit;
 mod change;
+mod ledger;
 mod longitudinal;
 mod multidim;
 mod multidim_analyze;
@@ -123,6 +124,10 @@ enum Command {
     /// central target allows (privacy amplification by shuffling).
     #[command(allow_negative_numbers = true)]
     Shuffle(shuffle::ShuffleArgs),
+    /// What each user spent over surveys (basic and advanced composition, memoized
+    /// surveys charged once), and the users over a total or daily limit.
+    #[command(allow_negative_numbers = true)]
+    Ledger(ledger::LedgerArgs),
 }
 
 pub(crate) fn run(cli: Cli) -> Result<()> {
@@ -136,5 +141,6 @@ pub(crate) fn run(cli: Cli) -> Result<()> {
         Command::Simulate(a) => simulate::run(&a),
         Command::Audit(a) => audit::run(&a),
         Command::Shuffle(a) => shuffle::run(&a),
+        Command::Ledger(a) => ledger::run(&a),
     }
 }

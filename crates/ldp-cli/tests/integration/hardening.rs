@@ -1268,3 +1268,69 @@ fn analyze_beside_a_shuffle_checks_its_flags() {
         &["--shuffle-users goes with one-shot protocols"],
     );
 }
+
+/// `ldp ledger` (issue 46): each bad survey, record, roster entry or flag is one line
+/// naming its file and line.
+#[test]
+fn ledger_inputs_are_checked_by_line() {
+    let surveys = items_file(
+        "ledger-surveys.csv",
+        "survey,eps,first_day,last_day,eps_perm\ndaily,0.5,1,30,\nmemo,0.4,1,30,2\n",
+    );
+    let run = |records: &str, extra: &[&str]| {
+        let path = items_file("ledger-records.csv", records);
+        let mut cmd = ldp();
+        cmd.arg("ledger")
+            .arg("--surveys")
+            .arg(&surveys)
+            .arg("--records")
+            .arg(path)
+            .args(extra);
+        cmd
+    };
+    fails(
+        &mut run("user,survey,day\nann,weekly,1\n", &[]),
+        &["line 2: survey weekly is unknown (the surveys are daily, memo)"],
+    );
+    fails(
+        &mut run("user,survey,day\nann,daily,31\n", &[]),
+        &["line 2: survey daily runs on days 1..=30, not on day 31"],
+    );
+    fails(
+        &mut run(
+            "user,survey,day\nann,daily,3\nann,daily,4\nann,daily,3\n",
+            &[],
+        ),
+        &["line 4: user ann already reported to survey daily on day 3"],
+    );
+    fails(
+        &mut run("user,survey,day\nann,daily,x\n", &[]),
+        &["line 2: day: invalid digit"],
+    );
+    let roster = items_file("ledger-roster.txt", "ann\n");
+    let mut off_roster = run("user,survey,day\nann,daily,1\neve,daily,1\n", &[]);
+    off_roster.arg("--roster").arg(roster);
+    fails(&mut off_roster, &["line 3: user eve is not on the roster"]);
+    fails(
+        &mut run("user,survey,day\n", &["--delta", "1"]),
+        &["--delta 1: delta must lie strictly between 0 and 1"],
+    );
+    fails(
+        &mut run("user,survey,day\n", &["--limit", "-1"]),
+        &["--limit -1: a budget limit must be finite and >= 0"],
+    );
+    let bad_memo = items_file(
+        "ledger-bad-surveys.csv",
+        "survey,eps,first_day,last_day,eps_perm\nmemo,1,1,30,0.5\n",
+    );
+    let mut cmd = ldp();
+    cmd.arg("ledger")
+        .arg("--surveys")
+        .arg(bad_memo)
+        .arg("--records")
+        .arg(items_file("ledger-none.csv", "user,survey,day\n"));
+    fails(
+        &mut cmd,
+        &["line 2: survey memo: eps_perm (at least its eps)"],
+    );
+}
