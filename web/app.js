@@ -1,7 +1,7 @@
 // The protocol chooser: every number comes from the toolkit compiled to WebAssembly
 // (ldp-wasm), the same library calls as `ldp analyze` and `ldp tune --protocol all`.
 
-import init, { Client, analyze, choose, frontier, version } from "./pkg/ldp_wasm.js";
+import init, { Client, analyze, choose, frontier, maxLocalEps, shuffle, version } from "./pkg/ldp_wasm.js";
 import { draw, label } from "./plot.js";
 
 const $ = (id) => document.getElementById(id);
@@ -138,6 +138,35 @@ function render() {
   $("status").textContent = `Answered in ${ms.toFixed(0)} ms.`;
 }
 
+// The shuffle box: the central eps of n shuffled reports at the page's budget, and the
+// largest local budget that gives the batch's analyst that budget.
+function renderShuffle() {
+  const eps = number("eps");
+  const users = number("shuffle-users");
+  const delta = number("shuffle-delta");
+  const out = $("shuffle-answer");
+  try {
+    if (users === undefined || delta === undefined || eps === undefined) {
+      throw Object.assign(new Error("give n, δ and ε"), { name: "ParamError" });
+    }
+    $("cli-shuffle").textContent = `ldp shuffle --users ${users} --delta ${delta} --eps0 ${eps}`;
+    const c = shuffle(users, delta, eps);
+    const m = maxLocalEps(users, delta, eps);
+    out.dataset.state = "ready";
+    out.dataset.central = String(c.central_eps);
+    out.dataset.eps0Max = String(m.eps0_max);
+    out.className = "";
+    out.textContent = `${users.toLocaleString("en")} shuffled reports at ε = ${label(eps)} are ` +
+      `(${label(c.central_eps)}, ${label(delta)})-DP for the analyst who sees only the shuffled batch. ` +
+      `To give that analyst ε = ${label(eps)}, each report may spend up to ε₀ = ${label(m.eps0_max)} ` +
+      `(${label(m.amplification)} times more).`;
+  } catch (e) {
+    out.dataset.state = "error";
+    out.className = "error";
+    out.textContent = `${e.name}: ${e.message}`;
+  }
+}
+
 // The client of the protocol selected under "try it", at the instance of the table.
 function tryClient() {
   const p = $("try-protocol").value;
@@ -164,15 +193,17 @@ async function main() {
   document.body.dataset.loadMs = (performance.now() - loaded).toFixed(1);
   document.body.dataset.ready = "true";
   // Tests wait for this count to move: every answer, or error shown, counts.
+  renderShuffle();
   const counted = () => {
     try {
       render();
+      renderShuffle();
     } finally {
       document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
     }
   };
   const later = debounced(counted, 150);
-  for (const id of ["k", "eps", "asr-max", "bits-max", "w-asr", "w-epg", "w-bits"]) {
+  for (const id of ["k", "eps", "asr-max", "bits-max", "w-asr", "w-epg", "w-bits", "shuffle-users", "shuffle-delta"]) {
     $(id).addEventListener("input", later);
   }
   $("try-perturb").addEventListener("click", guarded(() => {

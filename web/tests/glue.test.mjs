@@ -55,3 +55,15 @@ test("unseeded reports come from the CSPRNG and differ", () => {
   const b = new glue.Client("grr", 1000, 0.5).perturbBatch(new Float64Array(64).fill(3));
   assert.notEqual(a, b);
 });
+
+test("the shuffle accountant equals ldp shuffle", () => {
+  const [forward] = JSON.parse(ldp(["shuffle", "--users", "100000", "--delta", "1e-6", "--eps0", "4", "--format", "json"]));
+  const ours = glue.shuffle(100000, 1e-6, 4);
+  assert.equal(ours.central_eps, forward.central_eps);
+  assert.equal(ours.closed_form, forward.closed_form);
+  const [inverse] = JSON.parse(ldp(["shuffle", "--users", "1000000", "--delta", "1e-8", "--central-eps", "1", "--format", "json"]));
+  assert.equal(glue.maxLocalEps(1e6, 1e-8, 1).eps0_max, inverse.eps0_max);
+  assert.throws(() => glue.shuffle(1.5, 1e-6, 1), { name: "ParamError", message: /users: expected a whole number/ });
+  assert.throws(() => glue.shuffle(100, 0, 1), { name: "ParamError", message: /delta must lie strictly between 0 and 1/ });
+  assert.throws(() => glue.maxLocalEps(100, 1e-6, 0), { name: "ParamError", message: /target central epsilon/ });
+});

@@ -192,6 +192,27 @@ test("try it: a report, the attacker's guess, and the measured ASR beside its cl
   assert.ok(Math.abs(Number(m.asr) - cli.asr) < 5 * Number(m.se), JSON.stringify(m));
 });
 
+test("the shuffle box equals ldp shuffle, and names a bad setting", async () => {
+  for (const [users, delta, eps] of [[1000000, 1e-8, 1], [50000, 1e-6, 4]]) {
+    await set({ eps, "shuffle-users": users, "shuffle-delta": delta });
+    const box = await page.evaluate(() => ({ ...document.getElementById("shuffle-answer").dataset }));
+    const args = ["shuffle", "--users", String(users), "--delta", String(delta)];
+    const [forward] = ldpJson([...args, "--eps0", String(eps)]);
+    const [inverse] = ldpJson([...args, "--central-eps", String(eps)]);
+    assert.equal(box.state, "ready");
+    assert.ok(close(Number(box.central), forward.central_eps), JSON.stringify([box, forward]));
+    assert.ok(close(Number(box.eps0Max), inverse.eps0_max), JSON.stringify([box, inverse]));
+    assert.equal(await page.textContent("#cli-shuffle"), `ldp ${args.join(" ")} --eps0 ${eps}`);
+  }
+  await set({ "shuffle-users": 1 });
+  assert.equal(await page.getAttribute("#shuffle-answer", "data-state"), "error");
+  assert.match(await page.textContent("#shuffle-answer"), /ParamError: a shuffle needs at least 2 reports, got 1/);
+  await set({ "shuffle-users": 1000000, "shuffle-delta": null });
+  assert.match(await page.textContent("#shuffle-answer"), /give n, δ and ε/);
+  await set({ "shuffle-delta": 1e-8 });
+  assert.deepEqual(page.errors, []);
+});
+
 test("bad input is said, not thrown away", async () => {
   await set({ k: 1e6 });
   assert.match(await page.textContent("#status"), /the page answers up to k = 100,000/);

@@ -3,7 +3,8 @@
 //! The ldp toolkit in the browser: the client of every protocol family ([`Client`]: the
 //! raw value never leaves the device, randomness from `crypto.getRandomValues`), and the
 //! closed forms and the protocol choice ([`analyze`], [`choose`], [`tune`],
-//! [`frontier`]), as the `ldp` tool gives them. It calls `ldp-core`, `ldp-analytic` and
+//! [`frontier`]), and the shuffle accountant ([`shuffle`], [`max_local_eps`]), as the `ldp`
+//! tool gives them. It calls `ldp-core`, `ldp-analytic` and
 //! `ldp-optimize` (without rayon) and adds no algorithm of its own.
 //!
 //! Build it for the web with `cargo xtask web` (the wasm32 target and `wasm-bindgen-cli`
@@ -27,9 +28,11 @@ mod analysis;
 mod args;
 mod client;
 mod error;
+mod shuffle;
 
 pub use analysis::{analyze, choose, frontier, tune};
 pub use client::Client;
+pub use shuffle::{max_local_eps, shuffle};
 
 use wasm_bindgen::JsValue;
 
