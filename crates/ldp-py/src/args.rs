@@ -107,3 +107,39 @@ pub(crate) fn optional_seed(obj: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
         seed_value(obj).map(Some)
     }
 }
+
+/// The `(path, mechanism)` of `Reports.from_jsonl`, the order `read_parquet` and
+/// `from_arrow` take; the former order, `(mechanism, path)`, still works with a
+/// `DeprecationWarning`. A wrong type is a `TypeError` naming the argument.
+pub(crate) fn path_and_mechanism<'py>(
+    first: &Bound<'py, PyAny>,
+    second: &Bound<'py, PyAny>,
+) -> PyResult<(std::path::PathBuf, PyRef<'py, crate::mechanism::Mechanism>)> {
+    use crate::mechanism::Mechanism;
+    let py = first.py();
+    let (path, mechanism) =
+        if first.is_instance_of::<Mechanism>() && !second.is_instance_of::<Mechanism>() {
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),
+                c"Reports.from_jsonl(mechanism, path) is deprecated: pass the path first, Reports.from_jsonl(path, mechanism), as read_parquet and from_arrow take it",
+                1,
+            )?;
+            (second, first)
+        } else {
+            (first, second)
+        };
+    let path = path.extract::<std::path::PathBuf>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "path must be a str or an os.PathLike, not {}",
+            describe(path)
+        ))
+    })?;
+    let mechanism = mechanism.extract::<PyRef<'py, Mechanism>>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "mechanism must be an ldp.Mechanism, not {}",
+            describe(mechanism)
+        ))
+    })?;
+    Ok((path, mechanism))
+}

@@ -262,17 +262,31 @@ impl Mechanism {
     }
 }
 
-/// A protocol instance by name, with the `ldp` tool's names (every protocol of the
-/// registry, adaptive ones included; an unknown name's error lists them). `param` sets the
-/// family parameter (omega, p, g or theta); without it, adaptive protocols are tuned on
-/// construction with the arguments of `ldp.tune` (the choice is in `.param` and
-/// `.tuning`).
+/// A protocol instance by name, with the `ldp` tool's names in any case (an unknown
+/// name's error lists them all):
+///
+/// - the paper's twelve: ``grr``; ``ss`` (``param``: omega, the subset size); ``sue`` and
+///   ``oue``; ``blh`` and ``olh``; ``she``; ``the`` (``param``: theta, the threshold); and the
+///   adaptive ``ass`` (omega), ``aue`` (p), ``alh`` (g) and ``athe`` (theta);
+/// - the oracles for large domains: ``hr``, Hadamard response (``param``: blocks); ``hm``,
+///   the Hadamard mechanism (no parameter); ``flh``, fast local hashing
+///   (``param={"g": ..., "seeds": ...}``); ``cms`` and ``hcms``, Apple's count-mean sketches
+///   (``param={"hashes": ..., "width": ...}``); and ``dbitflip``, Ding et al.'s dBitFlip
+///   (``param``: d, the buckets sampled).
+///
+/// ``param`` is a number for a family with one parameter, or a dict of name to value for a
+/// family with several (those left out keep the preset's values); ``.param`` reads it back
+/// the same way. Without it, the classic protocols take their presets and the adaptive ones
+/// are tuned on construction with the arguments of ``ldp.tune`` (``w_asr``, ``asr_max``,
+/// ``bits_max``, ...; the choice is in ``.param`` and ``.tuning``).
 ///
 /// >>> import ldp
 /// >>> ldp.mechanism("ss", k=100, eps=4.0, param=7).param
 /// 7
 /// >>> ldp.mechanism("aue", k=100, eps=4.0, w_asr=0.5, strategy="weighted").tuning["strategy"]
 /// 'weighted'
+/// >>> ldp.mechanism("cms", k=1000, eps=2.0, param={"hashes": 16, "width": 256}).param
+/// {'hashes': 16, 'width': 256}
 #[pyfunction]
 #[pyo3(signature = (protocol, k, eps, param=None, **options))]
 pub(crate) fn mechanism(

@@ -360,15 +360,19 @@ impl Reports {
     /// Reads JSON lines written by `ldp perturb` (or `to_jsonl`), every report checked
     /// against `mechanism`: an invalid line is an error naming it, or with
     /// `on_invalid="skip"` it is left out and counted in `skipped` (malformed, too long,
-    /// or invalid for the mechanism), as `ldp aggregate --on-invalid skip` does.
+    /// or invalid for the mechanism), as `ldp aggregate --on-invalid skip` does. The path
+    /// comes first, as in `read_parquet` and `from_arrow` (the former order,
+    /// `from_jsonl(mechanism, path)`, works with a `DeprecationWarning`).
     #[staticmethod]
-    #[pyo3(signature = (mechanism, path, on_invalid="refuse"))]
-    fn from_jsonl(
-        py: Python<'_>,
-        mechanism: &Mechanism,
-        path: std::path::PathBuf,
+    #[pyo3(signature = (path, mechanism, on_invalid="refuse"))]
+    fn from_jsonl<'py>(
+        py: Python<'py>,
+        path: &Bound<'py, PyAny>,
+        mechanism: &Bound<'py, PyAny>,
         on_invalid: &str,
     ) -> PyResult<Reports> {
+        let (path, mechanism) = crate::args::path_and_mechanism(path, mechanism)?;
+        let mechanism: &Mechanism = &mechanism;
         let skip = skipping(on_invalid)?;
         let (data, skipped) = py.detach_in_pool(|| -> PyResult<(Data, Rejections)> {
             let file = std::fs::File::open(&path).map_err(|e| crate::errors::io(&path, &e))?;

@@ -108,3 +108,31 @@ def test_the_shuffle_accountant_gives_the_tools_numbers():
 def test_the_shuffle_accountant_names_bad_settings(args, kwargs, needle):
     with pytest.raises(ldp.ParamError, match=needle):
         ldp.shuffle(*args, **kwargs)
+
+
+def test_help_of_mechanism_names_every_protocol_and_parameter():
+    # help(ldp.mechanism) is where a notebook user looks (issue 44, item 7).
+    doc = ldp.mechanism.__doc__
+    protocols = [str(p) for p in ldp.analyze("all", k=100, eps=1.0)["protocol"]]
+    assert len(protocols) >= 18
+    for name in protocols:
+        assert f"``{name}``" in doc, name
+        param = ldp.mechanism(name, k=100, eps=1.0).param
+        for key in param if isinstance(param, dict) else []:
+            assert f'"{key}"' in doc, (name, key)
+
+
+def test_readers_take_the_path_first_and_the_old_jsonl_order_warns(tmp_path):
+    # Issue 44, item 5: one argument order for from_jsonl, read_parquet and from_arrow.
+    m = ldp.mechanism("olh", k=16, eps=1.0)
+    reports = m.perturb(np.arange(50) % 16, seed=3)
+    path = tmp_path / "r.jsonl"
+    reports.to_jsonl(path)
+    assert ldp.Reports.from_jsonl(path, m) == reports
+    assert ldp.Reports.from_jsonl(str(path), mechanism=m) == reports
+    with pytest.warns(DeprecationWarning, match=r"pass the path first"):
+        assert ldp.Reports.from_jsonl(m, path) == reports
+    with pytest.raises(TypeError, match=r"mechanism must be an ldp.Mechanism, not str 'olh'"):
+        ldp.Reports.from_jsonl(path, "olh")
+    with pytest.raises(TypeError, match=r"path must be a str or an os.PathLike, not int 3"):
+        ldp.Reports.from_jsonl(3, m)

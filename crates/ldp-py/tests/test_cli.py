@@ -30,7 +30,7 @@ def test_seeded_reports_equal_the_tools(cli, tmp_path, protocol):
     assert path.read_bytes() == theirs
     # And back: the tool's file loads as the same reports.
     (tmp_path / "cli.jsonl").write_bytes(theirs)
-    assert ldp.Reports.from_jsonl(m, tmp_path / "cli.jsonl") == mine
+    assert ldp.Reports.from_jsonl(tmp_path / "cli.jsonl", m) == mine
 
 
 @pytest.mark.parametrize("protocol", ["grr", "oue", "olh", "she", "aue"])

@@ -97,12 +97,12 @@ def test_a_bad_json_line_is_named(tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_text('{"y": 1}\n{"y": 7}\n')
     with pytest.raises(ldp.ReportError, match="line 2"):
-        ldp.Reports.from_jsonl(m, path)
+        ldp.Reports.from_jsonl(path, m)
     path.write_text('{"y": 1}\n[1]\n')
     with pytest.raises(ldp.ReportError, match="line 2"):
-        ldp.Reports.from_jsonl(m, path)
+        ldp.Reports.from_jsonl(path, m)
     with pytest.raises(FileNotFoundError, match="missing"):
-        ldp.Reports.from_jsonl(m, tmp_path / "missing.jsonl")
+        ldp.Reports.from_jsonl(tmp_path / "missing.jsonl", m)
 
 
 def test_simulate_checks_its_arguments():

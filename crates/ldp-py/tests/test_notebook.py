@@ -91,10 +91,10 @@ def test_seeds_are_whole_numbers_from_zero():
 def test_a_missing_file_is_a_file_not_found_error(tmp_path):
     m = ldp.mechanism("grr", k=10, eps=1.0)
     with pytest.raises(FileNotFoundError) as e:
-        ldp.Reports.from_jsonl(m, "/nope")
+        ldp.Reports.from_jsonl("/nope", m)
     assert e.value.filename == "/nope" and e.value.errno == 2
     with pytest.raises(IsADirectoryError):
-        ldp.Reports.from_jsonl(m, tmp_path)
+        ldp.Reports.from_jsonl(tmp_path, m)
     with pytest.raises(FileNotFoundError):
         m.perturb([1]).to_jsonl(tmp_path / "no" / "such" / "dir.jsonl")
 

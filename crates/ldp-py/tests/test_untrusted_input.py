@@ -26,8 +26,8 @@ def test_json_lines_skip_exactly_what_the_tool_skips(tmp_path, cli):
     dirty = tmp_path / "dirty.jsonl"
     dirty.write_text("\n".join(lines) + "\n")
     with pytest.raises(ldp.ReportError, match="line 8"):
-        ldp.Reports.from_jsonl(m, dirty)
-    got = ldp.Reports.from_jsonl(m, dirty, on_invalid="skip")
+        ldp.Reports.from_jsonl(dirty, m)
+    got = ldp.Reports.from_jsonl(dirty, m, on_invalid="skip")
     assert got == valid
     counts = {reason: v["count"] for reason, v in got.skipped.items()}
     assert counts == {"unsorted": 1, "malformed": 1, "too-long": 1, "out-of-range": 1, "duplicate": 1}
@@ -105,13 +105,13 @@ def test_json_lines_follow_the_tools_rules(tmp_path, cli):
     m = ldp.mechanism("grr", k=4, eps=1.0)
     bom = tmp_path / "bom.jsonl"
     bom.write_bytes(b'\xef\xbb\xbf{"y":1}\n{"y":2}\n\n\n')
-    assert ldp.Reports.from_jsonl(m, bom).y.tolist() == [1, 2]
+    assert ldp.Reports.from_jsonl(bom, m).y.tolist() == [1, 2]
     cli("aggregate", "--protocol", "grr", "--k", 4, "--eps", 1, stdin=bom.read_bytes())
     gap = tmp_path / "gap.jsonl"
     gap.write_bytes(b'{"y":1}\n\n{"y":2}\n')
     with pytest.raises(ldp.ReportError, match="line 2: blank line before line 3"):
-        ldp.Reports.from_jsonl(m, gap)
-    assert ldp.Reports.from_jsonl(m, gap, on_invalid="skip").y.tolist() == [1, 2]
+        ldp.Reports.from_jsonl(gap, m)
+    assert ldp.Reports.from_jsonl(gap, m, on_invalid="skip").y.tolist() == [1, 2]
 
 
 def test_an_aggregator_shared_between_threads_counts_every_batch():
