@@ -2,10 +2,14 @@
 //! shape: every family whose report is one of ldp-core's report types works here without
 //! a line of its own.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, UInt32Type};
+use arrow_array::types::{
+    Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
+    UInt64Type,
+};
 use arrow_array::{
     Array, ArrayRef, FixedSizeBinaryArray, FixedSizeListArray, Float64Array, ListArray,
     StructArray, UInt32Array,
@@ -357,7 +361,7 @@ impl ArrowShape for LhReport {
         mut visit: impl FnMut(usize, &Self) -> Result<(), ArrowLdpError>,
     ) -> Result<(), ArrowLdpError> {
         let (seeds, ys) = lh_columns(array, first_row)?;
-        for (row, (&seed, &y)) in seeds.iter().zip(ys).enumerate() {
+        for (row, (&seed, &y)) in seeds.iter().zip(ys.iter()).enumerate() {
             visit(row, &LhReport { seed, y })?;
         }
         Ok(())
@@ -528,12 +532,59 @@ fn for_each_set(
     }
 }
 
-fn grr_values(array: &dyn Array, first_row: u64) -> Result<&[u32], ArrowLdpError> {
-    if array.data_type() != &DataType::UInt32 {
-        return Err(type_error("UInt32", array.data_type()));
+/// An integer column's values as `u32`: borrowed from a `UInt32` column, and cast from
+/// any other integer type (pandas writes `Int64`) where every value fits, a value that
+/// does not refused by row. `None` for a column of another type.
+fn u32_values<'a>(
+    array: &'a dyn Array,
+    field: &str,
+    first_row: u64,
+) -> Option<Result<Cow<'a, [u32]>, ArrowLdpError>> {
+    macro_rules! cast {
+        ($t:ty) => {
+            array
+                .as_primitive::<$t>()
+                .values()
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    u32::try_from(v).map_err(|_| ArrowLdpError::OutOfRange {
+                        row: first_row + i as u64,
+                        field: field.to_owned(),
+                        value: v.to_string(),
+                        found: array.data_type().clone(),
+                    })
+                })
+                .collect::<Result<Vec<u32>, _>>()
+                .map(Cow::Owned)
+        };
+    }
+    Some(match array.data_type() {
+        DataType::UInt32 => Ok(Cow::Borrowed(array.as_primitive::<UInt32Type>().values())),
+        DataType::Int8 => cast!(Int8Type),
+        DataType::Int16 => cast!(Int16Type),
+        DataType::Int32 => cast!(Int32Type),
+        DataType::Int64 => cast!(Int64Type),
+        DataType::UInt8 => cast!(UInt8Type),
+        DataType::UInt16 => cast!(UInt16Type),
+        DataType::UInt64 => cast!(UInt64Type),
+        _ => return None,
+    })
+}
+
+fn is_integer(data_type: &DataType) -> bool {
+    data_type.is_integer()
+}
+
+fn grr_values(array: &dyn Array, first_row: u64) -> Result<Cow<'_, [u32]>, ArrowLdpError> {
+    if !is_integer(array.data_type()) {
+        return Err(type_error(
+            "UInt32 (or another integer type whose values fit)",
+            array.data_type(),
+        ));
     }
     check_nulls(array, first_row)?;
-    Ok(array.as_primitive::<UInt32Type>().values())
+    u32_values(array, "y", first_row).expect("an integer column")
 }
 
 fn lh_fields() -> Fields {
@@ -544,7 +595,8 @@ fn lh_fields() -> Fields {
 }
 
 /// `Struct<seed: UInt32, y: UInt32>`, whatever the fields' nullability (nulls are
-/// refused row by row), as other writers and query engines may mark them nullable.
+/// refused row by row), as other writers and query engines may mark them nullable, and
+/// with any integer type whose values fit (pandas writes `Int64`).
 fn is_lh_type(data_type: &DataType) -> bool {
     match data_type {
         DataType::Struct(fields) => {
@@ -552,27 +604,31 @@ fn is_lh_type(data_type: &DataType) -> bool {
                 && fields
                     .iter()
                     .zip(["seed", "y"])
-                    .all(|(f, name)| f.name() == name && f.data_type() == &DataType::UInt32)
+                    .all(|(f, name)| f.name() == name && is_integer(f.data_type()))
         }
         _ => false,
     }
 }
 
 /// The seeds and values of an LH column.
-fn lh_columns(array: &dyn Array, first_row: u64) -> Result<(&[u32], &[u32]), ArrowLdpError> {
+#[allow(clippy::type_complexity)]
+fn lh_columns(
+    array: &dyn Array,
+    first_row: u64,
+) -> Result<(Cow<'_, [u32]>, Cow<'_, [u32]>), ArrowLdpError> {
     if !is_lh_type(array.data_type()) {
         return Err(type_error(
-            "Struct<seed: UInt32, y: UInt32>",
+            "Struct<seed: UInt32, y: UInt32> (or other integer types whose values fit)",
             array.data_type(),
         ));
     }
     check_nulls(array, first_row)?;
     let s = array.as_struct();
-    let column = |i: usize| -> Result<&[u32], ArrowLdpError> {
+    let column = |i: usize, name: &str| -> Result<Cow<'_, [u32]>, ArrowLdpError> {
         check_nulls(s.column(i).as_ref(), first_row)?;
-        Ok(s.column(i).as_primitive::<UInt32Type>().values())
+        u32_values(s.column(i).as_ref(), name, first_row).expect("an integer field")
     };
-    Ok((column(0)?, column(1)?))
+    Ok((column(0, "seed")?, column(1, "y")?))
 }
 
 fn she_type(k: u32) -> DataType {

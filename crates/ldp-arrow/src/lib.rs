@@ -159,6 +159,21 @@ pub enum ArrowLdpError {
         /// The column's type.
         found: DataType,
     },
+    /// An integer column of another type than `UInt32` holds a value that does not fit
+    /// in one (the others are cast).
+    #[error(
+        "row {row}: {field} = {value} does not fit in UInt32 (the column is {found}: its values from 0 to 4294967295 are taken as they are, others refused)"
+    )]
+    OutOfRange {
+        /// Row index.
+        row: u64,
+        /// The field (`y`, `seed`).
+        field: String,
+        /// The value.
+        value: String,
+        /// The column's type.
+        found: DataType,
+    },
     /// The file holds reports of another mechanism.
     #[error("the file holds reports of {found}, not of {expected}")]
     SpecMismatch {
@@ -285,4 +300,31 @@ pub enum ArrowLdpError {
     /// The spec cannot run.
     #[error(transparent)]
     Param(#[from] ldp_core::ParamError),
+}
+
+impl ArrowLdpError {
+    /// The error with its row counted `by` rows further: for an array read at row `by`
+    /// of a file or stream (an error without a row is unchanged).
+    #[must_use]
+    pub fn offset_rows(self, by: u64) -> Self {
+        match self {
+            Self::Row { row, error } => Self::Row {
+                row: row + by,
+                error,
+            },
+            Self::Null { row } => Self::Null { row: row + by },
+            Self::OutOfRange {
+                row,
+                field,
+                value,
+                found,
+            } => Self::OutOfRange {
+                row: row + by,
+                field,
+                value,
+                found,
+            },
+            e => e,
+        }
+    }
 }

@@ -451,3 +451,72 @@ fn files_in_every_common_compression_are_read() {
         }
     });
 }
+
+/// Issue 44, item 4: pandas writes integer columns as Int64. A GRR column or an LH struct
+/// of any integer type is read as UInt32 where every value fits, and a value that does not
+/// is refused naming its row and field; a float column is still the wrong type.
+#[test]
+fn integer_columns_of_any_type_are_cast_losslessly() {
+    use arrow_array::{Float64Array, Int64Array, StructArray, UInt64Array};
+    use arrow_schema::{DataType, Field};
+    use std::sync::Arc;
+
+    let (k, eps) = (DomainSize::new(16).unwrap(), Epsilon::new(1.0).unwrap());
+    let grr = ldp_core::Grr::new(k, eps).unwrap();
+    let wide: ArrayRef = Arc::new(Int64Array::from(vec![3, 0, 15]));
+    let narrow: ArrayRef = Arc::new(UInt32Array::from(vec![3, 0, 15]));
+    assert_eq!(
+        grr.reports_from_array(&wide).unwrap(),
+        grr.reports_from_array(&narrow).unwrap()
+    );
+    let negative: ArrayRef = Arc::new(Int64Array::from(vec![3, -1]));
+    let err = grr.reports_from_array(&negative).unwrap_err();
+    assert!(
+        matches!(err, ArrowLdpError::OutOfRange { row: 1, .. }),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "row 1: y = -1 does not fit in UInt32 (the column is Int64: its values from 0 to 4294967295 are taken as they are, others refused)"
+    );
+    assert!(matches!(
+        err.offset_rows(100),
+        ArrowLdpError::OutOfRange { row: 101, .. }
+    ));
+    let huge: ArrayRef = Arc::new(UInt64Array::from(vec![1u64 << 40]));
+    assert!(matches!(
+        grr.reports_from_array(&huge).unwrap_err(),
+        ArrowLdpError::OutOfRange { row: 0, .. }
+    ));
+    let float: ArrayRef = Arc::new(Float64Array::from(vec![3.0]));
+    assert!(matches!(
+        grr.reports_from_array(&float).unwrap_err(),
+        ArrowLdpError::Type { .. }
+    ));
+
+    // An LH struct as pyarrow infers it from pandas' dicts: Struct<seed: Int64, y: Int64>.
+    let olh = Spec::classic(Protocol::Olh, k, eps)
+        .unwrap()
+        .build()
+        .unwrap();
+    let lh_struct = |seeds: Vec<i64>, ys: Vec<i64>| -> ArrayRef {
+        Arc::new(StructArray::from(vec![
+            (
+                Arc::new(Field::new("seed", DataType::Int64, true)),
+                Arc::new(Int64Array::from(seeds)) as ArrayRef,
+            ),
+            (
+                Arc::new(Field::new("y", DataType::Int64, true)),
+                Arc::new(Int64Array::from(ys)) as ArrayRef,
+            ),
+        ]))
+    };
+    dispatch!(&olh, m => {
+        let reports = m.reports_from_array(&lh_struct(vec![7, 4_000_000_000], vec![1, 0])).unwrap();
+        assert_eq!(reports.len(), 2);
+        let back = m.reports_from_array(&m.to_array(&reports, SetEncoding::List)).unwrap();
+        assert_eq!(back, reports);
+        let err = m.reports_from_array(&lh_struct(vec![7, 5_000_000_000], vec![1, 0])).unwrap_err();
+        assert!(err.to_string().starts_with("row 1: seed = 5000000000 does not fit in UInt32"), "{err}");
+    });
+}

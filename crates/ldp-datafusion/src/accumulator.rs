@@ -226,7 +226,9 @@ impl<M: Server> LdpAccumulator<M> {
                 .aggregate_array(&mut self.server, column, first_row)
         };
         added.map_err(|e| match e {
-            ArrowLdpError::Row { .. } | ArrowLdpError::Null { .. } => execution_error(
+            ArrowLdpError::Row { .. }
+            | ArrowLdpError::Null { .. }
+            | ArrowLdpError::OutOfRange { .. } => execution_error(
                 self.name,
                 format!("{e} (rows counted from the start of the partition)"),
             ),

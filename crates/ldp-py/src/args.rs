@@ -117,18 +117,19 @@ pub(crate) fn path_and_mechanism<'py>(
 ) -> PyResult<(std::path::PathBuf, PyRef<'py, crate::mechanism::Mechanism>)> {
     use crate::mechanism::Mechanism;
     let py = first.py();
-    let (path, mechanism) =
-        if first.is_instance_of::<Mechanism>() && !second.is_instance_of::<Mechanism>() {
-            PyErr::warn(
+    let (path, mechanism) = if first.is_instance_of::<Mechanism>()
+        && !second.is_instance_of::<Mechanism>()
+    {
+        PyErr::warn(
                 py,
                 &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),
                 c"Reports.from_jsonl(mechanism, path) is deprecated: pass the path first, Reports.from_jsonl(path, mechanism), as read_parquet and from_arrow take it",
                 1,
             )?;
-            (second, first)
-        } else {
-            (first, second)
-        };
+        (second, first)
+    } else {
+        (first, second)
+    };
     let path = path.extract::<std::path::PathBuf>().map_err(|_| {
         PyTypeError::new_err(format!(
             "path must be a str or an os.PathLike, not {}",

@@ -505,14 +505,10 @@ impl Reports {
                         let at = |row: u64| format!("row {row}");
                         m.reports_from_array_skipping(column.as_ref(), first, 0, &mut skipped, &at)
                     } else {
-                        m.reports_from_array(column.as_ref()).map_err(|e| match e {
-                            ldp_arrow::ArrowLdpError::Row { row, error } => {
-                                ldp_arrow::ArrowLdpError::Row { row: first + row, error }
-                            }
-                            e => e,
-                        })
+                        m.reports_from_array(column.as_ref()).map_err(|e| e.offset_rows(first))
                     }
-                    .map_err(|e| report(e.to_string()))?;
+                    // One error class per cause, whichever reader met it (`read_parquet`'s).
+                    .map_err(arrow_error)?;
                     for r in &reports {
                         m.push(&mut data, r);
                     }
@@ -564,12 +560,7 @@ impl Reports {
                             let reports = if skip {
                                 m.reports_from_array_skipping(column, first, base, &mut skipped, &at)?
                             } else {
-                                m.reports_from_array(column).map_err(|e| match e {
-                                    ldp_arrow::ArrowLdpError::Row { row, error } => {
-                                        ldp_arrow::ArrowLdpError::Row { row: first + row, error }
-                                    }
-                                    e => e,
-                                })?
+                                m.reports_from_array(column).map_err(|e| e.offset_rows(first))?
                             };
                             for r in &reports {
                                 m.push(&mut data, r);
@@ -728,10 +719,25 @@ fn arrow_error(e: ldp_arrow::ArrowLdpError) -> PyErr {
         ldp_arrow::ArrowLdpError::Io { path, error } => {
             crate::errors::io(std::path::Path::new(&path), &error)
         }
-        e @ (ldp_arrow::ArrowLdpError::Row { .. } | ldp_arrow::ArrowLdpError::Null { .. }) => {
-            report(e.to_string())
-        }
+        e if reports_fault(&e) => report(e.to_string()),
         e => param(e.to_string()),
+    }
+}
+
+/// Whether the error is about what the reports hold (a `ReportError`, whichever reader
+/// met it): a report invalid, null, out of range or of another type than the
+/// mechanism's, or a table without (or with two) report columns; in a file or not.
+fn reports_fault(e: &ldp_arrow::ArrowLdpError) -> bool {
+    use ldp_arrow::ArrowLdpError as E;
+    match e {
+        E::Row { .. }
+        | E::Null { .. }
+        | E::OutOfRange { .. }
+        | E::Type { .. }
+        | E::NoColumn(_)
+        | E::DuplicateColumn { .. } => true,
+        E::InFile { error, .. } => reports_fault(error),
+        _ => false,
     }
 }
 

@@ -92,3 +92,31 @@ def test_files_in_every_compression_pyarrow_writes_are_read(compression, tmp_pat
     reports = m.perturb(np.arange(1000) % 20, seed=3)
     pq.write_table(reports.to_arrow(), tmp_path / "r.parquet", compression=compression)
     assert ldp.Reports.read_parquet(tmp_path / "r.parquet") == reports
+
+
+def test_reports_survive_pandas_and_one_cause_is_one_error(tmp_path):
+    # Issue 44, item 4: pandas turns LH's seed and value into int64 (a struct of dicts);
+    # they are cast losslessly, a value that does not fit is refused by name, and
+    # read_parquet and from_arrow raise the same error for it.
+    pytest.importorskip("pandas")
+    m = ldp.mechanism("olh", k=16, eps=1.0)
+    reports = m.perturb(np.arange(40) % 16, seed=5)
+    frame = reports.to_arrow().to_pandas()
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    assert pa.types.is_int64(table.schema.field("report").type.field("seed").type)
+    assert ldp.Reports.from_arrow(table, m) == reports
+    g = ldp.mechanism("grr", k=16, eps=1.0)
+    grr = pa.table({"report": pa.array([3, 0, 15], pa.int64())})
+    assert ldp.Reports.from_arrow(grr, g).y.tolist() == [3, 0, 15]
+    bad = pa.table({"report": pa.array([3, -1], pa.int64())})
+    pq.write_table(bad, tmp_path / "bad.parquet")
+    message = r"row 1: y = -1 does not fit in UInt32 \(the column is Int64"
+    with pytest.raises(ldp.ReportError, match=message):
+        ldp.Reports.from_arrow(bad, g)
+    with pytest.raises(ldp.ReportError, match=message):
+        ldp.Reports.read_parquet(tmp_path / "bad.parquet", g)
+    floats = pa.table({"report": pa.array([3.0])})
+    pq.write_table(floats, tmp_path / "floats.parquet")
+    for read in (lambda: ldp.Reports.from_arrow(floats, g), lambda: ldp.Reports.read_parquet(tmp_path / "floats.parquet", g)):
+        with pytest.raises(ldp.ReportError, match="column `report` has type Float64"):
+            read()
