@@ -317,6 +317,10 @@ impl Ledger {
                 (Some(perm), Some(&first)) => {
                     charges.push((perm, 1));
                     *per_day.entry(first).or_default() += perm;
+                    // Its later days are days with a report, at no further cost.
+                    for &d in days {
+                        per_day.entry(d).or_default();
+                    }
                 }
                 _ => {
                     charges.push((s.eps, days.len()));

@@ -120,7 +120,10 @@ fn spends_are_composed_per_user_and_per_day() {
     charges.extend([2.0, 3.0]);
     assert_eq!(ann.advanced, Some(advanced(&charges, 1e-6).min(20.0)));
     let bob = &users[1];
-    assert_eq!((bob.reports, bob.basic, bob.max_day_at), (2, 2.0, 5));
+    assert_eq!(
+        (bob.reports, bob.days, bob.basic, bob.max_day_at),
+        (2, 2, 2.0, 5)
+    );
     // Two charges: advanced composition is above their sum, so the sum stands.
     assert_eq!(bob.advanced, Some(2.0));
     assert_eq!(bob.spent(), 2.0);
