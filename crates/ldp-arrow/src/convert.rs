@@ -202,7 +202,8 @@ where
 }
 
 /// Calls `visit` on every non-null row of `array`; a row `visit` refuses as an invalid
-/// report, and a null row, is recorded in `skipped` instead (any other error stops).
+/// report, a null row, and an integer that does not fit in UInt32, is recorded in
+/// `skipped` instead (any other error stops).
 fn for_each_valid_row<M>(
     mechanism: &M,
     array: &dyn Array,
@@ -225,12 +226,13 @@ where
         }
         Err(error) => Err(ArrowLdpError::Row { row, error }),
     };
-    // Nulls are found before any row is visited; only then go row by row.
+    // Nulls, and integers that do not fit in UInt32, are found before any row is
+    // visited; only then go row by row.
     let whole = M::Report::for_each_row(array, &limits, first_row, |i, r| {
         row_of(skipped, first_row + i as u64, r)
     });
     match whole {
-        Err(ArrowLdpError::Null { .. }) => {
+        Err(ArrowLdpError::Null { .. } | ArrowLdpError::OutOfRange { .. }) => {
             for i in 0..array.len() {
                 let row = first_row + i as u64;
                 let one = array.slice(i, 1);
@@ -244,6 +246,9 @@ where
                         || at(row),
                         &"the report is null",
                     ),
+                    Err(e @ ArrowLdpError::OutOfRange { .. }) => {
+                        skipped.record(Reason::OutOfRange, position_base + row, || at(row), &e)
+                    }
                     other => other?,
                 }
             }

@@ -488,6 +488,18 @@ fn integer_columns_of_any_type_are_cast_losslessly() {
         grr.reports_from_array(&huge).unwrap_err(),
         ArrowLdpError::OutOfRange { row: 0, .. }
     ));
+    // Skipping: the row that does not fit is left out and counted as out of range.
+    let mut skipped = ldp_core::Rejections::default();
+    let at = |row: u64| format!("row {row}");
+    let kept = grr
+        .reports_from_array_skipping(&negative, 10, 0, &mut skipped, &at)
+        .unwrap();
+    assert_eq!(kept, grr.reports_from_array(&narrow).unwrap()[..1].to_vec());
+    assert_eq!(
+        skipped.count(ldp_core::Reason::OutOfRange),
+        1,
+        "{skipped:?}"
+    );
     let float: ArrayRef = Arc::new(Float64Array::from(vec![3.0]));
     assert!(matches!(
         grr.reports_from_array(&float).unwrap_err(),
