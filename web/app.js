@@ -147,11 +147,14 @@ function renderShuffle() {
   const out = $("shuffle-answer");
   try {
     if (users === undefined || delta === undefined || eps === undefined) {
+      $("cli-shuffle").textContent = "";
       throw Object.assign(new Error("give n, δ and ε"), { name: "ParamError" });
     }
-    $("cli-shuffle").textContent = `ldp shuffle --users ${users} --delta ${delta} --eps0 ${eps}`;
+    $("cli-shuffle").textContent = "";
     const c = shuffle(users, delta, eps);
     const m = maxLocalEps(users, delta, eps);
+    // The command line only beside an answer it gives.
+    $("cli-shuffle").textContent = `ldp shuffle --users ${users} --delta ${delta} --eps0 ${eps}`;
     out.dataset.state = "ready";
     out.dataset.central = String(c.central_eps);
     out.dataset.eps0Max = String(m.eps0_max);

@@ -206,6 +206,7 @@ test("the shuffle box equals ldp shuffle, and names a bad setting", async () => 
   }
   await set({ "shuffle-users": 1 });
   assert.equal(await page.getAttribute("#shuffle-answer", "data-state"), "error");
+  assert.equal(await page.textContent("#cli-shuffle"), "");
   assert.match(await page.textContent("#shuffle-answer"), /ParamError: a shuffle needs at least 2 reports, got 1/);
   await set({ "shuffle-users": 1000000, "shuffle-delta": null });
   assert.match(await page.textContent("#shuffle-answer"), /give n, δ and ε/);

@@ -23,8 +23,9 @@
 //!   width `step` by their end points (and, in its upper bound, takes the q-side maximum
 //!   of one end twice); this module evaluates it at every c exactly, in O(1) per c by
 //!   recurrences on the binomial tails, so that its lower and upper bounds on delta differ
-//!   only by the mass of C left outside the window summed (below 1e-40 of the mode's),
-//!   and the bracket on eps is the bisection's tolerance wide.
+//!   only by the mass of C left outside the window summed (the counts below 1e-40 of the
+//!   mode's probability and below delta times 1e-12), and the bracket on eps is the
+//!   bisection's tolerance wide.
 //!
 //! Shuffling never weakens the local guarantee: every eps reported is at most eps0.
 //!
@@ -94,7 +95,8 @@ const TOLERANCE: f64 = 1e-12;
 const WINDOW: f64 = 1e-40;
 
 /// The most reports one shuffle may hold: the window of clone counts grows as their
-/// square root (about 1.4 million counts here).
+/// square root (about 1.4 million counts here at delta >= 1e-28, a few million at the
+/// smallest delta).
 pub const MAX_USERS: u64 = 10_000_000_000;
 
 impl Shuffle {
@@ -172,8 +174,8 @@ impl Shuffle {
         }
         // At eps0 itself the hockey-stick divergence is 0: every search starts certified.
         let upper = bisect(0.0, eps0, |eps| clones.delta(eps).upper <= self.delta).1;
-        // The lower end's threshold is the upper's but for the window's tail (below 1e-40
-        // of the mode): look just below it first.
+        // The lower end's threshold is the upper's but for the window's tail (far below
+        // delta): look just below it first.
         let below = |eps: f64| clones.delta(eps).lower <= self.delta;
         let near = upper * (1.0 - 1e-9);
         let start = if below(near) { 0.0 } else { near };
@@ -201,7 +203,8 @@ impl Shuffle {
     /// and above it beyond, to about 1e-12 relative. ([`Shuffle::central_eps`] at that
     /// eps0 is `central` up to its own bisection's 1e-12.) It is never below `central`
     /// itself: shuffling never weakens a guarantee, so every positive target is reachable.
-    /// Infinite only where delta is so near 1 that an eps0 of a million still meets it.
+    /// Infinite only where delta is so near 1 that an eps0 a million above the target
+    /// still meets it.
     ///
     /// # Errors
     /// [`ShuffleError::CentralEps`].
@@ -218,14 +221,14 @@ impl Shuffle {
         // Above central + ln(n) + 5 fewer than e^-5 clones are expected: the first user's
         // report then stands alone with probability above 0.99 and its eps0 shows, unless
         // delta is about as large; then further out.
-        let mut far = central + (self.users as f64).ln() + 5.0;
-        while meets(far) {
-            far *= 2.0;
-            if far > 1e6 {
+        let mut gap = (self.users as f64).ln() + 5.0;
+        while meets(central + gap) {
+            gap *= 2.0;
+            if gap > 1e6 {
                 return Ok(f64::INFINITY);
             }
         }
-        Ok(bisect(central, far, |eps0| !meets(eps0)).0)
+        Ok(bisect(central, central + gap, |eps0| !meets(eps0)).0)
     }
 }
 

@@ -26,11 +26,15 @@ use crate::errors::{ParamError, param};
 #[pyo3(signature = (users, delta, *, eps0=None, central_eps=None))]
 pub(crate) fn shuffle<'py>(
     py: Python<'py>,
-    users: u64,
+    users: i64,
     delta: f64,
     eps0: Option<f64>,
     central_eps: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // A negative count is the same mistake as 0 or 1, said with its value.
+    let users = u64::try_from(users).map_err(|_| {
+        ParamError::new_err(format!("a shuffle needs at least 2 reports, got {users}"))
+    })?;
     let shuffle = Shuffle::new(users, delta).map_err(param)?;
     let out = PyDict::new(py);
     match (eps0, central_eps) {

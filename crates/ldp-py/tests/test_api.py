@@ -98,6 +98,7 @@ def test_the_shuffle_accountant_gives_the_tools_numbers():
     "args, kwargs, needle",
     [
         ((1, 1e-6), {"eps0": 1.0}, "at least 2 reports"),
+        ((-5, 1e-6), {"eps0": 1.0}, "at least 2 reports, got -5"),
         ((100, 0.0), {"eps0": 1.0}, "delta must lie strictly between 0 and 1"),
         ((100, 1e-6), {"eps0": -1.0}, "eps0 must be positive"),
         ((100, 1e-6), {"central_eps": 0.0}, "target central epsilon"),

@@ -19,7 +19,7 @@ fn accountant(users: f64, delta: f64) -> Result<Shuffle, JsValue> {
 /// the analyst of the shuffled batch (`closed_form` is `null` where it does not apply).
 ///
 /// ```js
-/// shuffle(1e6, 1e-8, 1.0).central_eps; // about 0.0063
+/// shuffle(1e6, 1e-8, 1.0).central_eps; // about 0.0061
 /// ```
 #[wasm_bindgen]
 pub fn shuffle(users: f64, delta: f64, eps0: f64) -> Result<JsValue, JsValue> {

@@ -91,9 +91,10 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long = "eps-perm", value_name = "E")]
     eps_perm: Option<f64>,
     /// Add `shuffle_users` and `central_eps`: the central eps, for the analyst who sees
-    /// only the shuffled batch, of N shuffled reports at the row's eps (`ldp shuffle`),
-    /// beside the asr column, which is per report against whoever sees reports with their
-    /// senders (and with --collections, after T linked reports).
+    /// only the shuffled batch, of N shuffled reports at the row's eps (`ldp shuffle`; one
+    /// collection: the batches of T collections compose, `ldp ledger`), beside the asr
+    /// column, which is per report against whoever sees reports with their senders (and
+    /// with --collections, after T linked reports).
     #[arg(long = "shuffle-users", value_name = "N", requires = "delta")]
     shuffle_users: Option<u64>,
     /// With --shuffle-users: the central delta.
