@@ -169,6 +169,14 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         .iter()
         .map(|&e| budget(e))
         .collect::<Result<Vec<_>>>()?;
+    // The central eps of each budget, once: every protocol and k at one budget shares it.
+    let central: Vec<(f64, f64)> = match &shuffle {
+        Some(shuffle) => budgets
+            .par_iter()
+            .map(|e| Ok((e.get(), shuffle.central_eps(e.get())?.upper)))
+            .collect::<Result<_>>()?,
+        None => Vec::new(),
+    };
     let tuning = a.settings.request;
     let request = AnalysisRequest {
         protocols,
@@ -222,8 +230,11 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
                 values.extend(change::analyze_values(rate, rates));
             }
             if let Some(shuffle) = &shuffle {
-                let central = shuffle.central_eps(row.eps.get())?;
-                values.extend([Value::Int(shuffle.users()), Value::Num(central.upper)]);
+                let (_, eps) = central
+                    .iter()
+                    .find(|(e, _)| *e == row.eps.get())
+                    .expect("every row's budget was asked for");
+                values.extend([Value::Int(shuffle.users()), Value::Num(*eps)]);
             }
             Ok(values)
         })
