@@ -1,7 +1,7 @@
 //! Detecting that a user's value changed, from linked daily reports (the paper's
 //! Example 2): closed forms of the change detector of `ldp_attack::change` where the
 //! report determines the guess simply: a report of one value (GRR and L-GRR), a hashed
-//! value under one seed (L-OLH, L-BLH, [`hashed_memo`]), dBitFlipPM's one bit
+//! value under one seed (L-OLH, L-BLH, [`hashed_memo`]), dBitFlipPM's memos per class
 //! ([`bit_flip_pm`]), and a fresh report of any family whose law ignores the domain's
 //! labels ([`fresh`]).
 //!
@@ -29,7 +29,7 @@
 //! | fresh SS, UE, LH, HE, THE, dBitFlip ([`fresh`]) | `1 - a^2 - (k - 1) b^2` | `1 - 2 a b - (k - 2) b^2` |
 //! | L-GRR (memo, then refreshed) | `1 - p2^2 - (k - 1) q2^2` | `1 - 2 p_s q_s - (k - 2) q_s^2` |
 //! | permanent GRR memo at eps_perm | 0 | `1 - 2 p1 q1 - (k - 2) q1^2` |
-//! | dBitFlipPM, one bit ([`bit_flip_pm`]) | 0 | `(2/k) (p^2 + q^2) (1 - 1/k)` |
+//! | dBitFlipPM ([`bit_flip_pm`]) | 0 | at d = 1, `(2/k) (p^2 + q^2) (1 - 1/k)`; any d in [`bit_flip_pm`] |
 //! | L-OLH, L-BLH ([`hashed_memo`]) | about `1 - p2^2 - (g - 1) q2^2` | about `FA/g + (1 - 1/g)(1 - 2 p_c q_c - (g - 2) q_c^2)` |
 //!
 //! (`p_s, q_s`: the chained law, [`Longitudinal::chained`]; `a` the exact ASR,
@@ -53,6 +53,7 @@
 //! ```
 
 use crate::asr::LhAsr;
+use crate::longitudinal::binomial;
 use ldp_core::families::bit_flip::keep_probability;
 use ldp_core::longitudinal::{Longitudinal, Round};
 use ldp_core::{DomainSize, Epsilon, Family, FamilyParams, Spec};
@@ -160,11 +161,11 @@ pub fn asr_for_precision(k: DomainSize, change_rate: f64, precision: f64) -> Opt
     Some(lo)
 }
 
-/// A permanent memo, replayed every day: GRR, and dBitFlipPM with one bit ([`bit_flip_pm`]);
-/// `None` for other families.
+/// A permanent memo, replayed every day: GRR, and dBitFlipPM ([`bit_flip_pm`]); `None` for
+/// other families.
 pub fn permanent(spec: &Spec) -> Option<ChangeRates> {
-    if let FamilyParams::DBitFlip { bits: 1 } = spec.params() {
-        return Some(bit_flip_pm(spec.k(), spec.eps()));
+    if let FamilyParams::DBitFlip { bits } = spec.params() {
+        return Some(bit_flip_pm(spec.k(), spec.eps(), bits));
     }
     let law = grr_law(spec)?;
     Some(ChangeRates {
@@ -173,26 +174,92 @@ pub fn permanent(spec: &Spec) -> Option<ChangeRates> {
     })
 }
 
-/// dBitFlipPM with one bit (d = 1): the user's bucket j is drawn once and a memo kept per
-/// class (the value in j, or not), so a report changes only when the value moves into or
-/// out of j, and then only when the two classes' bits differ.
+/// dBitFlipPM with d bits: the user's d buckets S are drawn once and a d-bit memo kept per
+/// class (the value in one of S's buckets, or in none), so a report changes only when the
+/// value moves between classes, and then only when the two classes' memos differ. The
+/// attacker guesses uniformly over the sampled buckets whose bit is 1, or over all k when
+/// none is.
 ///
 /// # Formula
 ///
+/// `false_alarm = 0`. A change x -> x' has both values in S with probability
+/// `d (d - 1) / (k (k - 1))`, one with `2 d (k - d) / (k (k - 1))`, and none (one class,
+/// no flag) otherwise. Two distinct classes' memos are independent, and the day's guesses
+/// are independent given two different reports, while an identical report keeps the
+/// guess, so
+///
 /// ```text
-/// false_alarm = 0,   detect = (2/k) (p^2 + q^2) (1 - 1/k),   p = e^(eps/2) / (e^(eps/2) + 1)
+/// P[no flag] = sum_v pi1(v) pi2(v) + sum_r P1(r) P2(r) (1 - s(r))
 /// ```
 ///
-/// Derived here: j is uniform and independent of the values, so one of two distinct
-/// values is j with probability 2/k; the classes' bits differ with probability
-/// `p (1 - q) + (1 - p) q = p^2 + q^2`; the report with bit 1 is guessed as j, the one
-/// with bit 0 (no support) uniformly over k, so the guess moves unless that draw is j.
-pub fn bit_flip_pm(k: DomainSize, eps: Epsilon) -> ChangeRates {
+/// with `pi` the guess's law under each class, `P(r)` the memo's law and `s(r)` the chance
+/// that two guesses from r agree (1/m for m ones, 1/k for none). With `p = e^(eps/2) /
+/// (e^(eps/2) + 1)`, `q = 1 - p` and `B(n, r)` a binomial, the guess of a memo of class j
+/// lands on j with probability `a = p E[1/(1 + B(d-1, q))] + z/k`, on another sampled
+/// bucket with `b = q (p E[1/(2 + B(d-2, q))] + q E[1/(1 + B(d-2, q))]) + z/k` and on an
+/// unsampled one with `c = z/k` (`z = q p^(d-1)`, no bit set); the "none" class's on a
+/// sampled bucket with `e = q E[1/(1 + B(d-1, q))] + p^d/k`, and elsewhere `p^d/k`. Two
+/// memos agree bit by bit with weight `p q` on the bits that differ in law and `p^2 + q^2`
+/// on the others (`B(., q^2/(p^2 + q^2))` ones among them). Derived here; at d = 1 it is
+/// `(2/k) (p^2 + q^2) (1 - 1/k)`, and it is checked by enumerating every memo and against
+/// the measured detector.
+pub fn bit_flip_pm(k: DomainSize, eps: Epsilon, bits: u32) -> ChangeRates {
+    // dBitFlip samples 1..=k buckets (`DBitFlip::new` checks it).
+    let bits = bits.clamp(1, k.get());
     let p = keep_probability(eps);
     let q = 1.0 / (1.0 + (eps.get() / 2.0).exp());
-    let kf = k.as_f64();
+    let (kf, d) = (k.as_f64(), f64::from(bits));
+    // E[g(B)] for B ~ Bin(n, r).
+    let mean = |n: u32, r: f64, g: &dyn Fn(u32) -> f64| -> f64 {
+        binomial(n, r)
+            .iter()
+            .zip(0u32..)
+            .map(|(w, b)| w * g(b))
+            .sum()
+    };
+    let from = |c: u32| move |b: u32| 1.0 / f64::from(c + b);
+    // The guess's law: a memo of the value's own class, then the class "none".
+    let none_set_own = q * p.powf(d - 1.0);
+    let own = p * mean(bits - 1, q, &from(1)) + none_set_own / kf;
+    let other = if bits >= 2 {
+        let rest = bits - 2;
+        q * (p * mean(rest, q, &from(2)) + q * mean(rest, q, &from(1))) + none_set_own / kf
+    } else {
+        0.0
+    };
+    let unsampled = none_set_own / kf;
+    let none_set = p.powf(d);
+    let none_sampled = q * mean(bits - 1, q, &from(1)) + none_set / kf;
+    let none_unsampled = none_set / kf;
+    // Identical memos keep the guess: weight 1 - s(r) on each report both classes give.
+    let keep = |m: u32| {
+        if m == 0 {
+            1.0 - 1.0 / kf
+        } else {
+            1.0 - 1.0 / f64::from(m)
+        }
+    };
+    let (agree, tie) = (p * p + q * q, q * q / (p * p + q * q));
+    let tie_two = if bits >= 2 {
+        let rest = bits - 2;
+        let weighted = |a: u32| mean(rest, tie, &|b| keep(a + b));
+        (p * q).powi(2) * agree.powf(d - 2.0) * (weighted(0) + 2.0 * weighted(1) + weighted(2))
+    } else {
+        0.0
+    };
+    let tie_one = p
+        * q
+        * agree.powf(d - 1.0)
+        * (mean(bits - 1, tie, &keep) + mean(bits - 1, tie, &|b| keep(1 + b)));
+    let stay_two =
+        2.0 * own * other + (d - 2.0) * other * other + (kf - d) * unsampled * unsampled + tie_two;
+    let stay_one =
+        (own + (d - 1.0) * other) * none_sampled + (kf - d) * unsampled * none_unsampled + tie_one;
+    let pairs = kf * (kf - 1.0);
+    let detect =
+        d * (d - 1.0) / pairs * (1.0 - stay_two) + 2.0 * d * (kf - d) / pairs * (1.0 - stay_one);
     ChangeRates {
-        detect: 2.0 / kf * (p * p + q * q) * (1.0 - 1.0 / kf),
+        detect: detect.clamp(0.0, 1.0),
         false_alarm: 0.0,
     }
 }
@@ -304,6 +371,74 @@ mod tests {
         let rates = one_value(f64::from(k), same, apart);
         assert!((rates.false_alarm - (1.0 - eq_same)).abs() < 1e-15);
         assert!((rates.detect - (1.0 - eq_apart)).abs() < 1e-15);
+    }
+
+    /// dBitFlipPM's detect rate against a sum over every sampled set and every pair of
+    /// memos, guesses compared exactly: a report's guess is uniform over its set bits, or
+    /// over all k when none is set, and an identical report keeps the guess.
+    #[test]
+    fn bit_flip_pm_matches_a_sum_over_every_memo() {
+        for (k, d, eps) in [
+            (5u32, 1u32, 1.3),
+            (5, 2, 0.7),
+            (5, 3, 1.3),
+            (6, 4, 2.5),
+            (4, 4, 3.0),
+        ] {
+            let p = keep_probability(Epsilon::new(eps).unwrap());
+            let q = 1.0 - p;
+            let kf = f64::from(k);
+            // The guess's law given a memo (bit i for the i-th sampled bucket).
+            let guess = |set: &[u32], memo: u32, v: u32| -> f64 {
+                let ones = memo.count_ones();
+                if ones == 0 {
+                    return 1.0 / kf;
+                }
+                match set.iter().position(|&b| b == v) {
+                    Some(i) if memo >> i & 1 == 1 => 1.0 / f64::from(ones),
+                    _ => 0.0,
+                }
+            };
+            // The memo's law for a value: bit i is 1 with p on the value's bucket, q elsewhere.
+            let law = |set: &[u32], x: u32, memo: u32| -> f64 {
+                (0..set.len())
+                    .map(|i| {
+                        let on = if set[i] == x { p } else { q };
+                        if memo >> i & 1 == 1 { on } else { 1.0 - on }
+                    })
+                    .product()
+            };
+            let sets: Vec<Vec<u32>> = (0u32..1 << k)
+                .filter(|m| m.count_ones() == d)
+                .map(|m| (0..k).filter(|b| m >> b & 1 == 1).collect())
+                .collect();
+            let (x, y) = (0, 1);
+            let mut flag = 0.0;
+            for set in &sets {
+                let class = |v: u32| set.iter().position(|&b| b == v);
+                if class(x) == class(y) {
+                    continue; // one memo: the report never moves
+                }
+                for r1 in 0..1u32 << d {
+                    for r2 in 0..1u32 << d {
+                        let w = law(set, x, r1) * law(set, y, r2);
+                        let same = if r1 == r2 {
+                            1.0
+                        } else {
+                            (0..k).map(|v| guess(set, r1, v) * guess(set, r2, v)).sum()
+                        };
+                        flag += w * (1.0 - same);
+                    }
+                }
+            }
+            flag /= sets.len() as f64;
+            let form = bit_flip_pm(DomainSize::new(k).unwrap(), Epsilon::new(eps).unwrap(), d);
+            assert!(
+                (form.detect - flag).abs() < 1e-13,
+                "k={k} d={d}: {form:?} vs {flag}"
+            );
+            assert_eq!(form.false_alarm, 0.0);
+        }
     }
 
     /// Fresh OUE has the ASR form; its memos, which tie, have none.

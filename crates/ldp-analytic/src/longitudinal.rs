@@ -225,7 +225,7 @@ pub fn memoized_variance(l: &Longitudinal) -> f64 {
 }
 
 /// `Bin(t, p)`'s pmf on `0..=t`, each term computed in logs.
-fn binomial(t: u32, p: f64) -> Vec<f64> {
+pub(crate) fn binomial(t: u32, p: f64) -> Vec<f64> {
     let ln_fact = ln_factorials(t as usize);
     let (ln_p, ln_q) = (p.ln(), (-p).ln_1p());
     (0..=t as usize)

@@ -69,9 +69,9 @@ pub struct ChangeConfig {
 }
 
 /// The change detector's rates, each with its standard error over runs. One run gives
-/// the binomial standard error of its day pairs, which treats them as independent: a
-/// user's pairs share memos, so for the memoized collections it is too small; ask for
-/// several runs where the SE matters.
+/// the standard error over its users instead: a user's day pairs share its memos and its
+/// values, so they are a cluster, not independent trials (the ratio estimator's
+/// cluster-robust standard error, which the binomial one undercuts for memos).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChangeMeasurement {
     /// Runs.
@@ -100,30 +100,106 @@ pub struct ChangeMeasurement {
     pub budget_per_user: f64,
 }
 
-/// Counts of one run: flags and truths over every user's days 2..=days.
+/// Counts of one run: flags and truths over every user's days 2..=days, each rate with
+/// the per-user sums its standard error over users needs.
 #[derive(Debug, Clone, Copy, Default)]
 struct Tally {
-    flagged_changes: u64,
-    missed_changes: u64,
-    false_alarms: u64,
-    quiet: u64,
+    /// Flagged changes among changes.
+    detect: Clustered,
+    /// Flags among unchanged days.
+    false_alarm: Clustered,
+    /// Flagged changes among flags.
+    precision: Clustered,
+    /// Flags among pairs of days.
+    flag_rate: Clustered,
+    /// Changes among pairs of days.
+    change_rate: Clustered,
     values: u64,
     spent: f64,
 }
 
 impl Tally {
+    /// One user's counts of its pairs of days.
+    fn user(&mut self, flagged_changes: u64, missed: u64, false_alarms: u64, quiet: u64) {
+        let (changes, flags) = (flagged_changes + missed, flagged_changes + false_alarms);
+        let pairs = changes + false_alarms + quiet;
+        self.detect.user(flagged_changes, changes);
+        self.false_alarm.user(false_alarms, false_alarms + quiet);
+        self.precision.user(flagged_changes, flags);
+        self.flag_rate.user(flags, pairs);
+        self.change_rate.user(changes, pairs);
+    }
+
     fn add(&mut self, o: Tally) {
-        self.flagged_changes += o.flagged_changes;
-        self.missed_changes += o.missed_changes;
-        self.false_alarms += o.false_alarms;
-        self.quiet += o.quiet;
+        self.detect.add(o.detect);
+        self.false_alarm.add(o.false_alarm);
+        self.precision.add(o.precision);
+        self.flag_rate.add(o.flag_rate);
+        self.change_rate.add(o.change_rate);
         self.values += o.values;
         self.spent += o.spent;
     }
+}
 
-    /// Pairs of consecutive days.
-    fn pairs(&self) -> u64 {
-        self.flagged_changes + self.missed_changes + self.false_alarms + self.quiet
+/// A rate's hits and trials summed over users, with the sums of squares of each user's
+/// (hits, trials) that give its standard error over users.
+#[derive(Debug, Clone, Copy, Default)]
+struct Clustered {
+    hits: u64,
+    trials: u64,
+    /// Users with at least one trial.
+    users: u64,
+    /// `sum h_i^2`, `sum h_i n_i`, `sum n_i^2` over users.
+    hh: f64,
+    hn: f64,
+    nn: f64,
+}
+
+impl Clustered {
+    fn user(&mut self, hits: u64, trials: u64) {
+        if trials == 0 {
+            return;
+        }
+        let (h, n) = (hits as f64, trials as f64);
+        self.hits += hits;
+        self.trials += trials;
+        self.users += 1;
+        self.hh += h * h;
+        self.hn += h * n;
+        self.nn += n * n;
+    }
+
+    fn add(&mut self, o: Clustered) {
+        self.hits += o.hits;
+        self.trials += o.trials;
+        self.users += o.users;
+        self.hh += o.hh;
+        self.hn += o.hn;
+        self.nn += o.nn;
+    }
+
+    /// Hits over trials; NaN with no trial.
+    fn rate(&self) -> f64 {
+        if self.trials == 0 {
+            f64::NAN
+        } else {
+            self.hits as f64 / self.trials as f64
+        }
+    }
+
+    /// The ratio estimator's standard error over users,
+    /// `sqrt(m / (m - 1) sum_i (h_i - r n_i)^2) / sum_i n_i` for m users: their pairs of
+    /// days are clusters (NaN with fewer than two users).
+    fn estimate(&self) -> Estimate {
+        let r = self.rate();
+        let m = self.users as f64;
+        let spread = (self.hh - 2.0 * r * self.hn + r * r * self.nn).max(0.0);
+        let se = if self.users > 1 {
+            (m / (m - 1.0) * spread).sqrt() / self.trials as f64
+        } else {
+            f64::NAN
+        };
+        Estimate { mean: r, se }
     }
 }
 
@@ -241,45 +317,30 @@ fn run_collection<V: Values>(
     })
 }
 
-/// The rates of a set of runs' tallies.
+/// The rates of a set of runs' tallies: over runs, or for one run over its users.
 fn summarize(tallies: &[Tally], runs: u64, users: usize, days: u32) -> ChangeMeasurement {
-    let rate = |part: fn(&Tally) -> (u64, u64)| {
-        let trials = part(&tallies[0]).1 as usize;
-        Estimate::rate_from_runs(
-            tallies.iter().map(|t| {
-                let (hits, of) = part(t);
-                // No trials (no change at a change rate of 0): no rate, not a rate of 0.
-                if of == 0 {
-                    f64::NAN
-                } else {
-                    hits as f64 / of as f64
-                }
-            }),
-            trials,
-        )
+    let rate = |part: fn(&Tally) -> Clustered| match tallies {
+        [one] => part(one).estimate(),
+        // No trials (no change at a change rate of 0): no rate, not a rate of 0.
+        _ => Estimate::from_runs(tallies.iter().map(|t| part(t).rate())),
     };
-    let flagged_runs: Vec<&Tally> = tallies
-        .iter()
-        .filter(|t| t.flagged_changes + t.false_alarms > 0)
-        .collect();
-    let precision = (!flagged_runs.is_empty()).then(|| {
-        let t = flagged_runs[0];
-        Estimate::rate_from_runs(
-            flagged_runs
-                .iter()
-                .map(|t| t.flagged_changes as f64 / (t.flagged_changes + t.false_alarms) as f64),
-            (t.flagged_changes + t.false_alarms) as usize,
-        )
-    });
+    let flagged_runs: Vec<&Tally> = tallies.iter().filter(|t| t.precision.trials > 0).collect();
+    let precision = match flagged_runs[..] {
+        [] => None,
+        [one] if tallies.len() == 1 => Some(one.precision.estimate()),
+        _ => Some(Estimate::from_runs(
+            flagged_runs.iter().map(|t| t.precision.rate()),
+        )),
+    };
     ChangeMeasurement {
         runs,
         users,
         days,
-        detect: rate(|t| (t.flagged_changes, t.flagged_changes + t.missed_changes)),
-        false_alarm: rate(|t| (t.false_alarms, t.false_alarms + t.quiet)),
+        detect: rate(|t| t.detect),
+        false_alarm: rate(|t| t.false_alarm),
         precision,
-        flag_rate: rate(|t| (t.flagged_changes + t.false_alarms, t.pairs())),
-        change_rate: rate(|t| (t.flagged_changes + t.missed_changes, t.pairs())),
+        flag_rate: rate(|t| t.flag_rate),
+        change_rate: rate(|t| t.change_rate),
         values_per_user: tallies.iter().map(|t| t.values as f64).sum::<f64>()
             / (tallies.len() * users) as f64,
         budget_per_user: tallies.iter().map(|t| t.spent).sum::<f64>()
@@ -404,6 +465,7 @@ where
                     .report_value(&mut memory, x, &mut rng)
                     .expect("values are in the domain (checked)");
                 let mut guess = device.mechanism().guess(&report, &mut coins);
+                let mut counts = [0u64; 4];
                 for day in 1..source.days(i) {
                     let next = source.next(i, day, x, &mut moves);
                     let today = device
@@ -415,18 +477,20 @@ where
                         device.mechanism().guess(&today, &mut coins)
                     };
                     let (changed, flagged) = (next != x, new_guess != guess);
-                    match (changed, flagged) {
-                        (true, true) => tally.flagged_changes += 1,
-                        (true, false) => tally.missed_changes += 1,
-                        (false, true) => tally.false_alarms += 1,
-                        (false, false) => tally.quiet += 1,
-                    }
+                    counts[match (changed, flagged) {
+                        (true, true) => 0,
+                        (true, false) => 1,
+                        (false, true) => 2,
+                        (false, false) => 3,
+                    }] += 1;
                     if changed && !seen.contains(&next) {
                         seen.push(next);
                         seen_values += 1;
                     }
                     (x, report, guess) = (next, today, new_guess);
                 }
+                let [flagged_changes, missed, false_alarms, quiet] = counts;
+                tally.user(flagged_changes, missed, false_alarms, quiet);
                 tally.values += seen_values;
                 tally.spent += device.spent(&memory);
             }

@@ -7,7 +7,7 @@ use ldp_attack::change::{ChangeConfig, ChangeMeasurement, measure_changes};
 use ldp_attack::longitudinal::Collection;
 use ldp_attack::{Estimate, MeasureError, Population};
 use ldp_core::longitudinal::{Longitudinal, LongitudinalProtocol};
-use ldp_core::{Epsilon, Protocol, Spec};
+use ldp_core::{Epsilon, FamilyParams, Protocol, Spec};
 
 fn eps(v: f64) -> Epsilon {
     Epsilon::new(v).unwrap()
@@ -152,12 +152,19 @@ fn a_permanent_memo_flags_only_changes_for_every_family() {
 #[test]
 fn bit_flip_pm_sees_few_changes_and_spends_at_most_d_plus_one_memos() {
     let pop = Population::adult_age();
-    for e in [1.0, 4.0] {
-        let spec = Spec::classic(Protocol::DBitFlip, pop.k(), eps(e)).unwrap();
+    for (e, bits) in [(1.0, 1), (4.0, 1), (1.0, 3), (4.0, 3), (2.0, 10)] {
+        let params = FamilyParams::DBitFlip { bits };
+        let spec = Spec::new(pop.k(), eps(e), params).unwrap();
         let m = measure_changes(&Collection::Permanent(spec), &pop, &config(0.2)).unwrap();
-        compare("dBitFlipPM", &m, change::permanent(&spec).unwrap(), 0.2);
-        assert!(m.budget_per_user <= 2.0 * e + 1e-9, "{}", m.budget_per_user);
-        assert!(m.values_per_user > 3.0, "{}", m.values_per_user);
+        let what = format!("dBitFlipPM d={bits} eps={e}");
+        compare(&what, &m, change::permanent(&spec).unwrap(), 0.2);
+        let memos = f64::from(bits) + 1.0;
+        assert!(
+            m.budget_per_user <= memos * e + 1e-9,
+            "{what}: {}",
+            m.budget_per_user
+        );
+        assert!(m.values_per_user > 3.0, "{what}: {}", m.values_per_user);
     }
 }
 
@@ -259,4 +266,36 @@ fn loloha_bounds_the_budget_by_its_hash_range() {
     assert!(grr.values_per_user > 8.0, "{}", grr.values_per_user);
     // Two hashed values: a change is flagged only when it moves the hash.
     assert!(blh.detect.mean < 0.6, "{:?}", blh.detect);
+}
+
+/// One run's standard error is over users, whose pairs of days share memos: for
+/// dBitFlipPM it matches the spread of 200 single-run measurements, where the binomial
+/// error of independent pairs is about a fifth smaller.
+#[test]
+fn one_run_standard_error_matches_the_spread_between_runs() {
+    let pop = Population::adult_age();
+    let spec = Spec::new(pop.k(), eps(2.0), FamilyParams::DBitFlip { bits: 10 }).unwrap();
+    let runs: Vec<ChangeMeasurement> = (0..200)
+        .map(|seed| {
+            let c = ChangeConfig {
+                seed,
+                ..config(0.2)
+            };
+            measure_changes(&Collection::Permanent(spec), &pop, &c).unwrap()
+        })
+        .collect();
+    let n = runs.len() as f64;
+    let mean = runs.iter().map(|m| m.detect.mean).sum::<f64>() / n;
+    let spread = (runs
+        .iter()
+        .map(|m| (m.detect.mean - mean).powi(2))
+        .sum::<f64>()
+        / (n - 1.0))
+        .sqrt();
+    let se = runs.iter().map(|m| m.detect.se).sum::<f64>() / n;
+    let ratio = se / spread;
+    assert!((0.85..1.2).contains(&ratio), "SE {se} vs spread {spread}");
+    let changes = runs[0].change_rate.mean * f64::from(3_000 * 19);
+    let binomial = (mean * (1.0 - mean) / changes).sqrt();
+    assert!(binomial < 0.85 * se, "binomial {binomial} vs SE {se}");
 }
