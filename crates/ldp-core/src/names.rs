@@ -7,7 +7,7 @@
 /// ```
 /// use ldp_core::Estimator;
 /// let err = "median".parse::<Estimator>().unwrap_err();
-/// assert_eq!(err.to_string(), "unknown estimator `median`; expected one of unbiased, base-pos, norm, clip, norm-cut, norm-sub, simplex, base-cut, mle-apx, ibu, mle");
+/// assert_eq!(err.to_string(), "unknown estimator `median`; expected one of unbiased, base-pos, norm, clip, norm-cut, norm-sub, simplex, base-cut, mle-apx, ibu, ibu-squarem, mle");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} `{given}`; expected one of {expected}")]

@@ -64,10 +64,10 @@ impl Output {
 ///   `ldp aggregate --attributes`'s.
 /// - `options` (optional JSON string literal): `{"estimator": "unbiased" | "base-pos" |
 ///   "norm" | "clip" | "norm-cut" | "norm-sub" | "simplex" | "base-cut" | "mle-apx" |
-///   "ibu" | "mle", "max_iterations": <n>, "tolerance": <t>, "she_clip": <number> |
-///   "none" | "recommended", "on_invalid": "refuse" | "skip"}` (the older
+///   "ibu" | "ibu-squarem" | "mle", "max_iterations": <n>, "tolerance": <t>, "she_clip":
+///   <number> | "none" | "recommended", "on_invalid": "refuse" | "skip"}` (the older
 ///   `"clip-renormalize"` and `"norm-mul"` are read as `"clip"`; the cap and tolerance
-///   bound `"ibu"` and `"mle"` only).
+///   bound `"ibu"`, `"ibu-squarem"` and `"mle"` only).
 ///   SHE reports are clipped at the server to `[-C, C]` with `C = 1 + 40/eps` unless
 ///   `she_clip` says otherwise, as the `ldp` tool does.
 ///

@@ -56,7 +56,7 @@ pub(crate) fn estimator(name: &str) -> PyResult<Estimator> {
     crate::options::named("estimator", Some(name)).map(|e| e.expect("given"))
 }
 
-/// `max_iterations` and `tolerance`, which only "ibu" and "mle" read.
+/// `max_iterations` and `tolerance`, which only "ibu", "ibu-squarem" and "mle" read.
 pub(crate) fn fit_options(
     estimator: Estimator,
     max_iterations: Option<i64>,
@@ -74,7 +74,7 @@ pub(crate) fn fit_options(
         .transpose()?;
     FitOptions::for_estimator(estimator, max_iterations, tolerance).map_err(|e| match e {
         FitOptionsError::NotIterative { knob, estimator } => param(format!(
-            "{}: only the \"ibu\" and \"mle\" estimators iterate, not \"{estimator}\"",
+            "{}: only the \"ibu\", \"ibu-squarem\" and \"mle\" estimators iterate, not \"{estimator}\"",
             keyword(knob)
         )),
         FitOptionsError::Invalid { knob, reason } => param(format!("{}: {reason}", keyword(knob))),
@@ -162,6 +162,33 @@ impl Aggregator {
         py.detach_in_pool(|| dispatch_aggregator!(&state, a => a.fit(e, &options)))
             .map_err(aggregate)
     }
+}
+
+/// A `RuntimeWarning` when an iterative estimator stopped at its cap: the estimate is
+/// then its last iterate, not converged (for IBU often near its uniform start).
+/// `Aggregator.fit` says so in its `stop` instead.
+pub(crate) fn warn_at_cap(py: Python<'_>, estimator: &str, fit: &Fit) -> PyResult<()> {
+    if fit.stop != ldp_core::estimate::likelihood::Stop::Cap {
+        return Ok(());
+    }
+    let advice = if estimator.trim() == "ibu" {
+        "IBU creeps towards estimates with some frequency 0; \"ibu-squarem\" reaches the same \
+         fixed point in far fewer steps, and \"mle\" maximizes the likelihood directly"
+    } else {
+        "raise max_iterations"
+    };
+    let message = format!(
+        "{} stopped at the cap of {} iterations, not converged: {advice}",
+        estimator.trim(),
+        fit.iterations
+    );
+    let message = std::ffi::CString::new(message).expect("no NUL in the message");
+    PyErr::warn(
+        py,
+        &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(),
+        &message,
+        1,
+    )
 }
 
 #[pymethods]
@@ -275,9 +302,11 @@ impl Aggregator {
     /// consistency methods "base-pos", "norm", "clip" (Norm-Mul: multi-freq-ldpy's MI
     /// estimator), "norm-cut", "norm-sub", "simplex" (projection onto the probability
     /// simplex); and, reading the support counts through the channel, "base-cut",
-    /// "mle-apx", "ibu" (iterative Bayesian update, as multi-freq-ldpy's IBU) and "mle".
-    /// `max_iterations` (default 10000) and `tolerance` (default 1e-12) bound "ibu" and
-    /// "mle"; `fit` also says what stopped them.
+    /// "mle-apx", "ibu" (iterative Bayesian update, as multi-freq-ldpy's IBU),
+    /// "ibu-squarem" (IBU's fixed point in far fewer steps) and "mle".
+    /// `max_iterations` (default 10000) and `tolerance` (default 1e-12) bound the three;
+    /// `fit` also says what stopped them, and `estimate` warns (`RuntimeWarning`) when
+    /// the cap did: the estimate is then not converged.
     ///
     /// >>> import ldp, numpy as np
     /// >>> m = ldp.mechanism("grr", k=3, eps=2.0)
@@ -294,6 +323,7 @@ impl Aggregator {
         tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let fit = self.fit_values(py, estimator, max_iterations, tolerance)?;
+        warn_at_cap(py, estimator, &fit)?;
         Ok(fit.values.into_pyarray(py))
     }
 

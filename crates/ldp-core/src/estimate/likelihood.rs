@@ -302,6 +302,142 @@ fn ibu_steps(
     (options.max_iterations, Stop::Cap)
 }
 
+/// IBU accelerated by SQUAREM (Varadhan and Roland, "Simple and Globally Convergent
+/// Methods for Accelerating the Convergence of Any EM Algorithm", Scand. J. Stat. 2008,
+/// scheme S3): the same fixed point as [`ibu`], in far fewer steps where plain IBU creeps.
+///
+/// Each cycle takes two IBU steps `f1 = F(f)`, `f2 = F(f1)`, extrapolates along them,
+/// `f' = f - 2 a r + a^2 v` with `r = f1 - f`, `v = f2 - 2 f1 + f` and
+/// `a = -max(1, |r| / |v|)`, then takes one IBU step from `f'`. A jump that lowers the
+/// objective IBU climbs, `sum_i obs_i ln((A f)_i)`, is halved towards `a = -1` (which is
+/// two plain steps, so the objective never falls). A jump never cuts a frequency below a
+/// hundredth of its current value: IBU's steps are multiplicative and cannot revive a
+/// zero. The stop is IBU's: a plain step that moves no frequency by more than the
+/// tolerance; the cap counts IBU steps.
+///
+/// ```
+/// use ldp_core::estimate::likelihood::{ibu, ibu_squarem, mle, Channel, Stop};
+/// use ldp_core::estimate::FitOptions;
+/// let grr = Channel { p: 0.6, q: 0.2, one_item_per_report: true };
+/// // For GRR IBU is EM of the reports' likelihood: both tend to the MLE, on the boundary.
+/// let counts = [60, 20, 20];
+/// let options = FitOptions { max_iterations: 10_000, tolerance: 1e-12 };
+/// let (plain, fast) = (ibu(&counts, grr, &options)?, ibu_squarem(&counts, grr, &options)?);
+/// let best = mle(&counts, 100, grr, &options)?;
+/// assert_eq!(plain.stop, Stop::Cap);
+/// assert!(fast.stop == Stop::Tolerance && fast.iterations < 1_000);
+/// let gap = |f: &[f64]| f.iter().zip(&best.values).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+/// assert!(gap(&fast.values) < 1e-5 && gap(&fast.values) < gap(&plain.values) / 100.0);
+/// # Ok::<(), ldp_core::AggregateError>(())
+/// ```
+pub fn ibu_squarem(
+    counts: &[u64],
+    channel: Channel,
+    options: &FitOptions,
+) -> Result<Fit, AggregateError> {
+    options.check()?;
+    channel.check()?;
+    let k = counts.len();
+    if k == 0 {
+        return Err(AggregateError::Empty);
+    }
+    let total: f64 = counts.iter().map(|&c| c as f64).sum();
+    if total == 0.0 {
+        return Ok(Fit::direct(vec![1.0 / k as f64; k]));
+    }
+    let observed: Vec<f64> = counts.iter().map(|&c| c as f64 / total).collect();
+    let (q, gap) = (channel.q, channel.p - channel.q);
+    let step = |from: &[f64], to: &mut [f64]| ibu_step(&observed, from, to, q, gap);
+    let objective = |f: &[f64]| ibu_objective(&observed, f, q, gap);
+    let mut f = vec![1.0 / k as f64; k];
+    let (mut f1, mut f2, mut jump, mut landed) =
+        (vec![0.0; k], vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+    let cap = options.max_iterations;
+    let mut steps = 0u32;
+    loop {
+        if steps >= cap {
+            return Ok(Fit {
+                values: f,
+                iterations: cap,
+                stop: Stop::Cap,
+            });
+        }
+        let moved = step(&f, &mut f1);
+        steps += 1;
+        if moved < options.tolerance || steps >= cap {
+            let stop = if moved < options.tolerance {
+                Stop::Tolerance
+            } else {
+                Stop::Cap
+            };
+            return Ok(Fit {
+                values: f1,
+                iterations: steps,
+                stop,
+            });
+        }
+        step(&f1, &mut f2);
+        steps += 1;
+        let (mut rr, mut vv) = (0.0, 0.0);
+        for i in 0..k {
+            let (r, v) = (f1[i] - f[i], f2[i] - 2.0 * f1[i] + f[i]);
+            rr += r * r;
+            vv += v * v;
+        }
+        if vv == 0.0 || steps >= cap {
+            std::mem::swap(&mut f, &mut f2);
+            continue;
+        }
+        let before = objective(&f);
+        let mut a = -(rr / vv).sqrt().max(1.0);
+        loop {
+            for i in 0..k {
+                let (r, v) = (f1[i] - f[i], f2[i] - 2.0 * f1[i] + f[i]);
+                jump[i] = (f[i] - 2.0 * a * r + a * a * v).max(f[i] / 100.0);
+            }
+            let sum: f64 = jump.iter().sum();
+            jump.iter_mut().for_each(|x| *x /= sum);
+            step(&jump, &mut landed);
+            steps += 1;
+            if a == -1.0 || objective(&landed) >= before || steps >= cap {
+                break;
+            }
+            a = if a > -1.01 { -1.0 } else { (a - 1.0) / 2.0 };
+        }
+        std::mem::swap(&mut f, &mut landed);
+    }
+}
+
+/// One IBU step from `f` into `next`: `next = f * A (obs / (A f))`, `(A f)_i = q sum(f) +
+/// (p - q) f_i`. The largest move of a frequency.
+fn ibu_step(observed: &[f64], f: &[f64], next: &mut [f64], q: f64, gap: f64) -> f64 {
+    let base = q * f.iter().sum::<f64>();
+    let ratio = |o: f64, v: f64| if o == 0.0 { 0.0 } else { o / (base + gap * v) };
+    let back = q * observed
+        .iter()
+        .zip(f)
+        .map(|(&o, &v)| ratio(o, v))
+        .sum::<f64>();
+    let mut moved = 0.0f64;
+    for ((n, &o), &v) in next.iter_mut().zip(observed).zip(f) {
+        *n = v * (back + gap * ratio(o, v));
+        moved = moved.max((*n - v).abs());
+    }
+    moved
+}
+
+/// What IBU climbs: `sum_i obs_i ln((A f)_i)` (the log-likelihood of GRR's reports; for
+/// the other families the counts' channel model that multi-freq-ldpy's IBU assumes).
+fn ibu_objective(observed: &[f64], f: &[f64], q: f64, gap: f64) -> f64 {
+    let base = q * f.iter().sum::<f64>();
+    observed
+        .iter()
+        .zip(f)
+        .filter(|(o, _)| **o > 0.0)
+        .map(|(&o, &v)| o * (base + gap * v).ln())
+        .sum()
+}
+
 /// Maximum likelihood from the support counts of `n` reports.
 ///
 /// With one item per report (GRR) the counts are multinomial with shares

@@ -81,6 +81,9 @@ pub enum Estimator {
     MleApx,
     /// Iterative Bayesian update ([`likelihood::ibu`]). Needs the channel.
     Ibu,
+    /// IBU accelerated by SQUAREM ([`likelihood::ibu_squarem`]): IBU's fixed point in far
+    /// fewer steps. Needs the channel.
+    IbuSquarem,
     /// Maximum likelihood ([`likelihood::mle`]). Needs the channel.
     Mle,
 }
@@ -90,7 +93,7 @@ pub const BASE_CUT_ALPHA: f64 = 0.05;
 
 impl Estimator {
     /// Every estimator, in the order front ends list them.
-    pub const ALL: [Estimator; 11] = [
+    pub const ALL: [Estimator; 12] = [
         Estimator::Unbiased,
         Estimator::BasePos,
         Estimator::Norm,
@@ -101,11 +104,12 @@ impl Estimator {
         Estimator::BaseCut,
         Estimator::MleApx,
         Estimator::Ibu,
+        Estimator::IbuSquarem,
         Estimator::Mle,
     ];
 
     /// The name front ends use: `unbiased`, `base-pos`, `norm`, `clip`, `norm-cut`,
-    /// `norm-sub`, `simplex`, `base-cut`, `mle-apx`, `ibu`, `mle`.
+    /// `norm-sub`, `simplex`, `base-cut`, `mle-apx`, `ibu`, `ibu-squarem`, `mle`.
     pub fn name(self) -> &'static str {
         match self {
             Estimator::Unbiased => "unbiased",
@@ -118,6 +122,7 @@ impl Estimator {
             Estimator::BaseCut => "base-cut",
             Estimator::MleApx => "mle-apx",
             Estimator::Ibu => "ibu",
+            Estimator::IbuSquarem => "ibu-squarem",
             Estimator::Mle => "mle",
         }
     }
@@ -125,7 +130,10 @@ impl Estimator {
     /// Whether the estimator iterates (IBU, and MLE's bisection), and so takes a cap and a
     /// tolerance ([`FitOptions::for_estimator`]).
     pub fn iterates(self) -> bool {
-        matches!(self, Estimator::Ibu | Estimator::Mle)
+        matches!(
+            self,
+            Estimator::Ibu | Estimator::IbuSquarem | Estimator::Mle
+        )
     }
 
     /// Whether the estimator reads the support counts through the channel `(p*, q*)`
@@ -133,7 +141,11 @@ impl Estimator {
     pub fn needs_channel(self) -> bool {
         matches!(
             self,
-            Estimator::BaseCut | Estimator::MleApx | Estimator::Ibu | Estimator::Mle
+            Estimator::BaseCut
+                | Estimator::MleApx
+                | Estimator::Ibu
+                | Estimator::IbuSquarem
+                | Estimator::Mle
         )
     }
 
@@ -220,6 +232,7 @@ impl Estimator {
         let raw = support_estimate(counts, n, channel.p, channel.q)?;
         match self {
             Estimator::Ibu => likelihood::ibu(counts, channel, options),
+            Estimator::IbuSquarem => likelihood::ibu_squarem(counts, channel, options),
             Estimator::Mle => likelihood::mle(counts, n, channel, options),
             Estimator::BaseCut => Ok(Fit::direct(consistency::base_cut(
                 raw,

@@ -314,3 +314,80 @@ fn channel_edge_cases_stay_defined() {
     // The largest count keeps the most mass.
     assert!(fit.values[49] >= fit.values.iter().cloned().fold(0.0, f64::max) - 1e-12);
 }
+
+/// IBU's objective, `sum_i obs_i ln((A f)_i)`, transcribed on plain vectors.
+fn ibu_objective(counts: &[u64], f: &[f64], channel: Channel) -> f64 {
+    let total: f64 = counts.iter().map(|&c| c as f64).sum();
+    let sum: f64 = f.iter().sum();
+    counts
+        .iter()
+        .zip(f)
+        .filter(|(c, _)| **c > 0)
+        .map(|(&c, &v)| c as f64 / total * (channel.q * sum + (channel.p - channel.q) * v).ln())
+        .sum()
+}
+
+/// The setting: OUE at k = 1000, eps = 1, 200,000 users of a Zipf(1.1) population.
+/// Plain IBU stops at its 10,000-step cap not far from its uniform start; SQUAREM reaches
+/// the tolerance, a higher objective, and an MSE over ten times lower (measured: 4.6e-5,
+/// 2.5e-6 in 1,141 steps, and the MLE's 2.5e-6).
+#[test]
+fn squarem_reaches_what_plain_ibu_creeps_towards() {
+    use ldp_core::simulation::{Role, perturb_all};
+    let (k, eps) = (1000u32, Epsilon::new(1.0).unwrap());
+    let oue = UnaryEncoding::optimized(DomainSize::new(k).unwrap(), eps).unwrap();
+    let weights: Vec<f64> = (1..=k).map(|r| f64::from(r).powf(-1.1)).collect();
+    let total: f64 = weights.iter().sum();
+    let truth: Vec<f64> = weights.iter().map(|w| w / total).collect();
+    // Items by the largest-remainder rounding of the shares: 200,000 users, deterministic.
+    let n = 200_000usize;
+    let mut items = Vec::with_capacity(n);
+    for (x, f) in truth.iter().enumerate() {
+        items.extend(std::iter::repeat_n(
+            x as u32,
+            (f * n as f64).round() as usize,
+        ));
+    }
+    let reports = perturb_all(&oue, &items, 7, 0, Role::Genuine).unwrap();
+    let mut server = oue.aggregator();
+    for r in &reports {
+        server.add(r).unwrap();
+    }
+    let shares = |fit: &[f64]| {
+        let m: f64 = items.len() as f64;
+        let counts: Vec<f64> = (0..k)
+            .map(|x| items.iter().filter(|&&i| i == x).count() as f64 / m)
+            .collect();
+        fit.iter()
+            .zip(&counts)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            / f64::from(k)
+    };
+    let options = FitOptions::default();
+    let plain = server.fit(Estimator::Ibu, &options).unwrap();
+    let fast = server.fit(Estimator::IbuSquarem, &options).unwrap();
+    let best = server.fit(Estimator::Mle, &options).unwrap();
+    assert_eq!(plain.stop, Stop::Cap);
+    assert_eq!(fast.stop, Stop::Tolerance, "{} steps", fast.iterations);
+    let (p, q) = oue.spec().pure_probabilities().unwrap();
+    let channel = Channel {
+        p,
+        q,
+        one_item_per_report: false,
+    };
+    let counts = server.support_counts().unwrap();
+    assert!(
+        ibu_objective(&counts, &fast.values, channel)
+            > ibu_objective(&counts, &plain.values, channel)
+    );
+    let (mse_plain, mse_fast, mse_best) = (
+        shares(&plain.values),
+        shares(&fast.values),
+        shares(&best.values),
+    );
+    assert!(
+        mse_fast < mse_plain / 10.0,
+        "squarem {mse_fast} vs ibu {mse_plain} (mle {mse_best})"
+    );
+}

@@ -348,6 +348,7 @@ fn look(est: Estimator) -> Look {
         Estimator::BaseCut => (OKABE_ITO[7], Dash::Dashed, Marker::TriangleDown),
         Estimator::MleApx => (OKABE_ITO[3], Dash::DashDot, Marker::Star),
         Estimator::Ibu => (OKABE_ITO[6], Dash::DashDot, Marker::Hexagon),
+        Estimator::IbuSquarem => (OKABE_ITO[6], Dash::Dashed, Marker::Hexagon),
         Estimator::Mle => (Rgb(120, 70, 170), Dash::DashDot, Marker::Asterisk),
     };
     Look {
