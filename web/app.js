@@ -26,6 +26,9 @@ function settings() {
   s.weights = { w_asr: number("w-asr") ?? 0.5 };
   if ((number("w-epg") ?? 0) > 0) s.weights.w_epg = number("w-epg");
   if ((number("w-bits") ?? 0) > 0) s.weights.w_bits = number("w-bits");
+  // The users behind FLH's and the sketches' bias; the tool's default needs no flag.
+  s.bias = {};
+  if (number("bias-users") !== undefined && number("bias-users") !== 10000) s.bias.bias_users = number("bias-users");
   return s;
 }
 
@@ -59,14 +62,14 @@ let current = { rows: [], pick: null };
 function render() {
   const started = performance.now();
   const s = settings();
-  $("cli-analyze").textContent = `ldp analyze --protocol all --k ${s.k} --eps ${s.eps}${cliFlags(s.weights)}`;
-  $("cli-tune").textContent = `ldp tune --protocol all --k ${s.k} --eps ${s.eps}${cliFlags(s.bounds)}`;
+  $("cli-analyze").textContent = `ldp analyze --protocol all --k ${s.k} --eps ${s.eps}${cliFlags({ ...s.weights, ...s.bias })}`;
+  $("cli-tune").textContent = `ldp tune --protocol all --k ${s.k} --eps ${s.eps}${cliFlags({ ...s.bounds, ...s.bias })}`;
   let rows;
   try {
     if (s.k > MAX_K) {
       throw Object.assign(new Error(`k: the page answers up to k = ${MAX_K.toLocaleString("en")}; \`ldp analyze\` and \`ldp tune\` take any k`), { name: "ParamError" });
     }
-    rows = analyze("all", s.k, s.eps, s.weights);
+    rows = analyze("all", s.k, s.eps, { ...s.weights, ...s.bias });
   } catch (e) {
     $("status").textContent = `${e.name}: ${e.message}`;
     $("status").className = "error";
@@ -78,7 +81,7 @@ function render() {
   const rec = $("recommendation");
   try {
     if (Object.keys(s.bounds).length === 0) throw new Error("give an ASR or a size bound for a recommendation");
-    pick = choose(s.k, s.eps, s.bounds);
+    pick = choose(s.k, s.eps, { ...s.bounds, ...s.bias });
     rec.dataset.state = "ready";
     rec.dataset.protocol = pick.protocol;
     rec.dataset.param = pick.param === null ? "" : String(pick.param);
@@ -101,15 +104,15 @@ function render() {
   for (const r of rows) {
     const tr = document.createElement("tr");
     tr.dataset.protocol = r.protocol;
-    for (const key of ["asr", "mse", "epg", "bits", "param"]) {
+    for (const key of ["asr", "mse", "bias", "epg", "bits", "param"]) {
       if (r[key] !== undefined) tr.dataset[key] = r[key] === null ? "" : String(r[key]);
     }
     if (pick && r.protocol === pick.protocol) tr.className = "recommended";
-    const cells = r.error ? [r.protocol, r.error] : [r.protocol, r.param, r.asr, r.mse, r.epg, r.bits];
+    const cells = r.error ? [r.protocol, r.error] : [r.protocol, r.param, r.asr, r.mse, r.bias, r.epg, r.bits];
     cells.forEach((v, i) => {
       const td = document.createElement("td");
       td.textContent = i === 0 ? v.toUpperCase() : cell(v);
-      if (r.error && i === 1) { td.colSpan = 5; td.className = "error"; }
+      if (r.error && i === 1) { td.colSpan = 6; td.className = "error"; }
       tr.append(td);
     });
     body.append(tr);
@@ -206,7 +209,7 @@ async function main() {
     }
   };
   const later = debounced(counted, 150);
-  for (const id of ["k", "eps", "asr-max", "bits-max", "w-asr", "w-epg", "w-bits", "shuffle-users", "shuffle-delta"]) {
+  for (const id of ["k", "eps", "asr-max", "bits-max", "bias-users", "w-asr", "w-epg", "w-bits", "shuffle-users", "shuffle-delta"]) {
     $(id).addEventListener("input", later);
   }
   $("try-perturb").addEventListener("click", guarded(() => {

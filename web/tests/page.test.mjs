@@ -95,7 +95,7 @@ test("the table equals ldp analyze to 1e-12 over a grid of settings", async () =
         for (const want of cli) {
           const got = rows.find((r) => r.protocol === want.protocol);
           assert.ok(got, `${want.protocol} missing at k ${k} eps ${eps}`);
-          for (const key of ["asr", "mse", "bits", "epg"]) {
+          for (const key of ["asr", "mse", "bias", "bits", "epg"]) {
             if (want[key] === null || want[key] === undefined) {
               assert.equal(got[key], "", `${want.protocol}.${key}`);
               continue;
@@ -110,6 +110,20 @@ test("the table equals ldp analyze to 1e-12 over a grid of settings", async () =
     }
   }
   console.log(`table: ${compared} numbers equal the CLI's to 1e-12`);
+});
+
+test("the users behind the bias of fixed hashes move FLH's MSE as the tool's", async () => {
+  await set({ k: 1000, eps: 1, "w-asr": 0.5, "asr-max": 0.5, "bias-users": 200000 });
+  const rows = await page.$$eval("#table tbody tr", (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  const cli = ldpJson(["analyze", "--protocol", "flh,olh", "--k", "1000", "--eps", "1", "--bias-users", "200000"]);
+  for (const want of cli) {
+    const got = rows.find((r) => r.protocol === want.protocol);
+    assert.ok(close(Number(got.mse), want.mse) && close(Number(got.bias), want.bias), `${want.protocol}`);
+  }
+  const [flh, olh] = ["flh", "olh"].map((p) => rows.find((r) => r.protocol === p));
+  assert.ok(Number(flh.mse) > 1.8 * Number(olh.mse), `flh ${flh.mse} olh ${olh.mse}`);
+  assert.match(await page.$eval("#cli-analyze", (e) => e.textContent), /--bias-users 200000/);
+  await set({ "bias-users": 10000 });
 });
 
 test("the plot shows every protocol and marks the recommendation", async () => {

@@ -35,6 +35,19 @@ pub trait ClosedForms: FamilyMechanism {
         }
     }
 
+    /// The mean over the k items of the squared bias that a fixed public set of hashes
+    /// gives the estimates, in expectation over the draw of an ideal hash, for a population
+    /// whose shares have `collision_mass = sum_x f_x^2` ([`crate::variance::Prior`]). Zero
+    /// (the default) for every family whose estimate is unbiased.
+    fn expected_squared_bias(
+        _k: DomainSize,
+        _eps: Epsilon,
+        _param: Self::Param,
+        _collision_mass: f64,
+    ) -> f64 {
+        0.0
+    }
+
     /// Expected success rate of the paper's reconstruction attack under a uniform prior.
     /// `lh` selects between the paper's and the exact form where a family has both.
     fn asr(k: DomainSize, eps: Epsilon, param: Self::Param, lh: LhAsr) -> f64;

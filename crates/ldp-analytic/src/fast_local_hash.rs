@@ -43,6 +43,12 @@ impl ClosedForms for FastLocalHashing {
         ideal + b.iter().map(|b| b * b).sum::<f64>() / b.len() as f64
     }
 
+    /// The fixed seeds' mean squared bias in expectation over an ideal hash
+    /// ([`crate::variance::collision_squared_bias`] with range g over k' seeds).
+    fn expected_squared_bias(k: DomainSize, _: Epsilon, (g, seeds): (u32, u32), mass: f64) -> f64 {
+        crate::variance::collision_squared_bias(k, g, seeds, mass)
+    }
+
     /// LH's, the paper's or the exact form for an ideal hash.
     ///
     /// # Formula

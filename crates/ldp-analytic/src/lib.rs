@@ -104,6 +104,10 @@ pub struct Options {
     pub lh_asr: LhAsr,
     /// The poisoning attack whose gain to report.
     pub poisoning: Poisoning,
+    /// The users and prior behind the bias of the fixed-hash families, counted in the MSE
+    /// ([`variance::BiasSetting`]); `None` leaves it out, the paper's MSE.
+    #[serde(default)]
+    pub bias: Option<variance::BiasSetting>,
 }
 
 /// The objectives of one protocol instance: the paper's three and its costs.
@@ -111,8 +115,13 @@ pub struct Options {
 pub struct Metrics {
     /// Expected reconstruction-attack success rate (uniform prior).
     pub asr: f64,
-    /// Approximate variance per user (n = 1), the paper's MSE.
+    /// Approximate variance per user (n = 1), the paper's MSE, plus [`Metrics::bias`].
     pub mse: f64,
+    /// The bias of fixed public hashes in the units of the variance per user
+    /// ([`variance::BiasSetting::per_user`]): 0 for the unbiased families, or when
+    /// [`Options::bias`] is `None`.
+    #[serde(default)]
+    pub bias: f64,
     /// Expected poisoning gain of the maximal gain attack.
     pub epg: Gain,
     /// Expected bits of one report under the most compact encoding ([`cost::bits`]).
@@ -125,9 +134,11 @@ pub struct Metrics {
 
 /// ASR, MSE, EPG and costs of one protocol instance.
 pub fn evaluate(spec: &Spec, options: &Options) -> Result<Metrics, PoisoningError> {
+    let bias = options.bias.map_or(0.0, |b| b.per_user(spec));
     Ok(Metrics {
         asr: asr::expected(spec, options.lh_asr),
-        mse: variance::approx_per_user(spec),
+        mse: variance::approx_per_user(spec) + bias,
+        bias,
         epg: epg::expected(spec, &options.poisoning)?,
         bits: cost::bits(spec),
         server_ops: cost::server_ops(spec),

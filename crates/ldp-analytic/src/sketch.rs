@@ -280,6 +280,12 @@ impl ClosedForms for HadamardCountMeanSketch {
         var / n + mean_squared_bias(h, m, f)
     }
 
+    /// The public hashes' mean squared bias in expectation over an ideal hash
+    /// ([`crate::variance::collision_squared_bias`] with range m over h rows).
+    fn expected_squared_bias(k: DomainSize, _: Epsilon, (h, m): (u32, u32), mass: f64) -> f64 {
+        crate::variance::collision_squared_bias(k, m, h, mass)
+    }
+
     /// [`hcms_asr`], exact (the same for either `lh`).
     fn asr(k: DomainSize, eps: Epsilon, (h, m): (u32, u32), _: LhAsr) -> f64 {
         hcms_asr(k, eps, h, m)
@@ -476,6 +482,12 @@ impl ClosedForms for CountMeanSketch {
             .sum::<f64>()
             / f.len() as f64;
         var / n + mean_squared_bias(h, m, f)
+    }
+
+    /// The public hashes' mean squared bias in expectation over an ideal hash
+    /// ([`crate::variance::collision_squared_bias`] with range m over h rows).
+    fn expected_squared_bias(k: DomainSize, _: Epsilon, (h, m): (u32, u32), mass: f64) -> f64 {
+        crate::variance::collision_squared_bias(k, m, h, mass)
     }
 
     /// [`cms_asr`], exact (the same for either `lh`).

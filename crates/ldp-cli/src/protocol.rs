@@ -68,6 +68,7 @@ impl Offer for Columns {
         SettingGroup::Collections,
         SettingGroup::LhAsr,
         SettingGroup::Poisoning,
+        SettingGroup::Bias,
     ];
 }
 

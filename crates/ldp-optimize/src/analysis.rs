@@ -68,13 +68,14 @@ impl RowBounds {
 
 /// The columns of an analysis as every front end names them: the protocol, k, and the
 /// numbers of [`Analysis::numbers`].
-pub const ANALYSIS_COLUMNS: [&str; 10] = [
+pub const ANALYSIS_COLUMNS: [&str; 11] = [
     "protocol",
     "k",
     "eps",
     "param",
     "asr",
     "mse",
+    "bias",
     "epg",
     "bits",
     "server_cost",
@@ -109,15 +110,17 @@ pub struct AnalysisRow {
 
 impl Analysis {
     /// The numbers of the columns after `protocol` and `k` ([`ANALYSIS_COLUMNS`]): eps,
-    /// the parameter (none for a family without one), ASR, MSE, EPG (none when unbounded),
-    /// bits, server and client cost.
-    pub fn numbers(&self) -> [Option<f64>; 8] {
+    /// the parameter (none for a family without one), ASR, MSE (with the bias), the bias
+    /// of fixed public hashes in it, EPG (none when unbounded), bits, server and client
+    /// cost.
+    pub fn numbers(&self) -> [Option<f64>; 9] {
         let m = self.metrics;
         [
             Some(self.instance.spec.eps().get()),
             self.instance.shown_param(),
             Some(m.asr),
             Some(m.mse),
+            Some(m.bias),
             m.epg.finite(),
             Some(m.bits),
             Some(m.server_ops),
@@ -220,6 +223,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
     let options = Options {
         lh_asr: tuning.lh_asr.unwrap_or_default(),
         poisoning: tuning.poisoning()?,
+        bias: Some(tuning.bias()?),
     };
     if let Some(t) = request.collections {
         longitudinal::check_collections(&[t]).map_err(RequestError::from)?;
@@ -231,6 +235,9 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
         beta: tuning.beta.filter(|_| epg_weighted),
         targets: tuning.targets.filter(|_| epg_weighted),
         target_mass: tuning.target_mass.filter(|_| epg_weighted),
+        // The adaptive protocols have no bias: it is the `mse` column's alone.
+        bias_users: None,
+        bias_zipf: None,
         ..tuning
     };
     let tuned = protocols.iter().any(|p| p.is_adaptive()) && request.param.is_none();
@@ -261,6 +268,7 @@ pub fn analyze(request: &AnalysisRequest) -> Result<Vec<AnalysisRow>, AnalysisEr
     if let (Some(&k), Some(&eps)) = (ks.first(), budgets.first()) {
         tuning.check_lh_asr_used(protocols, k, eps)?;
         tuning.check_poisoning_used(protocols, k, eps)?;
+        tuning.check_bias_used(protocols, k, eps)?;
     }
     let mut grid = Vec::with_capacity(rows);
     for &protocol in protocols {
@@ -383,10 +391,12 @@ mod tests {
                 a.metrics.asr,
                 ldp_analytic::asr::expected(&spec, Default::default())
             );
+            let bias = ldp_analytic::variance::BiasSetting::DEFAULT.per_user(&spec);
             assert_eq!(
                 a.metrics.mse,
-                ldp_analytic::variance::approx_per_user(&spec)
+                ldp_analytic::variance::approx_per_user(&spec) + bias
             );
+            assert_eq!(a.metrics.bias, bias);
             assert_eq!(a.asr_after, longitudinal::asr_after(&spec, 30));
         }
     }

@@ -3,6 +3,7 @@
 //! large-domain oracles (the protocols after the paper's twelve in `Protocol::ALL`) at
 //! their presets.
 
+use ldp_analytic::variance::BiasSetting;
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 use serde::{Deserialize, Serialize};
@@ -102,12 +103,23 @@ pub fn choose_protocol_after(
     poisoning: &Poisoning,
     collections: u32,
 ) -> Result<Choice, ChooseError> {
-    choose_protocol_among(k, eps, bounds, lh_asr, poisoning, collections, &|_| true)
+    choose_protocol_among(
+        k,
+        eps,
+        bounds,
+        lh_asr,
+        poisoning,
+        collections,
+        None,
+        &|_| true,
+    )
 }
 
 /// [`choose_protocol_after`] over the protocols `among` admits only: the question of a
 /// bound that some protocols have no form for (the change detector's precision on fresh
-/// reports, for the protocols whose law depends on the domain's labels).
+/// reports, for the protocols whose law depends on the domain's labels). With `bias`, the
+/// MSE compared counts the bias of the fixed-hash families ([`BiasSetting::per_user`]);
+/// without it, the paper's variance per user, which ranks FLH as OLH.
 pub fn choose_protocol_among(
     k: DomainSize,
     eps: Epsilon,
@@ -115,6 +127,7 @@ pub fn choose_protocol_among(
     lh_asr: LhAsr,
     poisoning: &Poisoning,
     collections: u32,
+    bias: Option<BiasSetting>,
     among: &dyn Fn(Protocol) -> bool,
 ) -> Result<Choice, ChooseError> {
     if collections == 0 {
@@ -127,6 +140,7 @@ pub fn choose_protocol_among(
         lh_asr,
         poisoning: *poisoning,
         collections,
+        bias,
         ..TuneOptions::default()
     };
     let needed = ObjectiveSet::of(
@@ -150,7 +164,7 @@ pub fn choose_protocol_among(
                     // The search compared only the bounded objectives and MSE: report all.
                     Some(c) => {
                         let spec = Spec::new(k, eps, c.params).expect("valid");
-                        Some((spec, objectives(&spec, lh_asr, poisoning)?))
+                        Some((spec, objectives_for(&spec, &options)?))
                     }
                     None => None,
                 }
@@ -158,7 +172,7 @@ pub fn choose_protocol_among(
             1 => {
                 let mut found: Option<(Spec, Objectives)> = None;
                 for spec in classic_instances(protocol, k, eps) {
-                    let o = objectives(&spec, lh_asr, poisoning)?;
+                    let o = objectives_for(&spec, &options)?;
                     evaluations += 1;
                     if bounds.admit(&o) && found.is_none_or(|(_, b)| o.mse < b.mse) {
                         found = Some((spec, o));

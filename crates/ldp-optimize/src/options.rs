@@ -2,6 +2,7 @@
 //! defaults. Below the searches ([`crate::bounds`], [`crate::tune`]) and the choice among
 //! protocols, which all read them.
 
+use ldp_analytic::variance::BiasSetting;
 use ldp_analytic::{LhAsr, Poisoning};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,11 @@ pub struct TuneOptions {
     /// (ASS beyond omega = 1) fail with [`OptimizeError::NoRepeatedForm`](crate::OptimizeError::NoRepeatedForm).
     #[serde(default = "one")]
     pub collections: u32,
+    /// The users and prior behind the bias of the fixed-hash families, added to the MSE
+    /// objective ([`BiasSetting::per_user`]); `None` (the default) is the paper's MSE, a
+    /// variance per user.
+    #[serde(default)]
+    pub bias: Option<BiasSetting>,
 }
 
 fn one() -> u32 {
@@ -49,6 +55,7 @@ impl Default for TuneOptions {
             lh_asr: LhAsr::Paper,
             poisoning: Poisoning::default(),
             collections: 1,
+            bias: None,
         }
     }
 }

@@ -65,10 +65,17 @@ pub fn objectives(
 /// The objective values of one instance under `options` (the ASR after
 /// `options.collections` linked reports).
 pub fn objectives_for(spec: &Spec, options: &TuneOptions) -> Result<Objectives, OptimizeError> {
+    let o = objectives(spec, options.lh_asr, &options.poisoning)?;
     Ok(Objectives {
         asr: asr_objective(spec, options)?,
-        ..objectives(spec, options.lh_asr, &options.poisoning)?
+        mse: o.mse + bias_per_user(spec, options),
+        ..o
     })
+}
+
+/// The bias term of the MSE objective under `options` (0 without a bias setting).
+fn bias_per_user(spec: &Spec, options: &TuneOptions) -> f64 {
+    options.bias.map_or(0.0, |b| b.per_user(spec))
 }
 
 /// The ASR objective: one-shot, or after `options.collections` linked reports.
@@ -97,7 +104,7 @@ fn needed_objectives(
         o.asr = asr_objective(spec, options)?;
     }
     if needed.contains(Objective::Mse) {
-        o.mse = variance::approx_per_user(spec);
+        o.mse = variance::approx_per_user(spec) + bias_per_user(spec, options);
     }
     if needed.contains(Objective::Epg) {
         o.epg = epg::expected(spec, &options.poisoning)?

@@ -47,7 +47,7 @@ fn many<'py, T: FromPyObjectOwned<'py>>(arg: &Bound<'py, PyAny>) -> PyResult<Vec
 
 /// One row of `analyze`: protocol, k, and the numbers of the columns after them
 /// ([`ANALYSIS_COLUMNS`]), then the change detector's rates (NaN where none).
-struct Row(Protocol, u32, String, [f64; 8], [f64; 3]);
+struct Row(Protocol, u32, String, [f64; 9], [f64; 3]);
 
 /// Closed-form ASR, MSE, EPG and costs over protocols x k x eps (see `ldp.analyze`, which
 /// wraps this and returns a DataFrame when pandas is installed).
@@ -103,6 +103,7 @@ pub(crate) fn analyze<'py>(
         SettingGroup::Method,
         SettingGroup::LhAsr,
         SettingGroup::Poisoning,
+        SettingGroup::Bias,
     ];
     let tuning = settings("analyze", options, &groups)?;
     let request = AnalysisRequest {
@@ -144,7 +145,7 @@ pub(crate) fn analyze<'py>(
                 })
             });
             let [eps, param, rest @ ..] = a.numbers();
-            let [asr, mse, epg, bits, server, client] = rest;
+            let [asr, mse, bias, epg, bits, server, client] = rest;
             let named: Vec<String> = a
                 .instance
                 .spec
@@ -163,6 +164,7 @@ pub(crate) fn analyze<'py>(
                     param.unwrap_or(f64::NAN),
                     asr.expect("an ASR"),
                     mse.expect("an MSE"),
+                    bias.expect("a bias"),
                     epg.unwrap_or(f64::INFINITY),
                     bits.expect("bits"),
                     server.expect("a server cost"),
@@ -221,7 +223,9 @@ pub(crate) fn analyze<'py>(
 ///
 /// Returns a dict: `protocol` (the tuned or chosen one), `strategy`, `param` (an int for
 /// omega and g, a float for p and theta; None for a family without one), `asr`, `mse`
-/// (per user, as `analyze`'s), `epg`, `bits` (the expected size of one report: a float),
+/// (per user, as `analyze`'s; choosing among all, with the bias of FLH and the sketches
+/// at `bias_users` users of a Zipf(`bias_zipf`) population, 10,000 and 1.1 by default),
+/// `epg`, `bits` (the expected size of one report: a float),
 /// `k`, `eps`, and `fell_back` (True when the eps-constraint had no feasible point and
 /// the utopia point of the frontier was taken instead). The LH ASR is the paper's form unless `lh_asr="exact"`.
 ///

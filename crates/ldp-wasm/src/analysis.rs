@@ -39,12 +39,14 @@ fn protocols(list: &str) -> Result<Vec<Protocol>, JsValue> {
 }
 
 /// `ldp analyze --protocol LIST --k K --eps E` as an array of rows with its columns
-/// (`protocol, k, eps, param, asr, mse, epg, bits, server_cost, client_cost`; `epg` is
-/// `null` where it is unbounded), plus `spec`, the instance's JSON form. A row that fails
-/// alone (an adaptive protocol with no admissible parameter) has `error` instead of the
-/// numbers. `options`: the tuning of adaptive protocols (`w_asr`, `w_epg`, `w_bits`,
-/// `search`, `strategy`), `lh_asr` (`"paper"` or `"exact"`) and the poisoning setting of
-/// the `epg` column (`beta`, `targets`, `target_mass`).
+/// (`protocol, k, eps, param, asr, mse, bias, epg, bits, server_cost, client_cost`; `epg`
+/// is `null` where it is unbounded), plus `spec`, the instance's JSON form. A row that
+/// fails alone (an adaptive protocol with no admissible parameter) has `error` instead of
+/// the numbers. `options`: the tuning of adaptive protocols (`w_asr`, `w_epg`, `w_bits`,
+/// `search`, `strategy`), `lh_asr` (`"paper"` or `"exact"`), the poisoning setting of
+/// the `epg` column (`beta`, `targets`, `target_mass`), and the users and Zipf exponent
+/// behind the bias of FLH and the sketches (`bias_users`, `bias_zipf`; `mse` includes
+/// `bias`).
 ///
 /// ```js
 /// const rows = analyze("all", 100, 1.0, { w_asr: 0.5 });

@@ -322,7 +322,11 @@ fn run_memoized(a: &AnalyzeArgs, protocols: &[LongitudinalProtocol]) -> Result<(
         }
     }
     let tuning = a.settings.request;
-    if let Some(knob) = tuning.first_given(&[SettingGroup::LhAsr, SettingGroup::Poisoning]) {
+    if let Some(knob) = tuning.first_given(&[
+        SettingGroup::LhAsr,
+        SettingGroup::Poisoning,
+        SettingGroup::Bias,
+    ]) {
         bail!("{} does not apply to the memoized protocols", knob.flag());
     }
     if let Some(knob) = tuning.tuning_given() {

@@ -7,8 +7,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use ldp_core::multidim::Solution;
 use ldp_core::{DomainSize, ProtocolSet};
 use ldp_optimize::{
-    MULTIDIM_COLUMNS, MultidimBounds, MultidimRequest, MultidimRow, TuneRequest, analyze_multidim,
-    choose_multidim,
+    MULTIDIM_COLUMNS, MultidimBounds, MultidimRequest, MultidimRow, SettingGroup, TuneRequest,
+    analyze_multidim, choose_multidim,
 };
 
 use crate::output::{Format, Value, number, print};
@@ -86,6 +86,13 @@ fn request(a: &Args<'_>) -> Result<(MultidimRequest, MultidimBounds)> {
         ProtocolSet::OneShot(p) => p,
         ProtocolSet::Memoized(_) => bail!("--protocol: the memoized protocols take one attribute"),
     };
+    if let Some(knob) = a.tuning.first_given(&[SettingGroup::Bias]) {
+        bail!(
+            "{}: with --attributes the mse column is the variance at --users users; the bias of \
+             fixed hashes is counted for one attribute only",
+            knob.flag()
+        );
+    }
     let bounds = MultidimBounds {
         asr_max: bound("--asr-max", a.asr_max)?,
         asr_joint_max: bound("--asr-joint-max", a.asr_joint_max)?,

@@ -33,7 +33,7 @@ fn analyze_prints_every_combination() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
-        "protocol,k,eps,param,asr,mse,epg,bits,server_cost,client_cost"
+        "protocol,k,eps,param,asr,mse,bias,epg,bits,server_cost,client_cost"
     );
     assert_eq!(lines.len(), 1 + protocols().len() * 2 * 2);
     for p in protocols() {

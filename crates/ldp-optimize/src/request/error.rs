@@ -46,6 +46,16 @@ pub enum RequestError {
         /// What is wrong.
         why: String,
     },
+    /// A setting of the bias term is out of its range.
+    #[error("{why}, got {value}")]
+    Bias {
+        /// [`Knob::BiasUsers`] or [`Knob::BiasZipf`].
+        knob: Knob,
+        /// The rejected value.
+        value: f64,
+        /// What it must be.
+        why: &'static str,
+    },
     /// Bounds were given with a strategy other than eps-constraint.
     #[error("the {strategy} strategy takes no bound (only eps-constraint does)")]
     BoundNotTaken {
@@ -155,6 +165,7 @@ impl RequestError {
         matches!(
             self,
             RequestError::Bound { .. }
+                | RequestError::Bias { .. }
                 | RequestError::Poisoning(..)
                 | RequestError::ParamValues(_)
                 | RequestError::Param(_)
@@ -185,6 +196,7 @@ impl RequestError {
             RequestError::AsrWeight(_) => Knob::AsrWeight,
             RequestError::Weight { knob, .. }
             | RequestError::Bound { knob, .. }
+            | RequestError::Bias { knob, .. }
             | RequestError::Change { knob, .. }
             | RequestError::BoundNotTaken { knob, .. }
             | RequestError::NotTuned { knob, .. }

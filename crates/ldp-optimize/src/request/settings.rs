@@ -34,11 +34,14 @@ pub enum SettingGroup {
     /// The change detector's bound on fresh daily reports (`precision_max` at
     /// `change_rate`): where a protocol is tuned or chosen at a domain size.
     Change,
+    /// The users and prior behind the bias of the fixed-hash protocols (FLH and the
+    /// sketches) in the MSE.
+    Bias,
 }
 
 impl SettingGroup {
     /// Every group, in the order of the settings' table.
-    pub const ALL: [SettingGroup; 7] = [
+    pub const ALL: [SettingGroup; 8] = [
         SettingGroup::Weights,
         SettingGroup::Method,
         SettingGroup::Bounds,
@@ -46,6 +49,7 @@ impl SettingGroup {
         SettingGroup::LhAsr,
         SettingGroup::Poisoning,
         SettingGroup::Change,
+        SettingGroup::Bias,
     ];
 
     /// The groups that mean something only where a protocol is tuned or chosen.
@@ -407,6 +411,14 @@ settings! {
     Targets (Poisoning) targets: u32 = "targets", "TARGETS";
     /// True mass f_T of the maximal gain attack's targets (default 0.01).
     TargetMass (Poisoning) target_mass: f64 = "target_mass", "TARGET_MASS";
+    /// Users behind the bias of FLH and the sketches (CMS, HCMS), whose fixed public
+    /// hashes bias every estimate by an amount that does not shrink with the users: their
+    /// MSE is the variance per user plus N times the mean squared bias, N times the MSE at
+    /// N users, which is what analysis shows and tuning ranks (default 10000).
+    BiasUsers (Bias) bias_users: f64 = "bias_users", "N";
+    /// Zipf exponent of the users' values behind that bias, finite and >= 0 (default 1.1;
+    /// 0 is a uniform population, and the bias grows with the exponent).
+    BiasZipf (Bias) bias_zipf: f64 = "bias_zipf", "S";
 }
 
 impl Knob {
@@ -469,6 +481,8 @@ mod tests {
             beta: Some(0.1),
             targets: Some(3),
             target_mass: Some(0.02),
+            bias_users: Some(2e5),
+            bias_zipf: Some(0.8),
         }
     }
 

@@ -2,6 +2,7 @@
 //! the protocols asked about, then tunes, chooses or draws a frontier.
 
 use ldp_analytic::longitudinal::check_collections;
+use ldp_analytic::variance::{BiasSetting, Prior};
 use ldp_analytic::{LhAsr, Poisoning, PoisoningError};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
@@ -124,6 +125,68 @@ impl TuneRequest {
             Err(RequestError::Unused {
                 knob,
                 why: "the EPG of these protocols is unbounded whatever the poisoning setting",
+            })
+        }
+    }
+
+    /// The users and prior behind the bias of the fixed-hash protocols
+    /// ([`BiasSetting`]), each at its default when not given (10,000 users, Zipf 1.1).
+    ///
+    /// ```
+    /// use ldp_analytic::variance::{BiasSetting, Prior};
+    /// use ldp_optimize::{Knob, TuneRequest};
+    /// let request = TuneRequest { bias_users: Some(2e5), ..TuneRequest::default() };
+    /// assert_eq!(request.bias()?, BiasSetting { users: 2e5, prior: Prior::Zipf(1.1) });
+    /// let bad = TuneRequest { bias_zipf: Some(-1.0), ..TuneRequest::default() };
+    /// assert_eq!(bad.bias().unwrap_err().knob(), Some(Knob::BiasZipf));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bias(&self) -> Result<BiasSetting, RequestError> {
+        let users = self.bias_users.unwrap_or(BiasSetting::DEFAULT.users);
+        if !(users.is_finite() && users >= 1.0) {
+            return Err(RequestError::Bias {
+                knob: Knob::BiasUsers,
+                value: users,
+                why: "the users behind the bias must be finite and at least 1",
+            });
+        }
+        let prior = match self.bias_zipf {
+            None => BiasSetting::DEFAULT.prior,
+            Some(s) if s.is_finite() && s >= 0.0 => Prior::Zipf(s),
+            Some(value) => {
+                return Err(RequestError::Bias {
+                    knob: Knob::BiasZipf,
+                    value,
+                    why: "a Zipf exponent must be finite and >= 0",
+                });
+            }
+        };
+        Ok(BiasSetting { users, prior })
+    }
+
+    /// Refuses the bias settings when no protocol of `protocols` has a bias at (k, eps):
+    /// only fixed public hashes (FLH's seeds, the sketches' rows) give one.
+    pub fn check_bias_used(
+        &self,
+        protocols: &[Protocol],
+        k: DomainSize,
+        eps: Epsilon,
+    ) -> Result<(), RequestError> {
+        let Some(knob) = self.first_given(&[SettingGroup::Bias]) else {
+            return Ok(());
+        };
+        self.bias()?;
+        let biased = |p: &Protocol| {
+            Spec::classic(p.classic_counterpart(), k, eps)
+                .is_ok_and(|spec| ldp_analytic::variance::expected_squared_bias(&spec, 1.0) > 0.0)
+        };
+        if protocols.iter().any(biased) {
+            Ok(())
+        } else {
+            Err(RequestError::Unused {
+                knob,
+                why: "only FLH and the sketches (CMS, HCMS), whose public hashes are fixed, \
+                      have a bias",
             })
         }
     }
@@ -329,6 +392,7 @@ impl TuneRequest {
             });
         }
         self.check_lh_asr_used(&[protocol], k, eps)?;
+        self.check_bias_used(&[protocol], k, eps)?;
         if self.left_out_by_change(protocol) {
             return Err(RequestError::Change {
                 knob: Knob::PrecisionMax,
@@ -365,6 +429,7 @@ impl TuneRequest {
             self.lh_asr_used(),
             &poisoning,
             collections,
+            Some(self.bias()?),
             &|p| !self.left_out_by_change(p),
         )
         .map_err(|error| RequestError::Choosing {

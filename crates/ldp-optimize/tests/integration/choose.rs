@@ -312,3 +312,52 @@ fn a_precision_bound_on_the_change_detector_is_met() {
     };
     assert_eq!(knob(rate_alone), Some(Knob::ChangeRate));
 }
+
+/// FLH's fixed seeds bias its estimates: choosing with the bias ranks it below OLH, its
+/// ideal-hash twin, and quotes its MSE with the bias; without it, the two tie.
+#[test]
+fn the_bias_of_fixed_seeds_ranks_flh_below_olh() {
+    use ldp_analytic::variance::{BiasSetting, approx_per_user};
+    use ldp_optimize::{TuneRequest, choose_protocol_among};
+    let (k, eps) = (DomainSize::new(1000).unwrap(), Epsilon::new(1.0).unwrap());
+    let bounds = Bounds::asr(1.0).unwrap();
+    let lh = |p: Protocol| matches!(p, Protocol::Flh | Protocol::Olh);
+    let choose_under = |bounds: &Bounds, bias| {
+        choose_protocol_among(
+            k,
+            eps,
+            bounds,
+            LhAsr::Paper,
+            &Poisoning::default(),
+            1,
+            bias,
+            &lh,
+        )
+        .unwrap()
+    };
+    let choose = |bias| choose_under(&bounds, bias);
+    let (flh, olh) = (
+        Spec::classic(Protocol::Flh, k, eps).unwrap(),
+        Spec::classic(Protocol::Olh, k, eps).unwrap(),
+    );
+    assert_eq!(approx_per_user(&flh), approx_per_user(&olh));
+    let at = BiasSetting {
+        users: 2e5,
+        ..BiasSetting::DEFAULT
+    };
+    assert_eq!(choose(Some(at)).protocol, Protocol::Olh);
+    // A size bound that OLH's 32-bit seeds miss leaves FLH, with its bias in its MSE.
+    let small = bounds.with_bits(16.0).unwrap();
+    let pick = choose_under(&small, Some(at));
+    assert_eq!(pick.protocol, Protocol::Flh);
+    let want = approx_per_user(&pick.spec) + at.per_user(&pick.spec);
+    assert!((pick.objectives.mse - want).abs() < 1e-12 * want);
+    assert!(pick.objectives.mse > 1.8 * approx_per_user(&olh));
+    // A bias setting where nothing has one is refused by name.
+    let aue = TuneRequest {
+        bias_users: Some(1e3),
+        ..TuneRequest::default()
+    };
+    let refused = aue.tune(Protocol::Aue, k, eps).unwrap_err();
+    assert_eq!(refused.knob(), Some(ldp_optimize::Knob::BiasUsers));
+}

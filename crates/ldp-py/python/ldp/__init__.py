@@ -144,16 +144,26 @@ def analyze(protocols, k, eps, param=None, *, frame=None, **options):
         --asr-max``, ``--bits-max``; they filter rows, they do not tune), and
         ``change_rate``: add the change detector's closed forms for fresh reports at that
         daily rate of change (columns change_rate, detect, false_alarm, precision; NaN
-        where there is none, every family but GRR; ``ldp.simulate_changes`` measures any).
+        where there is none, every family but GRR; ``ldp.simulate_changes`` measures any),
+        and ``bias_users``, ``bias_zipf``: the users (default 10,000) and the Zipf exponent
+        of their values (default 1.1) behind the bias of FLH and the sketches.
     :return: an ``ldp.Table`` (a mapping of numpy columns, with ``to_pandas()`` and
-        ``to_arrow()``): columns protocol, k, eps, param, asr, mse, epg, bits, server_cost,
-        client_cost, params (param is NaN where the family has no parameter or several;
-        params names every parameter, ``"g=8;seeds=1000"``).
+        ``to_arrow()``): columns protocol, k, eps, param, asr, mse, bias, epg, bits,
+        server_cost, client_cost, params (param is NaN where the family has no parameter
+        or several; params names every parameter, ``"g=8;seeds=1000"``).
 
     ``mse`` here is the paper's MSE **for one user** (n = 1): the approximate variance of
     an item's frequency estimate from a single report. With n users the expected MSE is
     ``mse / n``: what ``ldp.simulate`` reports as ``mse_expected`` beside its measured
-    ``mse``, both at its n users.
+    ``mse``, both at its n users. FLH and the sketches hash with a fixed public set of
+    hashes, which biases every estimate by an amount that does not shrink with n: their
+    ``mse`` adds ``bias``, ``bias_users`` times the mean squared bias (in expectation over
+    an ideal hash), so that ``mse / bias_users`` is their MSE at that many users.
+
+    >>> import ldp
+    >>> t = ldp.analyze(["flh", "olh"], k=1000, eps=1.0, bias_users=200_000)
+    >>> float(round(t["mse"][0] / t["mse"][1], 2)), float(t["bias"][1])  # FLH's seeds cost
+    (1.87, 0.0)
 
     >>> import ldp
     >>> cols = ldp.analyze(["grr", "oue"], k=[10, 100], eps=1.0)

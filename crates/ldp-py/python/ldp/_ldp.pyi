@@ -25,6 +25,7 @@ _EstimatorName = Literal[
     "base-cut",
     "mle-apx",
     "ibu",
+    "ibu-squarem",
     "mle",
 ]
 # What a reader does with an invalid report: refuse the input, or skip it and count it.
@@ -182,6 +183,8 @@ def analyze(
     asr_max: Optional[float] = None,
     bits_max: Optional[float] = None,
     change_rate: Optional[float] = None,
+    bias_users: Optional[float] = None,
+    bias_zipf: Optional[float] = None,
 ) -> dict[str, Any]: ...
 def tune(
     protocol: Union[_ProtocolName, Literal["all"]],
@@ -203,6 +206,8 @@ def tune(
     asr_after: Optional[int] = None,
     precision_max: Optional[float] = None,
     change_rate: Optional[float] = None,
+    bias_users: Optional[float] = None,
+    bias_zipf: Optional[float] = None,
 ) -> dict[str, Any]: ...
 def frontier(
     protocol: _ProtocolName,
