@@ -6,6 +6,8 @@ import { draw, label } from "./plot.js";
 
 const $ = (id) => document.getElementById(id);
 const ADAPTIVE = ["ass", "aue", "alh", "athe"];
+// The "try it" option of the recommended instance where the table shows another one.
+const RECOMMENDED = "recommended";
 // The page answers as you type up to this k; the frontiers of ASS and ALH scan every
 // parameter up to k (about a second at 100,000). The CLI takes any k.
 const MAX_K = 100000;
@@ -52,30 +54,54 @@ function debounced(f, ms) {
   };
 }
 
+// A whole number exactly (a parameter copied from the page is the instance shown), any
+// other number to four digits.
 function cell(v) {
   if (v === null || v === undefined) return "–";
+  if (Number.isInteger(v)) return String(v);
   return typeof v === "number" ? label(v) : String(v);
 }
 
 let current = { rows: [], pick: null };
 
+// The settings' own checks, before any answer: what a field holds that no command takes.
+function checked(s) {
+  const refuse = (message) => { throw Object.assign(new Error(message), { name: "ParamError" }); };
+  if (s.k === undefined) refuse("k: give the domain size, a whole number of at least 2");
+  if (!Number.isInteger(s.k) || s.k < 2) refuse(`k: expected a whole number of at least 2, got ${s.k}`);
+  if (s.k > MAX_K) refuse(`k: the page answers up to k = ${MAX_K.toLocaleString("en")}; \`ldp analyze\` and \`ldp tune\` take any k`);
+  if (s.eps === undefined) refuse("ε: give the privacy budget, a number above 0");
+}
+
+// Nothing of the last answer stays on screen beside a setting that has none.
+function clearAnswer(e) {
+  $("status").textContent = `${e.name}: ${e.message}`;
+  $("status").className = "error";
+  const rec = $("recommendation");
+  rec.dataset.state = "error";
+  rec.dataset.protocol = "";
+  rec.textContent = `No answer: ${e.message}`;
+  $("table").tBodies[0].replaceChildren();
+  $("plot").replaceChildren();
+  $("cli-analyze").textContent = "";
+  $("cli-tune").textContent = "";
+  current = { rows: [], pick: null };
+}
+
 function render() {
   const started = performance.now();
   const s = settings();
-  $("cli-analyze").textContent = `ldp analyze --protocol all --k ${s.k} --eps ${s.eps}${cliFlags({ ...s.weights, ...s.bias })}`;
-  $("cli-tune").textContent = `ldp tune --protocol all --k ${s.k} --eps ${s.eps}${cliFlags({ ...s.bounds, ...s.bias })}`;
   let rows;
   try {
-    if (s.k > MAX_K) {
-      throw Object.assign(new Error(`k: the page answers up to k = ${MAX_K.toLocaleString("en")}; \`ldp analyze\` and \`ldp tune\` take any k`), { name: "ParamError" });
-    }
+    checked(s);
     rows = analyze("all", s.k, s.eps, { ...s.weights, ...s.bias });
   } catch (e) {
-    $("status").textContent = `${e.name}: ${e.message}`;
-    $("status").className = "error";
-    $("recommendation").dataset.state = "error";
+    clearAnswer(e);
     return;
   }
+  // The command lines only beside the answer they give.
+  $("cli-analyze").textContent = `ldp analyze --protocol all --k ${s.k} --eps ${s.eps}${cliFlags({ ...s.weights, ...s.bias })}`;
+  $("cli-tune").textContent = `ldp tune --protocol all --k ${s.k} --eps ${s.eps}${cliFlags({ ...s.bounds, ...s.bias })}`;
   $("status").className = "";
   let pick = null;
   const rec = $("recommendation");
@@ -99,19 +125,28 @@ function render() {
     rec.textContent = e.message;
   }
 
+  // The recommendation is an instance: where the table's row of its protocol is another
+  // one (HR's blocks, the sketches' sizes, an adaptive parameter tuned under bounds rather
+  // than weights), it gets a row of its own, and "try it" and the plot use it.
+  const same = (r) => pick && r.protocol === pick.protocol && JSON.stringify(r.spec) === JSON.stringify(pick.spec);
+  const extra = pick && !rows.some(same)
+    ? { ...pick, bias: null, recommended: true }
+    : null;
+  const shown = extra ? rows.concat([extra]) : rows;
   const body = $("table").tBodies[0];
   body.replaceChildren();
-  for (const r of rows) {
+  for (const r of shown) {
     const tr = document.createElement("tr");
     tr.dataset.protocol = r.protocol;
     for (const key of ["asr", "mse", "bias", "epg", "bits", "param"]) {
       if (r[key] !== undefined) tr.dataset[key] = r[key] === null ? "" : String(r[key]);
     }
-    if (pick && r.protocol === pick.protocol) tr.className = "recommended";
+    if (r.recommended) tr.dataset.extra = "true";
+    if (r === extra || (!extra && same(r))) tr.className = "recommended";
     const cells = r.error ? [r.protocol, r.error] : [r.protocol, r.param, r.asr, r.mse, r.bias, r.epg, r.bits];
     cells.forEach((v, i) => {
       const td = document.createElement("td");
-      td.textContent = i === 0 ? v.toUpperCase() : cell(v);
+      td.textContent = i === 0 ? v.toUpperCase() + (r.recommended ? " (recommended)" : "") : cell(v);
       if (r.error && i === 1) { td.colSpan = 6; td.className = "error"; }
       tr.append(td);
     });
@@ -119,6 +154,8 @@ function render() {
   }
 
   const points = rows.filter((r) => !r.error && !ADAPTIVE.includes(r.protocol));
+  // The ring sits on a drawn point: the recommended instance of a classic protocol is one.
+  if (extra && !ADAPTIVE.includes(extra.protocol)) points.push(extra);
   const tuned = ADAPTIVE.filter((p) => rows.some((r) => r.protocol === p && !r.error));
   const frontiers = [];
   for (const p of tuned) {
@@ -132,10 +169,17 @@ function render() {
 
   const select = $("try-protocol");
   const chosen = select.value;
-  select.replaceChildren(...rows.filter((r) => !r.error).map((r) => new Option(r.protocol.toUpperCase(), r.protocol)));
-  select.value = pick && (!chosen || current.pick?.protocol === chosen) ? pick.protocol : chosen || rows[0].protocol;
-  current = { rows, pick };
+  const options = rows.filter((r) => !r.error).map((r) => new Option(r.protocol.toUpperCase(), r.protocol));
+  if (extra) options.push(new Option(`${extra.protocol.toUpperCase()} (recommended)`, RECOMMENDED));
+  select.replaceChildren(...options);
+  const pickOption = extra ? RECOMMENDED : pick?.protocol;
+  const followsPick = !chosen || chosen === RECOMMENDED || chosen === current.pickOption;
+  select.value = pick && followsPick ? pickOption : chosen || rows[0].protocol;
+  if (!select.value) select.value = rows[0].protocol;
+  current = { rows, pick, pickOption };
+  // A value the domain holds: the last one when the old value no longer fits.
   $("try-value").max = String(s.k - 1);
+  if (Number($("try-value").value) > s.k - 1) $("try-value").value = String(s.k - 1);
   const ms = performance.now() - started;
   document.body.dataset.renderMs = ms.toFixed(1);
   $("status").textContent = `Answered in ${ms.toFixed(0)} ms.`;
@@ -176,8 +220,8 @@ function renderShuffle() {
 // The client of the protocol selected under "try it", at the instance of the table.
 function tryClient() {
   const p = $("try-protocol").value;
-  const row = current.rows.find((r) => r.protocol === p);
-  return Client.fromSpec(JSON.stringify(row.spec));
+  const spec = p === RECOMMENDED ? current.pick.spec : current.rows.find((r) => r.protocol === p).spec;
+  return Client.fromSpec(JSON.stringify(spec));
 }
 
 function guarded(f) {

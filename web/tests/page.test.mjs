@@ -88,7 +88,9 @@ test("the table equals ldp analyze to 1e-12 over a grid of settings", async () =
     for (const eps of [0.5, 2, 8]) {
       for (const wAsr of [0.5, 0.8]) {
         await set({ k, eps, "w-asr": wAsr, "asr-max": 0.5 });
-        const rows = await page.$$eval("#table tbody tr", (trs) => trs.map((tr) => ({ ...tr.dataset })));
+        // The table's rows (a recommended instance of its own aside), and their cells.
+        const rows = await page.$$eval("#table tbody tr:not([data-extra])", (trs) =>
+          trs.map((tr) => ({ ...tr.dataset, paramCell: tr.cells[1]?.textContent })));
         const cli = ldpJson(["analyze", "--protocol", "all", "--k", String(k), "--eps", String(eps),
           "--w-asr", String(wAsr)]);
         assert.equal(rows.length, cli.length, `k ${k} eps ${eps}`);
@@ -105,6 +107,8 @@ test("the table equals ldp analyze to 1e-12 over a grid of settings", async () =
             compared++;
           }
           assert.equal(got.param ?? "", want.param === null ? "" : String(want.param), `${want.protocol}.param`);
+          // A whole parameter is shown exactly: copied from the page, it is the same instance.
+          if (Number.isInteger(want.param)) assert.equal(got.paramCell, String(want.param), `${want.protocol} param cell`);
         }
       }
     }
@@ -151,7 +155,7 @@ async function perturbInPage(protocol, values) {
 }
 
 for (const protocol of ["oue", "olh", "grr"]) {
-  test(`2,000 ${protocol} reports made in the page aggregate within 4 SE in ldp aggregate`, async () => {
+  test(`2,000 ${protocol} reports made in the page aggregate within 5 SE in ldp aggregate`, async () => {
     const k = 16, eps = 2, n = 2000;
     await set({ k, eps, "w-asr": 0.5, "asr-max": 0.5 });
     // A skewed population: item v held by about (v + 1) / 136 of the users.
@@ -171,8 +175,9 @@ for (const protocol of ["oue", "olh", "grr"]) {
     assert.equal(estimates.length, k);
     // The exact variance of item v's estimate, for a pure protocol's (p, q) and the
     // population's share f_v: (q (1 - q) + f_v (p - q) (1 - p - q)) / (n (p - q)^2).
-    // The reports come from the CSPRNG, unseeded: with 48 items over the three tests,
-    // about 0.3% of runs see one beyond 4 SE by chance.
+    // The reports come from the CSPRNG, unseeded, as a visitor's do: the bound is 5 SE, which
+    // one of the 48 items over the three tests passes by chance in about 1 run of 36,000
+    // (at 4 SE it was 1 in 330).
     const e = Math.exp(eps);
     const g = Math.round(e + 1); // OLH's hash range
     const [p, q] = { grr: [e / (e + k - 1), 1 / (e + k - 1)], oue: [0.5, 1 / (e + 1)], olh: [e / (e + g - 1), 1 / g] }[protocol];
@@ -185,7 +190,7 @@ for (const protocol of ["oue", "olh", "grr"]) {
       worst = Math.max(worst, Math.abs(estimates[v] - f) / se);
     }
     console.log(`${protocol}: the largest error is ${worst.toFixed(2)} SE over ${k} items`);
-    assert.ok(worst < 4, `${worst} SE`);
+    assert.ok(worst < 5, `${worst} SE`);
   });
 }
 
@@ -241,11 +246,83 @@ test("bad input is said, not thrown away", async () => {
   assert.deepEqual(page.errors, []);
 });
 
+test("the recommendation is one instance: its row, its point, and what try it perturbs", async () => {
+  // Where the table's instance of the recommended protocol is another (HR's blocks under a
+  // size bound; ASS tuned under bounds rather than weights).
+  for (const [settings, protocol] of [
+    [{ k: 33, eps: 3.3, "asr-max": 0.15, "bits-max": 8 }, "hr"],
+    [{ k: 250, eps: 6, "asr-max": 0.1, "bits-max": 32 }, null],
+  ]) {
+    // A fresh load: "try it" follows the recommendation until the visitor picks another.
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-ready=true]");
+    await set({ "w-asr": 0.5, ...settings });
+    const rec = await page.evaluate(() => ({ ...document.getElementById("recommendation").dataset }));
+    assert.equal(rec.state, "ready");
+    if (protocol) assert.equal(rec.protocol, protocol);
+    const marked = await page.$$eval("#table tbody tr.recommended", (trs) => trs.map((tr) => ({ ...tr.dataset })));
+    assert.equal(marked.length, 1);
+    assert.equal(marked[0].protocol, rec.protocol);
+    assert.ok(close(Number(marked[0].asr), Number(rec.asr)), `row ${marked[0].asr} vs ${rec.asr}`);
+    assert.ok(close(Number(marked[0].mse), Number(rec.mse)));
+    // The default of "try it" and "perturb many values" is the recommended instance.
+    await page.evaluate(() => { document.querySelector("#try details").open = true; });
+    await page.$eval("#batch-values", (el) => { el.value = "0\n1"; });
+    await page.click("#batch-perturb");
+    assert.deepEqual(JSON.parse(await page.textContent("#batch-spec")), JSON.parse(rec.spec));
+    // The ring sits on a drawn point of that protocol.
+    const ring = await page.$eval("#plot circle.recommended", (c) => [Number(c.getAttribute("cx")), Number(c.getAttribute("cy"))]);
+    const under = await page.$$eval(`#plot [data-protocol=${rec.protocol}]:not(.recommended)`, (cs) =>
+      cs.filter((c) => c.tagName === "circle").map((c) => [Number(c.getAttribute("cx")), Number(c.getAttribute("cy"))]));
+    assert.ok(under.some(([x, y]) => Math.hypot(x - ring[0], y - ring[1]) < 3), `ring ${ring} on none of ${under.length} points`);
+  }
+  await set({ "bits-max": null, "asr-max": 0.1 });
+});
+
+test("bad input clears the answer and the command lines", async () => {
+  await set({ k: 100, eps: 1, "asr-max": 0.1 });
+  assert.notEqual(await page.textContent("#cli-tune"), "");
+  for (const [k, said] of [[null, /k: give the domain size/], [1.5, /k: expected a whole number of at least 2, got 1.5/], [1, /got 1$/]]) {
+    await set({ k });
+    assert.match(await page.textContent("#status"), said);
+    assert.equal(await page.textContent("#cli-tune"), "");
+    assert.equal(await page.textContent("#cli-analyze"), "");
+    assert.equal(await page.$$eval("#table tbody tr", (trs) => trs.length), 0);
+    assert.equal(await page.getAttribute("#recommendation", "data-state"), "error");
+  }
+  await set({ k: 100, eps: null });
+  assert.match(await page.textContent("#status"), /ε: give the privacy budget/);
+  assert.equal(await page.textContent("#cli-tune"), "");
+  await set({ eps: 1 });
+  assert.match(await page.textContent("#cli-tune"), /--k 100 --eps 1/);
+});
+
+test("try it keeps a value the domain holds", async () => {
+  await set({ k: 100, eps: 1, "asr-max": 0.1 });
+  await page.fill("#try-value", "42");
+  await set({ k: 10 });
+  assert.equal(await page.inputValue("#try-value"), "9");
+  await page.click("#try-perturb");
+  assert.notEqual(await page.textContent("#try-report"), "–");
+  assert.doesNotMatch(await page.textContent("#status"), /Error/);
+  await set({ k: 100 });
+});
+
+test("a phone's width: nothing runs off the right edge", async () => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await phone.goto(server.url);
+  await phone.waitForSelector("body[data-ready=true]");
+  const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 390, `the page is ${wide} px wide at 390`);
+  if (SCREENSHOT) await phone.screenshot({ path: SCREENSHOT.replace(/\.png$/, "-phone.png"), fullPage: true });
+  await phone.close();
+});
+
 test("a screenshot of the page", { skip: !SCREENSHOT && "LDP_SCREENSHOT is not set" }, async () => {
-  // A fresh load: the page as a visitor first sees it, after one "Perturb".
+  // A fresh load: the page as a visitor first sees it (try it on the recommendation), after
+  // one "Perturb".
   await page.goto(server.url);
   await page.waitForSelector("body[data-ready=true]");
-  await page.selectOption("#try-protocol", await page.getAttribute("#recommendation", "data-protocol"));
   await page.click("#try-perturb");
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
 });
