@@ -3,7 +3,6 @@
 //! large-domain oracles (the protocols after the paper's twelve in `Protocol::ALL`) at
 //! their presets.
 
-use ldp_analytic::variance::BiasSetting;
 use ldp_analytic::{LhAsr, Poisoning};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 use serde::{Deserialize, Serialize};
@@ -103,33 +102,32 @@ pub fn choose_protocol_after(
     poisoning: &Poisoning,
     collections: u32,
 ) -> Result<Choice, ChooseError> {
-    choose_protocol_among(
-        k,
-        eps,
-        bounds,
+    let settings = TuneOptions {
         lh_asr,
-        poisoning,
+        poisoning: *poisoning,
         collections,
-        None,
-        &|_| true,
-    )
+        ..TuneOptions::default()
+    };
+    choose_protocol_among(k, eps, bounds, &settings, &|_| true)
 }
 
 /// [`choose_protocol_after`] over the protocols `among` admits only: the question of a
 /// bound that some protocols have no form for (the change detector's precision on fresh
-/// reports, for the protocols whose law depends on the domain's labels). With `bias`, the
-/// MSE compared counts the bias of the fixed-hash families ([`BiasSetting::per_user`]);
-/// without it, the paper's variance per user, which ranks FLH as OLH.
+/// reports, for the protocols whose law depends on the domain's labels). `settings` gives
+/// the LH ASR form, the poisoning setting, the linked reports behind the ASR and the bias
+/// setting (its weights, strategy and search do not apply): with a
+/// [`TuneOptions::bias`], the MSE compared counts the bias of the fixed-hash families
+/// ([`BiasSetting::per_user`](ldp_analytic::variance::BiasSetting::per_user)); without
+/// it, the paper's variance per user, which ranks FLH as OLH.
 pub fn choose_protocol_among(
     k: DomainSize,
     eps: Epsilon,
     bounds: &Bounds,
-    lh_asr: LhAsr,
-    poisoning: &Poisoning,
-    collections: u32,
-    bias: Option<BiasSetting>,
+    settings: &TuneOptions,
     among: &dyn Fn(Protocol) -> bool,
 ) -> Result<Choice, ChooseError> {
+    let (lh_asr, poisoning, collections) =
+        (settings.lh_asr, &settings.poisoning, settings.collections);
     if collections == 0 {
         return Err(OptimizeError::NoCollections.into());
     }
@@ -137,11 +135,7 @@ pub fn choose_protocol_among(
         strategy: Strategy::EpsConstraint(*bounds),
         // Every bounded objective, and MSE, must be computed.
         weights: Weights::all(1.0, 1.0, 1.0, 1.0)?,
-        lh_asr,
-        poisoning: *poisoning,
-        collections,
-        bias,
-        ..TuneOptions::default()
+        ..*settings
     };
     let needed = ObjectiveSet::of(
         &bounds

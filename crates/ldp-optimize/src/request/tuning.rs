@@ -422,20 +422,19 @@ impl TuneRequest {
         let collections = self.collections.unwrap_or(1);
         check_collections(&[collections])?;
         let poisoning = self.used_poisoning(false)?;
-        choose_protocol_among(
-            k,
-            eps,
-            &bounds,
-            self.lh_asr_used(),
-            &poisoning,
+        let settings = TuneOptions {
+            lh_asr: self.lh_asr_used(),
+            poisoning,
             collections,
-            Some(self.bias()?),
-            &|p| !self.left_out_by_change(p),
+            bias: Some(self.bias()?),
+            ..TuneOptions::default()
+        };
+        choose_protocol_among(k, eps, &bounds, &settings, &|p| !self.left_out_by_change(p)).map_err(
+            |error| RequestError::Choosing {
+                context: format!("choosing a protocol at k = {k}, eps = {eps}"),
+                error,
+            },
         )
-        .map_err(|error| RequestError::Choosing {
-            context: format!("choosing a protocol at k = {k}, eps = {eps}"),
-            error,
-        })
     }
 
     /// The Pareto frontier of the adaptive `protocol`'s parameter in `objectives` (two

@@ -323,17 +323,11 @@ fn the_bias_of_fixed_seeds_ranks_flh_below_olh() {
     let bounds = Bounds::asr(1.0).unwrap();
     let lh = |p: Protocol| matches!(p, Protocol::Flh | Protocol::Olh);
     let choose_under = |bounds: &Bounds, bias| {
-        choose_protocol_among(
-            k,
-            eps,
-            bounds,
-            LhAsr::Paper,
-            &Poisoning::default(),
-            1,
+        let settings = TuneOptions {
             bias,
-            &lh,
-        )
-        .unwrap()
+            ..TuneOptions::default()
+        };
+        choose_protocol_among(k, eps, bounds, &settings, &lh).unwrap()
     };
     let choose = |bias| choose_under(&bounds, bias);
     let (flh, olh) = (
