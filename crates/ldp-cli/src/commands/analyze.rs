@@ -3,8 +3,8 @@
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use ldp_core::longitudinal::LongitudinalProtocol;
-use ldp_core::simulation::{Role, perturb_all};
-use ldp_core::{ProtocolSet, Spec, dispatch};
+use ldp_core::simulation::{Role, Streams, USERS_PER_STREAM};
+use ldp_core::{Mechanism, ProtocolSet, Spec, dispatch};
 use ldp_jsonl::JsonReport;
 use ldp_optimize::{
     ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, RowBounds, SettingGroup, analyze,
@@ -70,7 +70,7 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, value_name = "COLUMN")]
     sort: Option<String>,
     /// Add `json_bytes`: the mean size of the tool's JSON report, measured on 2,000
-    /// seeded reports (slow for SHE at large k).
+    /// seeded reports, or as many as 64 MiB of JSON hold (at least one: SHE at large k).
     #[arg(long = "json-bytes")]
     json_bytes: bool,
     /// Add `collections` and `asr_after`: the ASR of the attack that links T reports of an
@@ -357,22 +357,37 @@ fn run_memoized(a: &AnalyzeArgs, protocols: &[LongitudinalProtocol]) -> Result<(
 }
 
 /// Mean bytes of one JSON report and its newline, over 2,000 seeded reports of items
-/// spread evenly over the domain.
+/// spread evenly over the domain, or as many as [`JSON_SAMPLE_BYTES`] of JSON hold (at
+/// least one). One report and its line are held at a time: a report of SHE at k = 2^24 is
+/// 128 MiB of coordinates, and 2,000 of them held together did not fit in memory.
+/// The reports are `perturb_all`'s (the same streams, in order), so the numbers did not
+/// change where all 2,000 fit.
 fn json_bytes(spec: &Spec) -> Result<f64> {
     const N: u32 = 2000;
     let k = spec.k().get();
-    let items: Vec<u32> = (0..N).map(|i| i % k).collect();
+    let streams = Streams::new(0, 0, Role::Genuine);
     dispatch!(build(spec)?, m => {
-        let reports = perturb_all(&m, &items, 0, 0, Role::Genuine).expect("items are in the domain");
-        let mut line = Vec::new();
-        let total: usize = reports
-            .iter()
-            .map(|r| {
-                line.clear();
-                r.write_json(&mut line);
-                line.len() + 1
-            })
-            .sum();
-        Ok(total as f64 / f64::from(N))
+        let (mut line, mut total, mut measured) = (Vec::new(), 0usize, 0u32);
+        // User i draws from its batch's stream, as in `perturb_all`.
+        let batch = |i: u32| (i as usize / USERS_PER_STREAM) as u64;
+        let mut rng = streams.batch(0);
+        for i in 0..N {
+            if i > 0 && batch(i) != batch(i - 1) {
+                rng = streams.batch(batch(i));
+            }
+            let report = m.perturb(i % k, &mut rng).expect("items are in the domain");
+            line.clear();
+            report.write_json(&mut line);
+            total += line.len() + 1;
+            measured += 1;
+            if total >= JSON_SAMPLE_BYTES {
+                break;
+            }
+        }
+        Ok(total as f64 / f64::from(measured))
     })
 }
+
+/// The most JSON `--json-bytes` measures per row: a mean over enough reports to be stable
+/// to a few bytes, however large one report is.
+const JSON_SAMPLE_BYTES: usize = 64 << 20;

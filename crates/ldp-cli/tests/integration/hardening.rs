@@ -1334,3 +1334,33 @@ fn ledger_inputs_are_checked_by_line() {
         &["line 2: survey memo: eps_perm (at least its eps)"],
     );
 }
+
+/// Issue 43, item 3: `--json-bytes` holds one report at a time. SS at k = 10^6 took 2.1 GB
+/// when it held its 2,000 sample reports; under a 1 GB address-space limit it now answers.
+#[cfg(unix)]
+#[test]
+fn json_bytes_holds_one_report_at_a_time() {
+    let bin = assert_cmd::cargo::cargo_bin("ldp");
+    let script = format!(
+        "ulimit -v 1000000; exec '{}' analyze --protocol ss --k 1000000 --eps 1 --json-bytes",
+        bin.display()
+    );
+    let out = Process::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last: f64 = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // About 0.27 k indices of up to 7 digits: some 1.85 MB a report.
+    assert!((1.5e6..2.5e6).contains(&last), "{last}");
+}
