@@ -85,6 +85,8 @@ function clearAnswer(e) {
   $("plot").replaceChildren();
   $("cli-analyze").textContent = "";
   $("cli-tune").textContent = "";
+  // Nothing to try either: "try it" says so rather than perturb with a stale instance.
+  $("try-protocol").replaceChildren();
   current = { rows: [], pick: null };
 }
 
@@ -129,9 +131,7 @@ function render() {
   // one (HR's blocks, the sketches' sizes, an adaptive parameter tuned under bounds rather
   // than weights), it gets a row of its own, and "try it" and the plot use it.
   const same = (r) => pick && r.protocol === pick.protocol && JSON.stringify(r.spec) === JSON.stringify(pick.spec);
-  const extra = pick && !rows.some(same)
-    ? { ...pick, bias: null, recommended: true }
-    : null;
+  const extra = pick && !rows.some(same) ? { ...pick, recommended: true } : null;
   const shown = extra ? rows.concat([extra]) : rows;
   const body = $("table").tBodies[0];
   body.replaceChildren();
@@ -154,8 +154,9 @@ function render() {
   }
 
   const points = rows.filter((r) => !r.error && !ADAPTIVE.includes(r.protocol));
-  // The ring sits on a drawn point: the recommended instance of a classic protocol is one.
-  if (extra && !ADAPTIVE.includes(extra.protocol)) points.push(extra);
+  // The ring sits on a drawn point: the recommended instance is one (an adaptive one, tuned
+  // under bounds, need not lie on the frontier drawn for the weights' objectives).
+  if (extra) points.push(extra);
   const tuned = ADAPTIVE.filter((p) => rows.some((r) => r.protocol === p && !r.error));
   const frontiers = [];
   for (const p of tuned) {
@@ -220,6 +221,7 @@ function renderShuffle() {
 // The client of the protocol selected under "try it", at the instance of the table.
 function tryClient() {
   const p = $("try-protocol").value;
+  if (!p) throw Object.assign(new Error("no answer to try: fix the settings above"), { name: "ParamError" });
   const spec = p === RECOMMENDED ? current.pick.spec : current.rows.find((r) => r.protocol === p).spec;
   return Client.fromSpec(JSON.stringify(spec));
 }

@@ -38,10 +38,12 @@ async function set(values) {
     await page.waitForSelector("body[data-ready=true]");
   }
   const renders = await page.evaluate(() => Number(document.body.dataset.renders ?? 0));
-  for (const [id, v] of Object.entries(values)) {
-    await page.fill(`#${id}`, v === null ? "" : String(v));
-  }
-  // The page answers once the inputs have been still for a moment.
+  // Every field at once, then one input event: a render in between (the page answers once
+  // the inputs have been still for 150 ms) would answer part of the settings.
+  await page.evaluate((entries) => {
+    for (const [id, v] of entries) document.getElementById(id).value = v === null ? "" : String(v);
+    document.getElementById(entries[entries.length - 1][0]).dispatchEvent(new Event("input"));
+  }, Object.entries(values));
   await page.waitForFunction((n) => Number(document.body.dataset.renders ?? 0) > n, renders);
 }
 
@@ -290,6 +292,8 @@ test("bad input clears the answer and the command lines", async () => {
     assert.equal(await page.$$eval("#table tbody tr", (trs) => trs.length), 0);
     assert.equal(await page.getAttribute("#recommendation", "data-state"), "error");
   }
+  await page.click("#try-perturb");
+  assert.match(await page.textContent("#status"), /ParamError: no answer to try/);
   await set({ k: 100, eps: null });
   assert.match(await page.textContent("#status"), /ε: give the privacy budget/);
   assert.equal(await page.textContent("#cli-tune"), "");

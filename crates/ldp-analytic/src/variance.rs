@@ -103,6 +103,8 @@ impl Prior {
             Prior::Uniform => 1.0 / kf,
             Prior::PointMass => 1.0,
             Prior::Mass(m) => m.clamp(1.0 / kf, 1.0),
+            // Beyond this every item past the first has weight below 2^-600: one value.
+            Prior::Zipf(s) if s > 600.0 => 1.0,
             Prior::Zipf(s) => {
                 let h = |exponent: f64| zipf_sum(k.get(), exponent);
                 (h(2.0 * s) / (h(s) * h(s))).clamp(1.0 / kf, 1.0)
@@ -209,10 +211,12 @@ fn zipf_sum(k: u32, s: f64) -> f64 {
         return head;
     }
     let (a, b) = (f64::from(SUMMED) + 0.5, f64::from(k) + 0.5);
-    let integral = if (s - 1.0).abs() < 1e-12 {
-        (b / a).ln()
+    // (b^(1-s) - a^(1-s)) / (1-s), without cancellation near s = 1 (ln(b/a) at s = 1).
+    let (t, span) = (1.0 - s, (b / a).ln());
+    let integral = if t == 0.0 {
+        span
     } else {
-        (b.powf(1.0 - s) - a.powf(1.0 - s)) / (1.0 - s)
+        a.powf(t) * (t * span).exp_m1() / t
     };
     let slope = |x: f64| -s * x.powf(-s - 1.0);
     head + integral - (slope(b) - slope(a)) / 24.0

@@ -115,7 +115,7 @@ pub fn choose_protocol_after(
 /// bound that some protocols have no form for (the change detector's precision on fresh
 /// reports, for the protocols whose law depends on the domain's labels). `settings` gives
 /// the LH ASR form, the poisoning setting, the linked reports behind the ASR and the bias
-/// setting (its weights, strategy and search do not apply): with a
+/// setting (its weights, strategy, search and scale do not apply): with a
 /// [`TuneOptions::bias`], the MSE compared counts the bias of the fixed-hash families
 /// ([`BiasSetting::per_user`](ldp_analytic::variance::BiasSetting::per_user)); without
 /// it, the paper's variance per user, which ranks FLH as OLH.
@@ -135,7 +135,11 @@ pub fn choose_protocol_among(
         strategy: Strategy::EpsConstraint(*bounds),
         // Every bounded objective, and MSE, must be computed.
         weights: Weights::all(1.0, 1.0, 1.0, 1.0)?,
-        ..*settings
+        lh_asr,
+        poisoning: *poisoning,
+        collections,
+        bias: settings.bias,
+        ..TuneOptions::default()
     };
     let needed = ObjectiveSet::of(
         &bounds

@@ -106,15 +106,18 @@ pub fn analyze(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsV
 
 /// `ldp tune --protocol all --k K --eps E --asr-max A [--bits-max B] [--epg-max G]`: the
 /// lowest-MSE instance of every protocol under the bounds (`options.asr_max`,
-/// `bits_max`, `epg_max`; `asr_after`: the ASR after that many linked reports). Returns
-/// `{protocol, k, eps, strategy, param, asr, mse, epg, bits, spec}`; throws a
-/// `TuningError` when no instance meets the bounds, saying what is reachable.
+/// `bits_max`, `epg_max`; `asr_after`: the ASR after that many linked reports; `bias_users`,
+/// `bias_zipf`: the bias of FLH and the sketches in the MSE). Returns
+/// `{protocol, k, eps, strategy, param, asr, mse, bias, epg, bits, spec}` (`mse` includes
+/// `bias`); throws a `TuningError` when no instance meets the bounds, saying what is
+/// reachable.
 #[wasm_bindgen]
 pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
     let settings: TuneRequest = args::options(&options)?;
     let choice = settings
         .choose(args::domain(k)?, args::budget(eps)?)
         .map_err(request)?;
+    let bias = settings.bias().map_err(request)?.per_user(&choice.spec);
     let o = choice.objectives;
     crate::to_js(&json!({
         "protocol": choice.protocol.name(),
@@ -124,6 +127,7 @@ pub fn choose(k: f64, eps: f64, options: JsValue) -> Result<JsValue, JsValue> {
         "param": param_cell(&choice.spec.params()),
         "asr": o.asr,
         "mse": o.mse,
+        "bias": bias,
         "epg": o.epg.is_finite().then_some(o.epg),
         "bits": o.bits,
         "spec": choice.spec,

@@ -4,7 +4,7 @@
 
 use ldp_analytic::variance::{Prior, collision_mass, expected_mse, expected_squared_bias};
 use ldp_core::families::local_hash::collision_bias;
-use ldp_core::{DomainSize, Epsilon, FamilyParams, Protocol, Spec};
+use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 
 fn zipf(k: u32, s: f64) -> Vec<f64> {
     let w: Vec<f64> = (1..=k).map(|r| f64::from(r).powf(-s)).collect();
@@ -35,38 +35,48 @@ fn the_expected_bias_matches_the_actual_hashes() {
     }
 }
 
-/// FLH's and the sketches' bias through the registry: FLH at (g, k') is the collision
-/// bias at (g, k'), CMS and HCMS at (h, m) at (m, h); every other family has none; and the
-/// bias is what `expected_mse` adds to the variance at many users.
+/// The bias through the registry, against each family's exact `expected_mse` at 10^15
+/// users (where the variance is gone): a family has a bias exactly where its fixed hashes
+/// bias the estimate, and it is the collision form at the family's hash range and number
+/// of hashes (FLH's g and k' seeds, the sketches' width m and h rows).
 #[test]
 fn the_fixed_hash_families_and_only_they_have_a_bias() {
     let (k, eps) = (DomainSize::new(1000).unwrap(), Epsilon::new(1.0).unwrap());
     let f = zipf(1000, 1.1);
     let mass = collision_mass(&f);
+    let mut biased = 0;
     for protocol in Protocol::ALL {
         let Ok(spec) = Spec::classic(protocol, k, eps) else {
             continue; // the adaptive ones are the paper's families at a tuned parameter
         };
         let b = expected_squared_bias(&spec, mass);
-        match spec.params() {
-            FamilyParams::FastLocalHashing { g, seeds } => {
-                let want = ldp_analytic::variance::collision_squared_bias(k, g, seeds, mass);
-                assert_eq!(b, want);
-            }
-            FamilyParams::CountMeanSketch { hashes, width }
-            | FamilyParams::HadamardCountMeanSketch { hashes, width } => {
-                let want = ldp_analytic::variance::collision_squared_bias(k, width, hashes, mass);
-                assert_eq!(b, want);
-            }
-            _ => assert_eq!(b, 0.0, "{protocol}"),
+        let exact = expected_mse(&spec, 1e15, &f);
+        if b == 0.0 {
+            assert!(
+                exact < 1e-10,
+                "{protocol}: {exact} at 10^15 users, but no bias"
+            );
+            continue;
         }
-        if b > 0.0 {
-            // At 10^9 users the variance is gone and the exact bias of the hashes is left.
-            let exact = expected_mse(&spec, 1e9, &f);
-            let ratio = exact / b;
-            assert!((0.7..1.4).contains(&ratio), "{protocol}: {exact} vs {b}");
-        }
+        biased += 1;
+        let ratio = exact / b;
+        assert!((0.7..1.4).contains(&ratio), "{protocol}: {exact} vs {b}");
+        let named = spec.params().named_values();
+        let value = |name: &str| {
+            named
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| *v as u32)
+        };
+        let (range, hashes) = match (value("g"), value("seeds"), value("width"), value("hashes")) {
+            (Some(g), Some(seeds), ..) => (g, seeds),
+            (_, _, Some(width), Some(rows)) => (width, rows),
+            _ => panic!("{protocol} has a bias but no fixed hashes: {named:?}"),
+        };
+        let want = ldp_analytic::variance::collision_squared_bias(k, range, hashes, mass);
+        assert_eq!(b, want, "{protocol}");
     }
+    assert_eq!(biased, 3, "FLH, CMS and HCMS");
 }
 
 #[test]
@@ -75,7 +85,7 @@ fn the_priors_collision_masses_are_sums_of_squares() {
         let kd = DomainSize::new(k).unwrap();
         assert!((Prior::Uniform.collision_mass(kd) * f64::from(k) - 1.0).abs() < 1e-12);
         assert_eq!(Prior::PointMass.collision_mass(kd), 1.0);
-        for s in [0.0, 0.5, 1.0, 1.1, 2.0] {
+        for s in [0.0, 0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.1, 2.0] {
             let direct = collision_mass(&zipf(k, s));
             let form = Prior::Zipf(s).collision_mass(kd);
             assert!(
@@ -83,6 +93,11 @@ fn the_priors_collision_masses_are_sums_of_squares() {
                 "k={k} s={s}: {form} vs {direct}"
             );
         }
+    }
+    // An exponent so large that every item but the first vanishes: one value.
+    let k = DomainSize::new(1000).unwrap();
+    for s in [700.0, 1e308, f64::MAX] {
+        assert_eq!(Prior::Zipf(s).collision_mass(k), 1.0);
     }
     for bad in ["zipf:-1", "zipf:x", "mass:0", "mass:2", "gauss", "zipf:inf"] {
         assert!(bad.parse::<Prior>().is_err(), "{bad}");

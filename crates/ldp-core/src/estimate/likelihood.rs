@@ -389,22 +389,38 @@ pub fn ibu_squarem(
             continue;
         }
         let before = objective(&f);
+        // |r| / |v| overflows where v all but vanishes: then two plain steps.
         let mut a = -(rr / vv).sqrt().max(1.0);
+        if !a.is_finite() {
+            a = -1.0;
+        }
         loop {
-            for i in 0..k {
-                let (r, v) = (f1[i] - f[i], f2[i] - 2.0 * f1[i] + f[i]);
-                jump[i] = (f[i] - 2.0 * a * r + a * a * v).max(f[i] / 100.0);
+            if a == -1.0 {
+                // Two plain steps, exactly (no floor): IBU's own path, whose objective
+                // never falls.
+                jump.copy_from_slice(&f2);
+            } else {
+                for i in 0..k {
+                    let (r, v) = (f1[i] - f[i], f2[i] - 2.0 * f1[i] + f[i]);
+                    jump[i] = (f[i] - 2.0 * a * r + a * a * v).max(f[i] / 100.0);
+                }
+                let sum: f64 = jump.iter().sum();
+                jump.iter_mut().for_each(|x| *x /= sum);
             }
-            let sum: f64 = jump.iter().sum();
-            jump.iter_mut().for_each(|x| *x /= sum);
             step(&jump, &mut landed);
             steps += 1;
-            if a == -1.0 || objective(&landed) >= before || steps >= cap {
+            if a == -1.0 || objective(&landed) >= before {
+                std::mem::swap(&mut f, &mut landed);
+                break;
+            }
+            if steps >= cap {
+                // The jump lowered the objective and no step is left for another: the
+                // two plain steps stand.
+                std::mem::swap(&mut f, &mut f2);
                 break;
             }
             a = if a > -1.01 { -1.0 } else { (a - 1.0) / 2.0 };
         }
-        std::mem::swap(&mut f, &mut landed);
     }
 }
 

@@ -391,3 +391,57 @@ fn squarem_reaches_what_plain_ibu_creeps_towards() {
         "squarem {mse_fast} vs ibu {mse_plain} (mle {mse_best})"
     );
 }
+
+/// SQUAREM at every small cap: a distribution (finite, summing to one) whose objective is
+/// never below the uniform start's, including where the cap falls inside a jump that the
+/// safeguard would have rejected.
+#[test]
+fn squarem_stopped_anywhere_is_a_distribution_no_worse_than_its_start() {
+    use ldp_core::estimate::likelihood::ibu_squarem;
+    let channels = [
+        Channel {
+            p: 0.6,
+            q: 0.2,
+            one_item_per_report: true,
+        },
+        Channel {
+            p: 0.5,
+            q: 0.02,
+            one_item_per_report: false,
+        },
+        Channel {
+            p: 1.0,
+            q: 0.0,
+            one_item_per_report: true,
+        },
+    ];
+    for channel in channels {
+        for counts in [vec![60u64, 20, 20], vec![500, 0, 3, 0, 90, 1], vec![7]] {
+            let start = vec![1.0 / counts.len() as f64; counts.len()];
+            for cap in 1..=40 {
+                let options = FitOptions {
+                    max_iterations: cap,
+                    tolerance: 1e-12,
+                };
+                let fit = ibu_squarem(&counts, channel, &options).unwrap();
+                assert!(fit.iterations <= cap);
+                assert!(
+                    fit.values.iter().all(|v| v.is_finite() && *v >= 0.0),
+                    "{fit:?}"
+                );
+                assert!(
+                    (fit.values.iter().sum::<f64>() - 1.0).abs() < 1e-9,
+                    "{fit:?}"
+                );
+                let (got, from) = (
+                    ibu_objective(&counts, &fit.values, channel),
+                    ibu_objective(&counts, &start, channel),
+                );
+                assert!(
+                    got >= from - 1e-12,
+                    "cap {cap}: {got} < {from} ({counts:?})"
+                );
+            }
+        }
+    }
+}

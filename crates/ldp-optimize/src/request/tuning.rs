@@ -422,6 +422,13 @@ impl TuneRequest {
         let collections = self.collections.unwrap_or(1);
         check_collections(&[collections])?;
         let poisoning = self.used_poisoning(false)?;
+        // A bias setting must change something among the protocols compared (a precision
+        // bound leaves FLH and the sketches out).
+        let compared: Vec<Protocol> = Protocol::ALL
+            .into_iter()
+            .filter(|&p| !self.left_out_by_change(p))
+            .collect();
+        self.check_bias_used(&compared, k, eps)?;
         let settings = TuneOptions {
             lh_asr: self.lh_asr_used(),
             poisoning,

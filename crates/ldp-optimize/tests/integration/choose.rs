@@ -347,7 +347,25 @@ fn the_bias_of_fixed_seeds_ranks_flh_below_olh() {
     let want = approx_per_user(&pick.spec) + at.per_user(&pick.spec);
     assert!((pick.objectives.mse - want).abs() < 1e-12 * want);
     assert!(pick.objectives.mse > 1.8 * approx_per_user(&olh));
-    // A bias setting where nothing has one is refused by name.
+    // A bias setting where nothing compared has one is refused by name: tuning an adaptive
+    // protocol, or choosing under a precision bound (which leaves FLH and the sketches out).
+    let change = TuneRequest {
+        precision_max: Some(0.3),
+        change_rate: Some(0.1),
+        bias_users: Some(1e3),
+        ..TuneRequest::default()
+    };
+    let refused = change.choose(k, eps).unwrap_err();
+    assert_eq!(
+        refused.knob(),
+        Some(ldp_optimize::Knob::BiasUsers),
+        "{refused}"
+    );
+    let without = TuneRequest {
+        bias_users: None,
+        ..change
+    };
+    assert!(without.choose(k, eps).is_ok());
     let aue = TuneRequest {
         bias_users: Some(1e3),
         ..TuneRequest::default()
