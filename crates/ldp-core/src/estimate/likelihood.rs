@@ -223,18 +223,10 @@ impl Fit {
 /// # Ok::<(), ldp_core::AggregateError>(())
 /// ```
 pub fn ibu(counts: &[u64], channel: Channel, options: &FitOptions) -> Result<Fit, AggregateError> {
-    options.check()?;
-    channel.check()?;
-    let k = counts.len();
-    if k == 0 {
-        return Err(AggregateError::Empty);
-    }
-    let total: f64 = counts.iter().map(|&c| c as f64).sum();
-    if total == 0.0 {
-        return Ok(Fit::direct(vec![1.0 / k as f64; k]));
-    }
-    let observed: Vec<f64> = counts.iter().map(|&c| c as f64 / total).collect();
-    let mut f = vec![1.0 / k as f64; k];
+    let Some(observed) = observed_shares(counts, channel, options)? else {
+        return Ok(Fit::direct(vec![1.0 / counts.len() as f64; counts.len()]));
+    };
+    let mut f = vec![1.0 / counts.len() as f64; counts.len()];
     let (iterations, stop) =
         ibu_steps(&observed, &mut f, channel.q, channel.p - channel.q, options);
     Ok(Fit {
@@ -242,6 +234,25 @@ pub fn ibu(counts: &[u64], channel: Channel, options: &FitOptions) -> Result<Fit
         iterations,
         stop,
     })
+}
+
+/// The checks IBU's estimators share, and the observed shares `c / sum(c)`; `None` when
+/// no report supports any item (the counts say nothing: the estimate is uniform).
+fn observed_shares(
+    counts: &[u64],
+    channel: Channel,
+    options: &FitOptions,
+) -> Result<Option<Vec<f64>>, AggregateError> {
+    options.check()?;
+    channel.check()?;
+    if counts.is_empty() {
+        return Err(AggregateError::Empty);
+    }
+    let total: f64 = counts.iter().map(|&c| c as f64).sum();
+    if total == 0.0 {
+        return Ok(None);
+    }
+    Ok(Some(counts.iter().map(|&c| c as f64 / total).collect()))
 }
 
 /// IBU's steps from `f` until the tolerance or the cap: the iterations run and why they
@@ -335,19 +346,21 @@ pub fn ibu_squarem(
     channel: Channel,
     options: &FitOptions,
 ) -> Result<Fit, AggregateError> {
-    options.check()?;
-    channel.check()?;
     let k = counts.len();
-    if k == 0 {
-        return Err(AggregateError::Empty);
-    }
-    let total: f64 = counts.iter().map(|&c| c as f64).sum();
-    if total == 0.0 {
+    let Some(observed) = observed_shares(counts, channel, options)? else {
         return Ok(Fit::direct(vec![1.0 / k as f64; k]));
-    }
-    let observed: Vec<f64> = counts.iter().map(|&c| c as f64 / total).collect();
+    };
     let (q, gap) = (channel.q, channel.p - channel.q);
-    let step = |from: &[f64], to: &mut [f64]| ibu_step(&observed, from, to, q, gap);
+    // One of IBU's own steps (the same bits as `ibu`'s): whether it moved every frequency
+    // by less than the tolerance.
+    let one = FitOptions {
+        max_iterations: 1,
+        ..*options
+    };
+    let step = |from: &[f64], to: &mut [f64]| {
+        to.copy_from_slice(from);
+        ibu_steps(&observed, to, q, gap, &one).1 == Stop::Tolerance
+    };
     let objective = |f: &[f64]| ibu_objective(&observed, f, q, gap);
     let mut f = vec![1.0 / k as f64; k];
     let (mut f1, mut f2, mut jump, mut landed) =
@@ -362,14 +375,10 @@ pub fn ibu_squarem(
                 stop: Stop::Cap,
             });
         }
-        let moved = step(&f, &mut f1);
+        let still = step(&f, &mut f1);
         steps += 1;
-        if moved < options.tolerance || steps >= cap {
-            let stop = if moved < options.tolerance {
-                Stop::Tolerance
-            } else {
-                Stop::Cap
-            };
+        if still || steps >= cap {
+            let stop = if still { Stop::Tolerance } else { Stop::Cap };
             return Ok(Fit {
                 values: f1,
                 iterations: steps,
@@ -422,24 +431,6 @@ pub fn ibu_squarem(
             a = if a > -1.01 { -1.0 } else { (a - 1.0) / 2.0 };
         }
     }
-}
-
-/// One IBU step from `f` into `next`: `next = f * A (obs / (A f))`, `(A f)_i = q sum(f) +
-/// (p - q) f_i`. The largest move of a frequency.
-fn ibu_step(observed: &[f64], f: &[f64], next: &mut [f64], q: f64, gap: f64) -> f64 {
-    let base = q * f.iter().sum::<f64>();
-    let ratio = |o: f64, v: f64| if o == 0.0 { 0.0 } else { o / (base + gap * v) };
-    let back = q * observed
-        .iter()
-        .zip(f)
-        .map(|(&o, &v)| ratio(o, v))
-        .sum::<f64>();
-    let mut moved = 0.0f64;
-    for ((n, &o), &v) in next.iter_mut().zip(observed).zip(f) {
-        *n = v * (back + gap * ratio(o, v));
-        moved = moved.max((*n - v).abs());
-    }
-    moved
 }
 
 /// What IBU climbs: `sum_i obs_i ln((A f)_i)` (the log-likelihood of GRR's reports; for
