@@ -330,7 +330,7 @@ fn ibu_objective(counts: &[u64], f: &[f64], channel: Channel) -> f64 {
 /// The setting: OUE at k = 1000, eps = 1, 200,000 users of a Zipf(1.1) population.
 /// Plain IBU stops at its 10,000-step cap not far from its uniform start; SQUAREM reaches
 /// the tolerance, a higher objective, and an MSE over ten times lower (measured: 4.6e-5,
-/// 2.5e-6 in 1,141 steps, and the MLE's 2.5e-6).
+/// 2.5e-6 in 1,051 steps, and the MLE's 2.5e-6).
 #[test]
 fn squarem_reaches_what_plain_ibu_creeps_towards() {
     use ldp_core::simulation::{Role, perturb_all};
