@@ -4,12 +4,49 @@
 
 use std::fmt;
 
-/// Bytes of memory available to this process: `MemAvailable` of `/proc/meminfo` on
-/// Linux; `None` where that cannot be read.
+/// Bytes of memory available to this process: the least of `MemAvailable` in
+/// `/proc/meminfo` and, under an address-space limit (`ulimit -v`, `RLIMIT_AS`), what is
+/// left of that limit after the address space already mapped (`VmSize`). A request that
+/// fits the free RAM but not the limit would abort in the allocator, not fail cleanly.
+/// `None` where neither can be read (not Linux).
 pub fn available() -> Option<u64> {
+    let ram = mem_available();
+    let left = address_space_left();
+    match (ram, left) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib_field(&text, "MemAvailable:")
+}
+
+/// The soft `RLIMIT_AS` less the current `VmSize`; `None` when unlimited or unreadable.
+fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let limit = parse_address_limit(&limits)?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let mapped = kib_field(&status, "VmSize:")?;
+    Some(limit.saturating_sub(mapped))
+}
+
+/// The soft limit of the `Max address space` line of `/proc/self/limits`, in bytes.
+fn parse_address_limit(limits: &str) -> Option<u64> {
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft = line["Max address space".len()..]
+        .split_whitespace()
+        .next()?;
+    soft.parse().ok()
+}
+
+/// A `Name:   N kB` field of a `/proc` file, in bytes.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let kib: u64 = line[name.len()..].split_whitespace().next()?.parse().ok()?;
     kib.checked_mul(1024)
 }
 
@@ -79,5 +116,27 @@ fn human(bytes: u128) -> String {
         format!("{gib:.1} GiB")
     } else {
         format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_soft_address_space_limit() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max cpu time              unlimited            unlimited            seconds   \n\
+                      Max address space         2560000000           unlimited            bytes     \n";
+        assert_eq!(parse_address_limit(limits), Some(2_560_000_000));
+        let unlimited = limits.replace("2560000000          ", "unlimited           ");
+        assert_eq!(parse_address_limit(&unlimited), None);
+    }
+
+    #[test]
+    fn reads_kib_fields_in_bytes() {
+        let status = "Name:\tldp\nVmPeak:\t  9000 kB\nVmSize:\t    1234 kB\n";
+        assert_eq!(kib_field(status, "VmSize:"), Some(1234 * 1024));
+        assert_eq!(kib_field(status, "VmRSS:"), None);
     }
 }

@@ -1364,3 +1364,23 @@ fn json_bytes_holds_one_report_at_a_time() {
     // About 0.27 k indices of up to 7 digits: some 1.85 MB a report.
     assert!((1.5e6..2.5e6).contains(&last), "{last}");
 }
+
+/// Under `ulimit -v` the memory check compares with what is left of the process's
+/// address space, not with the machine's free RAM (which would let the allocator abort).
+#[cfg(unix)]
+#[test]
+fn memory_checks_respect_the_address_space_limit() {
+    let bin = assert_cmd::cargo::cargo_bin("ldp");
+    let items = items_file("items-rlimit.txt", "1\n2\n3\n");
+    let script = format!(
+        "ulimit -v 2500000; exec '{}' simulate --protocol grr --k 10 --eps 1 --items '{}' \
+         --users 1000000000",
+        bin.display(),
+        items.display()
+    );
+    let out = Process::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--users 1000000000: needs"), "{err}");
+    assert!(err.lines().count() == 1, "{err}");
+}
