@@ -1384,3 +1384,69 @@ fn memory_checks_respect_the_address_space_limit() {
     assert!(err.contains("--users 1000000000: needs"), "{err}");
     assert!(err.lines().count() == 1, "{err}");
 }
+
+/// Item 7: at a huge domain one report costs O(k), not O(k' k) (FLH's seeds, the
+/// sketches' rows), and the audit's attack guesses by rejection where it scanned all k
+/// items per report (HR, CMS, HCMS). Bounded by CPU time with a wide margin: before, each
+/// of these took minutes of CPU at k = 2^21.
+#[cfg(unix)]
+#[test]
+fn item07_huge_domains_cost_per_report_not_per_domain() {
+    let bin = assert_cmd::cargo::cargo_bin("ldp");
+    let bin = bin.display();
+    let k = 1 << 21;
+    for p in ["flh", "cms", "hcms"] {
+        let script = format!(
+            "ulimit -t 30; echo 0 | '{bin}' perturb --protocol {p} --k 16 --eps 1 --seed 1 \
+             | '{bin}' aggregate --protocol {p} --k {k} --eps 1 | tail -n 1"
+        );
+        let out = Process::new("sh").args(["-c", &script]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.starts_with(&format!("{},", k - 1)),
+            "{p}: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for p in ["hr", "flh", "cms", "hcms"] {
+        let script = format!(
+            "ulimit -t 30; exec '{bin}' audit --protocol {p} --k {k} --eps 1 --trials 1000 \
+             --format csv"
+        );
+        let out = Process::new("sh").args(["-c", &script]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{p}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            3,
+            "{p}"
+        );
+    }
+}
+
+/// A negative number with a negative exponent reaches its flag's own check (clap took
+/// `-1e-6` for a flag `-1`: "unexpected argument '-1'").
+#[test]
+fn negative_exponents_get_the_flags_own_error() {
+    fails(
+        ldp().args([
+            "shuffle", "--users", "1000", "--delta", "-1e-6", "--eps0", "1",
+        ]),
+        &["delta"],
+    );
+    fails(
+        ldp().args([
+            "analyze",
+            "--protocol",
+            "grr",
+            "--k",
+            "10",
+            "--eps",
+            "1,-1e-3",
+        ]),
+        &["--eps", "-0.001"],
+    );
+}

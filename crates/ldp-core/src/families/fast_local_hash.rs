@@ -206,11 +206,15 @@ impl CountedOutputs for FastLocalHashing {
         visit(report.seed as usize * self.g as usize + report.y as usize);
     }
 
-    /// `c_x = sum_s count(s, h_s(x))`: each seed hashes the domain once, O(k' k) in all
-    /// (on every core with the `parallel` feature; the sums are exact, so the result does
-    /// not depend on the thread count).
+    /// `c_x = sum_s count(s, h_s(x))`: each seed some report used hashes the domain once,
+    /// O(min(n, k') k) in all (on every core with the `parallel` feature; the sums are
+    /// exact, so the result does not depend on the thread count). A seed no report used
+    /// adds nothing and is skipped: one report at k = 2^24 costs 2^24 hashes, not 2^34.
     fn support_counts(&self, cells: &[u64], _: u64) -> Vec<u64> {
         let (k, g) = (self.k.get(), self.g as usize);
+        let used: Vec<u32> = (0..self.seeds)
+            .filter(|&s| cells[s as usize * g..][..g].iter().any(|&c| c > 0))
+            .collect();
         let one_seed = |seed: u32| -> Vec<u64> {
             let row = &cells[seed as usize * g..][..g];
             (0..k)
@@ -224,14 +228,15 @@ impl CountedOutputs for FastLocalHashing {
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
-            (0..self.seeds)
-                .into_par_iter()
+            used.into_par_iter()
                 .map(one_seed)
                 .reduce(|| vec![0; k as usize], add)
         }
         #[cfg(not(feature = "parallel"))]
         {
-            (0..self.seeds).map(one_seed).fold(vec![0; k as usize], add)
+            used.into_iter()
+                .map(one_seed)
+                .fold(vec![0; k as usize], add)
         }
     }
 }

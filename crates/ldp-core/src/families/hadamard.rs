@@ -313,6 +313,15 @@ impl Support for HadamardResponse {
     fn supports(&self, report: &GrrReport, item: u32) -> bool {
         self.in_row(report.y, item)
     }
+
+    /// About half the items of the report's block: drawn from all k, the attack's
+    /// rejection takes about `2 k / b` tests where the scan tests b. Offered only where
+    /// that is no more than the scan (few blocks, as at a huge domain: one block of 2^24
+    /// items was 2^24 tests a guess).
+    fn scanned_support_mean(&self) -> Option<f64> {
+        let support = f64::from(self.per_block.min(self.k.get())) / 2.0;
+        (self.k.as_f64() / support <= f64::from(self.per_block)).then_some(support)
+    }
 }
 
 impl CountedOutputs for HadamardResponse {

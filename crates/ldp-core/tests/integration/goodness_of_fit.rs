@@ -407,6 +407,56 @@ fn the_guess_by_rejection_is_uniform_over_the_support() {
     }
 }
 
+/// HR with one block, CMS and HCMS guess by rejection too (their scan tested all k items
+/// per report): the guess is still uniform over each genuine report's support.
+#[test]
+fn the_sketches_and_hr_guess_uniformly_by_rejection() {
+    use ldp_core::{AttackSurface, Support};
+    fn check<M: AttackSurface + Support>(name: &str, m: &M, seed: u64) {
+        assert!(m.scanned_support_mean().unwrap() >= 16.0, "{name}");
+        let mut rng = stream_rng(seed, 0, Role::Genuine, 0);
+        let mut attacker = stream_rng(seed, 0, Role::Attacker, 0);
+        for item in [0, 17, 63] {
+            let report = m.perturb(item, &mut rng).unwrap();
+            let cells = m.support(&report);
+            let cells = if cells.is_empty() {
+                (0..64).collect()
+            } else {
+                cells
+            };
+            let mut counts = vec![0u64; cells.len()];
+            for _ in 0..30_000 {
+                let guess = m.guess(&report, &mut attacker);
+                let cell = cells
+                    .binary_search(&guess)
+                    .unwrap_or_else(|_| panic!("{name}: a guess outside the support"));
+                counts[cell] += 1;
+            }
+            let p = chi_square_p(&counts, &vec![1.0 / cells.len() as f64; cells.len()]);
+            assert!(
+                p > ALPHA,
+                "{name}, item {item}, {} cells: p = {p}",
+                cells.len()
+            );
+        }
+    }
+    check(
+        "hr",
+        &HadamardResponse::new(k(64), eps(1.0), 1).unwrap(),
+        61,
+    );
+    check(
+        "cms",
+        &CountMeanSketch::new(k(64), eps(1.0), 8, 64).unwrap(),
+        62,
+    );
+    check(
+        "hcms",
+        &HadamardCountMeanSketch::new(k(64), eps(1.0), 8, 64).unwrap(),
+        63,
+    );
+}
+
 /// Every dBitFlip report at small k: each set of d buckets with each pattern of bits.
 fn bit_flip_outputs(k: u32, d: u32) -> Vec<ldp_core::SubsetReport> {
     all_subsets(k)

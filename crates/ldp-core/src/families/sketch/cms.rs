@@ -205,6 +205,13 @@ impl Support for CountMeanSketch {
         let cell = row * self.width + column(item, row, self.width);
         report.ones.binary_search(&cell).is_ok()
     }
+
+    /// An item's column is set with probability about `(p + (m - 1) q) / m`: the attack
+    /// guesses by rejection in O(m / set bits) tests where the scan hashes all k items.
+    fn scanned_support_mean(&self) -> Option<f64> {
+        let (p, q, m) = (self.bits.p, self.bits.q, f64::from(self.width));
+        Some(self.k.as_f64() * (p + (m - 1.0) * q) / m)
+    }
 }
 
 impl CountedOutputs for CountMeanSketch {
@@ -223,13 +230,18 @@ impl CountedOutputs for CountMeanSketch {
         report.ones.iter().for_each(|&c| visit(c as usize));
     }
 
-    /// `c_x = sum_j ones_{j, h_j(x)}`.
+    /// `c_x = sum_j ones_{j, h_j(x)}`, over the rows some report chose (the others
+    /// add nothing): O(k) for one report, not O(h k).
     fn support_counts(&self, cells: &[u64], _: u64) -> Vec<u64> {
         let m = self.width;
+        let (_, reports) = cells.split_at(self.markers() as usize);
+        let rows: Vec<u32> = (0..self.hashes)
+            .filter(|&j| reports[j as usize] > 0)
+            .collect();
         (0..self.k.get())
             .map(|item| {
-                (0..self.hashes)
-                    .map(|j| cells[(j * m + column(item, j, m)) as usize])
+                rows.iter()
+                    .map(|&j| cells[(j * m + column(item, j, m)) as usize])
                     .sum()
             })
             .collect()

@@ -163,6 +163,12 @@ impl Support for HadamardCountMeanSketch {
         let (row, coefficient) = self.split(report);
         hadamard_bit(coefficient, column(item, row, self.width)) == report.y
     }
+
+    /// About half the items carry the report's sign (all or none for coefficient 0):
+    /// the attack guesses by rejection in a few tests where the scan hashes all k items.
+    fn scanned_support_mean(&self) -> Option<f64> {
+        Some(self.k.as_f64() / 2.0)
+    }
 }
 
 impl HadamardCountMeanSketch {
@@ -197,14 +203,19 @@ impl CountedOutputs for HadamardCountMeanSketch {
         visit(2 * report.seed as usize + report.y as usize);
     }
 
-    /// `c_x = sum_j (N_j + T_j[h_j(x)]) / 2`: the reports of each row carrying x's sign.
+    /// `c_x = sum_j (N_j + T_j[h_j(x)]) / 2`: the reports of each row carrying x's sign,
+    /// over the rows some report chose (the others add nothing).
     fn support_counts(&self, cells: &[u64], _: u64) -> Vec<u64> {
         let (rows, totals) = self.transformed_rows(cells);
         let m = self.width;
+        let chosen: Vec<u32> = (0..self.hashes)
+            .filter(|&j| totals[j as usize] > 0)
+            .collect();
         (0..self.k.get())
             .map(|item| {
-                (0..self.hashes)
-                    .map(|j| {
+                chosen
+                    .iter()
+                    .map(|&j| {
                         let t = rows[(j * m + column(item, j, m)) as usize];
                         ((totals[j as usize] as f64 + t) / 2.0).round() as u64
                     })

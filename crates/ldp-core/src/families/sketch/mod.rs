@@ -131,9 +131,20 @@ pub(crate) fn estimate_from_sketch(
 ) -> Vec<f64> {
     let (h, m, n) = (f64::from(hashes), f64::from(width), n as f64);
     let scale = m / (m - 1.0);
+    // A row no report chose is all zeros and adds nothing: skipping it keeps the sums
+    // bit for bit and makes a few reports cost O(k), not O(h k), at a huge domain.
+    let rows: Vec<u32> = (0..hashes)
+        .filter(|&j| {
+            let start = (j * width) as usize;
+            sketch[start..start + width as usize]
+                .iter()
+                .any(|&v| v != 0.0)
+        })
+        .collect();
     let one = |item: u32| -> f64 {
-        let total: f64 = (0..hashes)
-            .map(|j| sketch[(j * width + column(item, j, width)) as usize])
+        let total: f64 = rows
+            .iter()
+            .map(|&j| sketch[(j * width + column(item, j, width)) as usize])
             .sum();
         scale * (total / (h * n) - 1.0 / m)
     };
