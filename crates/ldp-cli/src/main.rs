@@ -25,7 +25,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
-    let cli = match commands::Cli::try_parse() {
+    let cli = match commands::Cli::try_parse_from(negative_values_attached(std::env::args_os())) {
         Ok(cli) => cli,
         Err(e) => return parse_error(&e),
     };
@@ -37,6 +37,34 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `--flag -1e-6` as `--flag=-1e-6`: clap takes a leading `-` for a flag unless the token
+/// looks like a number to it, and a negative exponent does not (`-1e-6`, `-1e-6,2`).
+/// Joined, the value reaches the flag's own check and its named error.
+fn negative_values_attached(
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let numeric = |t: &str| t.starts_with('-') && t.split(',').all(|v| v.parse::<f64>().is_ok());
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    for arg in args {
+        let joined = match (out.last().and_then(|f| f.to_str()), arg.to_str()) {
+            (Some(flag), Some(value))
+                if flag.len() > 2
+                    && flag.starts_with("--")
+                    && !flag.contains('=')
+                    && numeric(value) =>
+            {
+                Some(format!("{flag}={value}"))
+            }
+            _ => None,
+        };
+        match joined {
+            Some(j) => *out.last_mut().expect("a flag") = j.into(),
+            None => out.push(arg),
+        }
+    }
+    out
 }
 
 /// Help and version go to stdout with status 0; every other parser error becomes one
