@@ -401,7 +401,8 @@ settings! {
     /// reports daily for a year: 365), 1 to 10000, instead of one report (default 1).
     /// AUE, ALH and ATHE only: ASS has no exact form after more than one report. Choosing
     /// among every protocol bounds the ASR after T reports (SS and ASS beyond
-    /// omega = 1, and SHE, are left out).
+    /// omega = 1, and SHE, are left out). GRR's exact form costs O(T^2 log k): about 2 s
+    /// per budget at T = 10000.
     Collections (Collections) collections: u32 = "asr_after", "T";
     /// LH ASR form: the paper's approximation or the exact expectation (default paper).
     LhAsr (LhAsr) lh_asr: LhAsr = "lh_asr", "LH_ASR";
