@@ -4,6 +4,11 @@
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuditError {
+    /// The caller's `stop` turned true ([`audit_mechanism_until`](crate::audit_mechanism_until),
+    /// [`audit_multidim_until`](crate::audit_multidim_until)): the remaining batches were
+    /// skipped and nothing was measured.
+    #[error("stopped before the end: nothing was measured")]
+    Stopped,
     /// alpha outside [1e-100, 1) ([`MIN_ALPHA`](crate::MIN_ALPHA)).
     #[error("alpha = {0:?} is not in [1e-100, 1): the bounds hold with confidence 1 - alpha")]
     Alpha(f64),

@@ -62,9 +62,9 @@ pub use error::AuditError;
 pub use exact::{Coverage, EXACT_LIMIT, ExactAudit, exact_audit};
 pub use interval::{MIN_ALPHA, clopper_pearson};
 pub use linked::{LinkedExact, MAX_LINKED, audit_linked, exact_linked};
-pub use mechanism::{audit_mechanism, audit_mechanism_with_progress};
+pub use mechanism::{audit_mechanism, audit_mechanism_until, audit_mechanism_with_progress};
 pub use multidim::{
-    CALIBRATION, Claims, MultidimAudit, MultidimExact, audit_multidim,
+    CALIBRATION, Claims, MultidimAudit, MultidimExact, audit_multidim, audit_multidim_until,
     audit_multidim_with_progress, exact_multidim,
 };
 pub use observation::{Observation, Shape, parse_line};

@@ -32,6 +32,18 @@ pub fn audit_mechanism_with_progress(
     config: &AuditConfig,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Audit, AuditError> {
+    audit_mechanism_until(mech, config, progress, &|| false)
+}
+
+/// [`audit_mechanism_with_progress`] that a caller can stop (Ctrl-C in a front end): each
+/// batch first asks `stop()`, and once it is true the remaining batches are skipped and
+/// the audit returns [`AuditError::Stopped`] within a batch's time.
+pub fn audit_mechanism_until(
+    mech: &AnyMechanism,
+    config: &AuditConfig,
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Audit, AuditError> {
     let spec = mech.spec();
     if config.statistics.contains(&Statistic::FirstListed) {
         return Err(AuditError::Statistic {
@@ -40,17 +52,28 @@ pub fn audit_mechanism_with_progress(
         });
     }
     let plan = Plan::new(spec.k().get(), config)?;
-    let counters = dispatch!(mech, m => count(m, &plan, progress));
+    let counters = dispatch!(mech, m => count(m, &plan, progress, stop));
+    if stop() {
+        return Err(AuditError::Stopped);
+    }
     plan.finish(&counters, Some(spec.eps().get()))
 }
 
-fn count<M: AttackSurface + Sync>(m: &M, plan: &Plan, progress: &(dyn Fn(u64) + Sync)) -> Vec<u64>
+fn count<M: AttackSurface + Sync>(
+    m: &M,
+    plan: &Plan,
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<u64>
 where
     M::Report: Send,
 {
     let guess = plan.needs_guess();
     tasks(plan, BATCH)
         .map(|(i, b, n)| {
+            if stop() {
+                return plan.counters();
+            }
             let x = plan.inputs()[i];
             let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
             let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
@@ -68,4 +91,41 @@ where
             counters
         })
         .reduce(|| plan.counters(), add)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// A stop asked for after the first batch skips every later one.
+    #[test]
+    fn a_stopped_audit_skips_the_remaining_batches() {
+        let grr = Spec::classic(
+            Protocol::Grr,
+            DomainSize::new(10).unwrap(),
+            Epsilon::new(1.0).unwrap(),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        let config = AuditConfig {
+            trials: 100 * BATCH,
+            ..AuditConfig::default()
+        };
+        let drawn = AtomicU64::new(0);
+        let out = audit_mechanism_until(
+            &grr,
+            &config,
+            &|n| {
+                drawn.fetch_add(n, Ordering::Relaxed);
+            },
+            &|| drawn.load(Ordering::Relaxed) > 0,
+        );
+        assert!(matches!(out, Err(AuditError::Stopped)), "{out:?}");
+        // At most one batch per thread was under way when the stop came.
+        let most = rayon::current_num_threads() as u64 * BATCH;
+        assert!(drawn.load(Ordering::Relaxed) <= most, "{drawn:?}");
+    }
 }

@@ -337,6 +337,22 @@ where
     M: AttackSurface + Sync,
     M::Report: Send,
 {
+    audit_multidim_until(m, config, progress, &|| false)
+}
+
+/// [`audit_multidim_with_progress`] that a caller can stop: each batch (calibration
+/// included) first asks `stop()`, and once it is true the rest is skipped and the audit
+/// returns [`AuditError::Stopped`].
+pub fn audit_multidim_until<M>(
+    m: &Multidim<M>,
+    config: &AuditConfig,
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<MultidimAudit, AuditError>
+where
+    M: AttackSurface + Sync,
+    M::Report: Send,
+{
     if config.statistics.contains(&Statistic::FirstListed) {
         return Err(AuditError::Statistic {
             statistic: Statistic::FirstListed,
@@ -360,12 +376,15 @@ where
         },
     )?;
     let thresholds = if plan.statistics().contains(&Statistic::LikelihoodRatio) {
-        calibrate(m, &plan, config.alpha, &inputs, progress)?
+        calibrate(m, &plan, config.alpha, &inputs, progress, stop)?
     } else {
         Vec::new()
     };
     let counters = tasks(&plan, BATCH)
         .map(|(i, b, n)| {
+            if stop() {
+                return plan.counters();
+            }
             let mut rng = stream_rng(plan.seed(), i as u64, Role::Genuine, b);
             let mut attacker = stream_rng(plan.seed(), i as u64, Role::Attacker, b);
             let mut counters = plan.counters();
@@ -391,6 +410,9 @@ where
             counters
         })
         .reduce(|| plan.counters(), add);
+    if stop() {
+        return Err(AuditError::Stopped);
+    }
     Ok(MultidimAudit {
         solution: m.solution().name(),
         claims: Claims::of(m),
@@ -465,6 +487,7 @@ fn calibrate<M>(
     alpha: f64,
     inputs: &[Vec<u32>],
     progress: &(dyn Fn(u64) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<f64>, AuditError>
 where
     M: AttackSurface + Sync,
@@ -478,6 +501,9 @@ where
         .map(|i| {
             let mut rng = stream_rng(plan.seed(), i as u64, Role::Other(CALIBRATION_ROLE), 0);
             let mut per_pair = vec![Vec::with_capacity(n as usize); inputs.len()];
+            if stop() {
+                return per_pair;
+            }
             for _ in 0..n {
                 let report = m
                     .perturb(&inputs[i], &mut rng)
@@ -493,6 +519,9 @@ where
             per_pair
         })
         .collect();
+    if stop() {
+        return Err(AuditError::Stopped);
+    }
     // The level of each bound, as `Plan::finish` splits it.
     let alpha = alpha / ((inputs.len() - 1) * plan.statistics().len()) as f64;
     (1..inputs.len())
