@@ -5,7 +5,7 @@ use ldp_core::estimate::{Fit, FitKnob, FitOptions, FitOptionsError};
 use ldp_core::{
     Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, Spec, dispatch_aggregator,
 };
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use numpy::{IntoPyArray, PyArray1};
@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::columns::Columns;
 use crate::errors::{aggregate, param, report};
 use crate::mechanism::Mechanism;
-use crate::reports::Reports;
+use crate::reports::{Labels, Reports, same_labels};
 
 /// The server's clipping from `she_clip` (None: the recommended 1 + 40/eps; "none": no
 /// clipping; "recommended"; or a number: that bound), as the bound it resolves to. Only
@@ -104,7 +104,8 @@ const PIECE: usize = 1 << 14;
 /// The server of one mechanism: add reports, merge other servers, estimate.
 ///
 /// Adding is all or nothing: a batch with an invalid report leaves the state unchanged
-/// and the error names the report. An aggregator may be shared between threads: `add`,
+/// and the error names the report, and so does Ctrl-C during `add` (it stops the batch
+/// and adds none of it). An aggregator may be shared between threads: `add`,
 /// `merge` and `estimate` take a lock (the reports are checked and counted before it, with
 /// the GIL released), so concurrent batches all count. Aggregators pickle (their state is
 /// checked when unpickled), so partial aggregates can be computed in other processes and
@@ -124,16 +125,33 @@ pub struct Aggregator {
     mechanism: Mechanism,
     clip: Option<ClipBound>,
     state: Mutex<AnyAggregator>,
+    /// The items' labels, given or taken from the reports added. Locked before `state`.
+    labels: Mutex<Option<Labels>>,
 }
 
 impl Aggregator {
-    pub(crate) fn new(mechanism: &Mechanism, clip: Option<ClipBound>) -> Self {
+    pub(crate) fn new(
+        mechanism: &Mechanism,
+        clip: Option<ClipBound>,
+        labels: Option<Labels>,
+    ) -> Self {
         let state = mechanism.any.server(as_clip(clip));
         Self {
             mechanism: mechanism.clone(),
             clip,
             state: Mutex::new(state),
+            labels: Mutex::new(labels),
         }
+    }
+
+    /// The labels, locked.
+    fn labels(&self) -> MutexGuard<'_, Option<Labels>> {
+        self.labels.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The bytes of one state, about: k counts (or sums).
+    fn state_bytes(&self) -> u64 {
+        8 * u64::from(self.mechanism.spec.k().get())
     }
 
     /// The state, locked. A panic while it was held cannot leave it half-changed (every
@@ -168,6 +186,16 @@ impl Aggregator {
 /// then its last iterate, not converged (for IBU often near its uniform start).
 /// `Aggregator.fit` says so in its `stop` instead.
 pub(crate) fn warn_at_cap(py: Python<'_>, estimator: &str, fit: &Fit) -> PyResult<()> {
+    warn_at_cap_of(py, "", estimator, fit)
+}
+
+/// [`warn_at_cap`] for the estimate of `what` (an attribute, `attribute 1 ("MAR"): `).
+pub(crate) fn warn_at_cap_of(
+    py: Python<'_>,
+    what: &str,
+    estimator: &str,
+    fit: &Fit,
+) -> PyResult<()> {
     if fit.stop != ldp_core::estimate::likelihood::Stop::Cap {
         return Ok(());
     }
@@ -178,7 +206,7 @@ pub(crate) fn warn_at_cap(py: Python<'_>, estimator: &str, fit: &Fit) -> PyResul
         "raise max_iterations"
     };
     let message = format!(
-        "{} stopped at the cap of {} iterations, not converged: {advice}",
+        "{what}{} stopped at the cap of {} iterations, not converged: {advice}",
         estimator.trim(),
         fit.iterations
     );
@@ -222,7 +250,8 @@ impl Aggregator {
     }
 
     /// Adds every report of `reports` (of this mechanism), validated; all or nothing.
-    /// The GIL is released while they are added.
+    /// The GIL is released while they are added, and Ctrl-C stops it: then none is added.
+    /// The aggregator takes the reports' labels, if they carry any (`categories`).
     fn add(&self, py: Python<'_>, reports: &Reports) -> PyResult<()> {
         if reports.mechanism.spec != self.mechanism.spec {
             return Err(report(format!(
@@ -237,29 +266,59 @@ impl Aggregator {
                 )
             )));
         }
+        let labels = same_labels(
+            self.labels().clone(),
+            &reports.labels,
+            "the reports",
+            "this aggregator",
+        )
+        .map_err(report)?;
         let clip = as_clip(self.clip);
         let data = &reports.data;
         let n = data.len();
         let any = &self.mechanism.any;
-        py.detach_in_pool(|| {
-            let partials: Vec<AnyAggregator> = (0..n.div_ceil(PIECE))
-                .into_par_iter()
-                .map(|piece| {
-                    let mut partial = any.server(clip);
-                    dispatch_aggregator!(&mut partial, a => {
-                        let m = a.mechanism().clone();
-                        m.add_rows(a, data, piece * PIECE..n.min((piece + 1) * PIECE))
-                            .map_err(|(i, e)| report(format!("report {i}: {e}")))?;
-                    });
-                    Ok(partial)
-                })
-                .collect::<PyResult<_>>()?;
+        let state_bytes = self.state_bytes();
+        // Each piece is counted in a whole state of its own: as many at once as memory
+        // holds beside the batch's total, the state and its update, at most four a thread.
+        crate::errors::fits("add: the partial aggregates", 4, state_bytes)?;
+        let fit = ldp_core::memory::available().map_or(u64::MAX, |free| free / state_bytes.max(1));
+        let batch = py.detach_interruptibly(|stop| -> PyResult<AnyAggregator> {
+            let pieces = n.div_ceil(PIECE);
+            let round = (fit.saturating_sub(3).min(usize::MAX as u64) as usize)
+                .clamp(1, 4 * rayon::current_num_threads());
+            let mut batch = any.server(clip);
+            for first in (0..pieces).step_by(round) {
+                let partials: Vec<AnyAggregator> = (first..pieces.min(first + round))
+                    .into_par_iter()
+                    .map(|piece| {
+                        if stop() {
+                            return Err(crate::threads::stopped());
+                        }
+                        let mut partial = any.server(clip);
+                        dispatch_aggregator!(&mut partial, a => {
+                            let m = a.mechanism().clone();
+                            m.add_rows(a, data, piece * PIECE..n.min((piece + 1) * PIECE))
+                                .map_err(|(i, e)| report(format!("report {i}: {e}")))?;
+                        });
+                        Ok(partial)
+                    })
+                    .collect::<PyResult<_>>()?;
+                // In order, so that SHE's float sums do not depend on the threads.
+                for partial in &partials {
+                    batch.merge(partial).map_err(aggregate)?;
+                }
+            }
+            Ok(batch)
+        })??;
+        py.detach(|| {
+            let mut known = self.labels();
+            let labels = same_labels(known.clone(), &labels, "the reports", "this aggregator")
+                .map_err(report)?;
             let mut state = self.state();
             let mut total = state.clone();
-            for partial in &partials {
-                total.merge(partial).map_err(aggregate)?;
-            }
+            total.merge(&batch).map_err(aggregate)?;
             *state = total;
+            *known = labels;
             Ok(())
         })
     }
@@ -274,9 +333,18 @@ impl Aggregator {
                 other.clip.map(ClipBound::get)
             )));
         }
-        // A copy first: `other` may be `self`, whose lock is taken next.
+        // A copy first: `other` may be `self`, whose locks are taken next.
         let theirs = other.snapshot(py);
+        let their_labels = other.labels().clone();
         py.detach_in_pool(|| {
+            let mut labels = self.labels();
+            let joined = same_labels(
+                labels.clone(),
+                &their_labels,
+                "the other",
+                "this aggregator",
+            )
+            .map_err(aggregate)?;
             let mut state = self.state();
             let mut merged = state.clone();
             merged.merge(&theirs).map_err(|e| match e {
@@ -294,6 +362,7 @@ impl Aggregator {
                 e => aggregate(e),
             })?;
             *state = merged;
+            *labels = joined;
             Ok(())
         })
     }
@@ -308,23 +377,50 @@ impl Aggregator {
     /// `fit` also says what stopped them, and `estimate` warns (`RuntimeWarning`) when
     /// the cap did: the estimate is then not converged.
     ///
+    /// With `labelled=True`, the estimate is a pandas Series indexed by the labels of the
+    /// items (`categories`: given to `Mechanism.aggregator` or carried by the reports
+    /// added).
+    ///
     /// >>> import ldp, numpy as np
     /// >>> m = ldp.mechanism("grr", k=3, eps=2.0)
     /// >>> agg = m.aggregator(); agg.add(m.perturb(np.array([0] * 80 + [1] * 20), seed=1))
     /// >>> est = agg.estimate("ibu")
     /// >>> bool(abs(est.sum() - 1) < 1e-9 and est.min() >= 0)
     /// True
-    #[pyo3(signature = (estimator="unbiased", *, max_iterations=None, tolerance=None))]
+    #[pyo3(signature = (estimator="unbiased", *, max_iterations=None, tolerance=None, labelled=false))]
     fn estimate<'py>(
         &self,
         py: Python<'py>,
         estimator: &str,
         max_iterations: Option<i64>,
         tolerance: Option<f64>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        labelled: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let labels = match labelled {
+            true => Some(self.labels().clone().ok_or_else(|| {
+                param(
+                    "labelled=True: the aggregator has no labels; give them to \
+                     mechanism.aggregator(categories=...) or add reports that carry them",
+                )
+            })?),
+            false => None,
+        };
         let fit = self.fit_values(py, estimator, max_iterations, tolerance)?;
         warn_at_cap(py, estimator, &fit)?;
-        Ok(fit.values.into_pyarray(py))
+        let values = fit.values.into_pyarray(py).into_any();
+        match labels {
+            Some(labels) => labels.categories(py)?.call_method1("label", (values,)),
+            None => Ok(values),
+        }
+    }
+
+    /// The labels of the items (an `ldp.Categories`), or None: those given to
+    /// `Mechanism.aggregator`, or taken from the first labelled reports added (reports
+    /// labelled otherwise are then refused; unlabelled ones are welcome).
+    #[getter]
+    fn categories<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let labels = self.labels().clone();
+        labels.map(|l| l.categories(py)).transpose()
     }
 
     /// `estimate` and how it was reached: a dict with "estimate" (the array),
@@ -350,34 +446,35 @@ impl Aggregator {
         )
     }
 
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<Reduced> {
+    /// Pickling: the state (JSON), the protocol's name, the SHE clipping bound, and the
+    /// labels when there are some.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Py<PyAny>, Bound<'py, PyTuple>)> {
         let restore = py
             .import("ldp._ldp")?
             .getattr("_aggregator_from_state")?
             .unbind();
         let state = serde_json::to_string(&self.snapshot(py)).map_err(aggregate)?;
-        Ok((
-            restore,
-            (
-                state,
-                self.mechanism.protocol.name().to_owned(),
-                self.clip.map(ClipBound::get),
-            ),
-        ))
+        let mut args = vec![
+            state.into_pyobject(py)?.into_any(),
+            self.mechanism.protocol.name().into_pyobject(py)?.into_any(),
+            self.clip.map(ClipBound::get).into_pyobject(py)?.into_any(),
+        ];
+        if let Some(labels) = self.labels().as_ref() {
+            args.push(labels.parts().into_pyobject(py)?.into_any());
+        }
+        Ok((restore, PyTuple::new(py, args)?))
     }
 }
 
-/// What pickling stores: the restoring function, the state (JSON), the protocol's name and
-/// the SHE clipping bound.
-type Reduced = (Py<PyAny>, (String, String, Option<f64>));
-
 /// Unpickling: the state is checked as any shipped state is.
 #[pyfunction]
-#[pyo3(signature = (state, protocol, clip))]
+#[pyo3(signature = (state, protocol, clip, labels=None))]
 pub(crate) fn _aggregator_from_state(
+    py: Python<'_>,
     state: &str,
     protocol: &str,
     clip: Option<f64>,
+    labels: Option<(String, bool)>,
 ) -> PyResult<Aggregator> {
     let state: AnyAggregator = serde_json::from_str(state).map_err(aggregate)?;
     let spec = dispatch_aggregator!(&state, a => ldp_core::Mechanism::spec(a.mechanism()));
@@ -391,9 +488,13 @@ pub(crate) fn _aggregator_from_state(
     }
     let mechanism = Mechanism::build(p, spec, None)?;
     let clip = clip.map(ClipBound::new).transpose().map_err(aggregate)?;
+    let labels = labels
+        .map(|l| Labels::from_parts(py, l, &mechanism, "the pickled aggregator"))
+        .transpose()?;
     Ok(Aggregator {
         mechanism,
         clip,
         state: Mutex::new(state),
+        labels: Mutex::new(labels),
     })
 }

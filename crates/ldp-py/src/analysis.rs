@@ -2,14 +2,11 @@
 //! `frontier`, `attack` and `simulate` commands as functions returning numpy columns.
 
 use crate::threads::InPool;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use ldp_analytic::compare::{self, Poisoned};
 use ldp_attack::map::map_guess;
 use ldp_attack::{
-    MeasureConfig, MeasureError, PoisonConfig, PoisonKind, Population, Prior, ReconstructionAttack,
-    measure_until,
+    MeasureConfig, PoisonConfig, PoisonKind, Population, Prior, ReconstructionAttack, measure_until,
 };
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{AttackSurface, Protocol, ProtocolSet, dispatch, with_batch_rng};
@@ -358,15 +355,18 @@ pub(crate) fn attack<'py>(
     let prior = prior_of(prior, mech.spec.k().get())?;
     let streams = BatchStreams::new(seed, Role::Attacker).map_err(param)?;
     let data = &reports.data;
-    let guesses: Vec<u32> = py.detach_in_pool(|| {
+    let guesses: Vec<u32> = py.detach_interruptibly(|stop| {
         dispatch!(&mech.any, m => with_batch_rng!(streams, make => {
             let n = data.len();
-            let parts: Vec<Vec<u32>> = (0..n.div_ceil(USERS_PER_STREAM))
+            let parts: Option<Vec<Vec<u32>>> = (0..n.div_ceil(USERS_PER_STREAM))
                 .into_par_iter()
                 .map(|b| {
+                    if stop() {
+                        return None;
+                    }
                     let mut rng = make(b as u64);
                     let mut scratch = Vec::new();
-                    (b * USERS_PER_STREAM..n.min((b + 1) * USERS_PER_STREAM))
+                    Some((b * USERS_PER_STREAM..n.min((b + 1) * USERS_PER_STREAM))
                         .map(|i| {
                             let r = m.report(data, i);
                             match &prior {
@@ -374,12 +374,12 @@ pub(crate) fn attack<'py>(
                                 Some(p) => map_guess(m, &r, p, &mut scratch, &mut rng),
                             }
                         })
-                        .collect()
+                        .collect())
                 })
                 .collect();
-            parts.concat()
+            parts.map(|p| p.concat()).unwrap_or_default()
         }))
-    });
+    })?;
     Ok(guesses.into_pyarray(py))
 }
 
@@ -510,7 +510,9 @@ pub(crate) fn simulate<'py>(
             .map_or(ReconstructionAttack::Paper, ReconstructionAttack::Map),
         poisoning: poisoning.clone(),
     };
-    let m = run_interruptibly(py, |stop| measure_until(&spec, &pop, &config, stop))?;
+    let m = py
+        .detach_interruptibly(|stop| measure_until(&spec, &pop, &config, stop))?
+        .map_err(tuning)?;
     // Each measurement beside its closed form, as `ldp simulate` pairs them.
     let truth = pop.frequencies();
     let asr_row = match &prior {
@@ -554,36 +556,4 @@ pub(crate) fn simulate<'py>(
         d.set_item("targets_supported", m.targets_supported)?;
     }
     Ok(d)
-}
-
-/// Runs `work` without the GIL on another thread, checking for Ctrl-C every 50 ms; on
-/// an interrupt, asks the work to stop and raises KeyboardInterrupt once it has.
-fn run_interruptibly<T: Send>(
-    py: Python<'_>,
-    work: impl FnOnce(&(dyn Fn() -> bool + Sync)) -> Result<T, MeasureError> + Send,
-) -> PyResult<T> {
-    let stop = AtomicBool::new(false);
-    let mut interrupt: Option<PyErr> = None;
-    // The watch stays on this (the main) thread, where signals arrive; the work runs on
-    // the package's pool.
-    let result = py.detach(|| {
-        std::thread::scope(|s| {
-            let handle =
-                s.spawn(|| crate::threads::install(|| work(&|| stop.load(Ordering::Relaxed))));
-            while !handle.is_finished() {
-                std::thread::sleep(Duration::from_millis(50));
-                if interrupt.is_none()
-                    && let Err(e) = Python::attach(|py| py.check_signals())
-                {
-                    interrupt = Some(e);
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-            handle.join().expect("the simulation does not panic")
-        })
-    });
-    if let Some(e) = interrupt {
-        return Err(e);
-    }
-    result.map_err(tuning)
 }

@@ -3,6 +3,7 @@
 
 use crate::threads::InPool;
 use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 
 use ldp_audit::{
     Audit, AuditConfig, AuditError, Client, ClientAudit, MultidimAudit, Observation, Pairs, Shape,
@@ -16,37 +17,95 @@ use crate::longitudinal::Longitudinal;
 use crate::mechanism::Mechanism;
 use crate::multidim::Multidim;
 
-/// A Python callable as the audited client: items (a numpy int64 array) in, reports out.
+/// One batch for the Python client: its items, and where its reports go.
+type Request = (Vec<u32>, Sender<Result<Vec<Observation>, AuditError>>);
+
+/// A Python callable as the audited client, seen from the audit's thread: each batch is
+/// sent to the calling thread, which runs the callable (Python code runs where Ctrl-C
+/// reaches it) and sends the reports back.
 struct Callable {
-    function: Py<PyAny>,
-    shape: Shape,
-    k: u32,
-    /// The first exception the callable raised, re-raised as it is once the audit stops.
-    raised: Mutex<Option<PyErr>>,
+    requests: Mutex<Sender<Request>>,
 }
 
 impl Client for Callable {
     fn perturb(&self, items: &[u32]) -> Result<Vec<Observation>, AuditError> {
-        let input = items.first().copied().unwrap_or(0);
-        Python::attach(|py| {
-            let result = (|| -> PyResult<Vec<Observation>> {
-                let numpy = py.import("numpy")?;
-                let array = numpy.call_method1("asarray", (items.to_vec(),))?;
-                let array = array.call_method1("astype", ("int64",))?;
-                let out = self.function.bind(py).call1((array,))?;
-                observations(py, &out, self.shape, self.k)
-            })();
-            result.map_err(|e| {
-                let reason = e.to_string();
-                self.raised.lock().expect("not poisoned").get_or_insert(e);
-                AuditError::Command {
-                    command: "the Python client".into(),
-                    input,
-                    reason,
-                }
-            })
-        })
+        let stopped = || AuditError::Command {
+            command: "the Python client".into(),
+            input: items.first().copied().unwrap_or(0),
+            reason: "stopped".into(),
+        };
+        let (reply, answer) = channel();
+        let sent = self
+            .requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send((items.to_vec(), reply));
+        if sent.is_err() {
+            return Err(stopped());
+        }
+        answer.recv().unwrap_or_else(|_| Err(stopped()))
     }
+}
+
+/// Runs the callable `function` on this thread for every batch the audit asks for, until
+/// the audit ends; checks for signals while it waits. The first exception (the
+/// callable's, or `KeyboardInterrupt`) fails every later batch, which stops the audit,
+/// and is returned.
+fn serve(
+    py: Python<'_>,
+    function: &Bound<'_, PyAny>,
+    requests: &Mutex<Receiver<Request>>,
+    shape: Shape,
+    k: u32,
+) -> Option<PyErr> {
+    let mut raised: Option<PyErr> = None;
+    loop {
+        let next = py.detach(|| {
+            let requests = requests.lock().unwrap_or_else(|e| e.into_inner());
+            requests.recv_timeout(std::time::Duration::from_millis(50))
+        });
+        let (items, reply) = match next {
+            Ok(request) => request,
+            Err(RecvTimeoutError::Timeout) => {
+                if raised.is_none()
+                    && let Err(e) = py.check_signals()
+                {
+                    raised = Some(e);
+                }
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => return raised,
+        };
+        let input = items.first().copied().unwrap_or(0);
+        let result = match &raised {
+            Some(_) => Err("stopped".to_owned()),
+            None => call(py, function, items, shape, k).map_err(|e| {
+                let reason = e.to_string();
+                raised = Some(e);
+                reason
+            }),
+        };
+        let _ = reply.send(result.map_err(|reason| AuditError::Command {
+            command: "the Python client".into(),
+            input,
+            reason,
+        }));
+    }
+}
+
+/// The callable's reports of `items`.
+fn call(
+    py: Python<'_>,
+    function: &Bound<'_, PyAny>,
+    items: Vec<u32>,
+    shape: Shape,
+    k: u32,
+) -> PyResult<Vec<Observation>> {
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("asarray", (items,))?;
+    let array = array.call_method1("astype", ("int64",))?;
+    let out = function.call1((array,))?;
+    observations(py, &out, shape, k)
 }
 
 /// The callable's return value as reports of `shape`.
@@ -231,6 +290,8 @@ fn config(
 /// inputs v1 and v2 (`trials` reports each), with the most powerful event of the report's
 /// shape (`"lr"`) beside LDP-Auditor's attack guess (`"guess"`). With confidence
 /// 1 - alpha, the client spends at least `eps_emp`; `flagged` when that exceeds `eps`.
+/// Ctrl-C stops it (a linked audit of an `ldp.Longitudinal` only once it returns); a
+/// callable runs on the calling thread, where Ctrl-C interrupts it.
 ///
 /// `client` is an `ldp.Mechanism` (then `shape`, `k` and `eps` are its own), an
 /// `ldp.Multidim` (a client of several attributes, audited for a change of every
@@ -295,8 +356,9 @@ pub(crate) fn audit<'py>(
         let config = config(trials, alpha, pairs, statistics, seed, false)?;
         let inner = l.get().inner.clone();
         let t = collections.unwrap_or(1);
+        // The linked audit has no hook to stop at: Ctrl-C is raised when it returns.
         let audit = py
-            .detach_in_pool(|| ldp_audit::audit_linked(&inner, t, &config))
+            .detach_interruptibly(|_| ldp_audit::audit_linked(&inner, t, &config))?
             .map_err(param)?;
         return to_dict(py, &audit);
     }
@@ -311,9 +373,14 @@ pub(crate) fn audit<'py>(
         let config = config(trials, alpha, pairs, statistics, seed, false)?;
         let spec = m.get().spec().clone();
         let audit = py
-            .detach_in_pool(
-                || ldp_core::dispatch_multidim!(&spec, c => ldp_audit::audit_multidim(&c, &config)),
-            )
+            .detach_interruptibly(|stop| {
+                ldp_core::dispatch_multidim!(&spec, c => ldp_audit::audit_multidim_until(
+                    &c,
+                    &config,
+                    &|_| {},
+                    stop
+                ))
+            })?
             .map_err(param)?
             .map_err(param)?;
         return multidim_dict(py, &audit);
@@ -323,7 +390,9 @@ pub(crate) fn audit<'py>(
         let config = config(trials, alpha, pairs, statistics, seed, false)?;
         let any = mech.get().any.clone();
         let audit = py
-            .detach_in_pool(|| ldp_audit::audit_mechanism(&any, &config))
+            .detach_interruptibly(|stop| {
+                ldp_audit::audit_mechanism_until(&any, &config, &|_| {}, stop)
+            })?
             .map_err(param)?;
         return to_dict(py, &audit);
     }
@@ -351,12 +420,6 @@ pub(crate) fn audit<'py>(
         return Err(param("g: only an lh client has a hash range"));
     }
     let config = config(trials, alpha, pairs, statistics, seed, shape == Shape::Set)?;
-    let callable = Callable {
-        function: client.clone().unbind(),
-        shape,
-        k,
-        raised: Mutex::new(None),
-    };
     let setup = ClientAudit {
         config,
         shape,
@@ -364,13 +427,26 @@ pub(crate) fn audit<'py>(
         claimed_eps: eps,
         batch,
     };
-    // One batch at a time: the callable holds the interpreter anyway.
+    // One batch at a time, on a thread of its own: the callable runs here, on the
+    // calling thread.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| param(e.to_string()))?;
-    let result = py.detach(|| pool.install(|| ldp_audit::audit_client(&callable, &setup, &|_| {})));
-    if let Some(e) = callable.raised.lock().expect("not poisoned").take() {
+    let (requests, received) = channel();
+    let callable = Callable {
+        requests: Mutex::new(requests),
+    };
+    let (result, raised) = std::thread::scope(|s| {
+        let audit = s.spawn(|| {
+            // The callable's channel closes with it, which ends `serve`.
+            let callable = callable;
+            pool.install(|| ldp_audit::audit_client(&callable, &setup, &|_| {}))
+        });
+        let raised = serve(py, client, &Mutex::new(received), shape, k);
+        (audit.join().expect("the audit does not panic"), raised)
+    });
+    if let Some(e) = raised {
         return Err(e);
     }
     to_dict(py, &result.map_err(param)?)

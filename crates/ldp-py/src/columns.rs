@@ -8,6 +8,7 @@ use ldp_core::{
     SheReport, SubsetReport,
 };
 use ldp_jsonl::JsonReport;
+use pyo3::PyResult;
 use rayon::prelude::*;
 
 /// The reports of one mechanism, one column per field, by report shape (not family).
@@ -33,6 +34,41 @@ impl Data {
             Data::Values { y } | Data::SeedValues { y, .. } => y.len(),
             Data::Sets { offsets, .. } => offsets.len() - 1,
             Data::Vectors { k, values } => values.len() / k,
+        }
+    }
+
+    /// Bytes the columns take.
+    pub(crate) fn bytes(&self) -> u64 {
+        let n = self.len() as u64;
+        match self {
+            Data::Values { .. } => 4 * n,
+            Data::SeedValues { .. } => 8 * n,
+            Data::Sets { indices, .. } => 8 * (n + 1) + 4 * indices.len() as u64,
+            Data::Vectors { values, .. } => 8 * values.len() as u64,
+        }
+    }
+
+    /// The most bytes one report takes in the columns (0 without reports).
+    pub(crate) fn max_report_bytes(&self) -> u64 {
+        match self {
+            Data::Sets { offsets, .. } => offsets
+                .windows(2)
+                .map(|w| 8 + 4 * (w[1] - w[0]) as u64)
+                .max()
+                .unwrap_or(0),
+            _ if self.len() == 0 => 0,
+            _ => self.bytes() / self.len() as u64,
+        }
+    }
+
+    /// The most bytes any report of these columns can take, with at most `entries` in a
+    /// report's list (`ReportLimits::entries`).
+    pub(crate) fn largest_report_bytes(&self, entries: u32) -> u64 {
+        match self {
+            Data::Values { .. } => 4,
+            Data::SeedValues { .. } => 8,
+            Data::Sets { .. } => 8 + 4 * u64::from(entries),
+            Data::Vectors { .. } => 8 * u64::from(entries),
         }
     }
 
@@ -147,6 +183,80 @@ impl Data {
                 values.extend_from_slice(v)
             }
             _ => unreachable!("reports of one mechanism share a family"),
+        }
+    }
+}
+
+/// Reports perturbed to see what a report takes, before perturbing many.
+const SAMPLE: usize = 8;
+
+/// `MemoryError` unless the reports of `items` fit in the memory available: a few of
+/// them, spread over the input and perturbed with a throwaway stream, show what a report
+/// takes (after checking that the largest the family allows fit, for the sample itself).
+/// The per-batch parts and their concatenation coexist, hence twice their largest.
+pub(crate) fn room_to_perturb<M: Columns>(m: &M, items: &[u32], what: &str) -> PyResult<()> {
+    let n = items.len();
+    let sample = SAMPLE.min(n);
+    if sample == 0 {
+        return Ok(());
+    }
+    let empty = m.empty();
+    let largest = empty.largest_report_bytes(m.spec().report_limits().entries);
+    crate::errors::fits(what, sample as u64, largest)?;
+    let mut rng = ldp_core::simulation::stream_rng(0, 0, ldp_core::simulation::Role::Other(0), 0);
+    let mut data = empty;
+    for i in 0..sample {
+        let r = m
+            .perturb(items[i * n / sample], &mut rng)
+            .expect("items are checked against k");
+        m.push(&mut data, &r);
+    }
+    crate::errors::fits(what, n as u64, 2 * data.max_report_bytes())
+}
+
+/// Reports read part by part (a batch of rows, a chunk of lines) and joined at the end.
+/// The first reports kept show what a report takes: before they are, the reports the
+/// whole input holds must fit in the memory available, twice (the parts and their
+/// concatenation coexist). A reader's first part is small (`SAMPLE` reports), so that
+/// the check comes before anything large is read.
+pub(crate) struct Gathered {
+    what: String,
+    parts: Vec<Data>,
+    checked: bool,
+}
+
+impl Gathered {
+    /// Reports to read, `what` naming them in a `MemoryError`.
+    pub(crate) fn new(what: String) -> Self {
+        Self {
+            what,
+            parts: Vec::new(),
+            checked: false,
+        }
+    }
+
+    /// How many reports the next part should hold at most, given a reader's usual size.
+    pub(crate) fn next_size(&self, usual: usize) -> usize {
+        if self.checked { usual } else { SAMPLE }
+    }
+
+    /// Keeps `part`, once the input's reports fit: `total(part)` of them, each as large
+    /// as the largest of the part's first few.
+    pub(crate) fn push(&mut self, part: Data, total: impl FnOnce(&Data) -> u64) -> PyResult<()> {
+        if !self.checked && part.len() > 0 {
+            let sample = part.slice(0, part.len().min(SAMPLE));
+            crate::errors::fits(&self.what, total(&part), 2 * sample.max_report_bytes())?;
+            self.checked = true;
+        }
+        self.parts.push(part);
+        Ok(())
+    }
+
+    /// The reports of every part, in order (`empty`: no reports).
+    pub(crate) fn finish(mut self, empty: Data) -> Data {
+        match self.parts.len() {
+            1 => self.parts.pop().expect("one part"),
+            _ => Data::concat(empty, &self.parts),
         }
     }
 }

@@ -5,7 +5,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use crate::errors::{ItemError, param};
+use crate::errors::{ItemError, fits, param};
 
 /// A 1-D numpy array of `dtype` made from `obj` (a list, a tuple or an array); integer
 /// input only when `integers` is set.
@@ -40,6 +40,8 @@ fn as_array<'py>(
 /// item outside names its position.
 pub(crate) fn items(obj: &Bound<'_, PyAny>, k: u32, what: &str) -> PyResult<Vec<u32>> {
     let array = as_array(obj, what, true)?;
+    // The converted parts, then the items joined.
+    fits(what, array.getattr("size")?.extract()?, 8)?;
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
     let (dtype, signed) = if kind == "u" {
         ("uint64", false)
@@ -101,6 +103,8 @@ fn convert<T: Copy + Sync + Send + std::fmt::Display>(
 /// seeds); negative values are refused.
 pub(crate) fn u32s(obj: &Bound<'_, PyAny>, what: &str, reduce: bool) -> PyResult<Vec<u32>> {
     let array = as_array(obj, what, true)?;
+    // 64-bit values, then 32-bit ones.
+    fits(what, array.getattr("size")?.extract()?, 12)?;
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
     let values: Vec<u64> = if kind == "u" {
         let a: PyReadonlyArray1<'_, u64> = array.call_method1("astype", ("uint64",))?.extract()?;
@@ -125,6 +129,7 @@ pub(crate) fn u32s(obj: &Bound<'_, PyAny>, what: &str, reduce: bool) -> PyResult
 /// Offsets of a CSR pair: int64, starting at 0, non-decreasing.
 pub(crate) fn offsets(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     let array = as_array(obj, "offsets", true)?;
+    fits("offsets", array.getattr("size")?.extract()?, 8)?;
     let a: PyReadonlyArray1<'_, i64> = array.call_method1("astype", ("int64",))?.extract()?;
     Ok(a.as_array().to_vec())
 }
@@ -133,6 +138,7 @@ pub(crate) fn offsets(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
 pub(crate) fn floats(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)> {
     let np = obj.py().import("numpy")?;
     let array = np.call_method1("asarray", (obj, "float64"))?;
+    fits("values", array.getattr("size")?.extract()?, 8)?;
     let shape: Vec<usize> = array.getattr("shape")?.extract()?;
     let flat = array.call_method0("ravel")?;
     let a: PyReadonlyArray1<'_, f64> = flat.extract()?;

@@ -1,7 +1,7 @@
 //! Repeated collection: the memoized protocols (`ldp.longitudinal`), the exact ASR after t
 //! linked reports (`ldp.asr_after`), and its measurement (`ldp.simulate_linked`).
 
-use crate::threads::InPool;
+use crate::threads::{InPool, Stop};
 use ldp_analytic::longitudinal as closed_forms;
 use ldp_attack::longitudinal::{Collection, LinkedConfig, measure_linked};
 use ldp_core::longitudinal::{Longitudinal as Inner, LongitudinalProtocol, Memoized, Refreshable};
@@ -77,12 +77,14 @@ macro_rules! with_memoized {
     };
 }
 
-/// Every user's `collections` reports, batch b of users drawing from `make(b)`.
+/// Every user's `collections` reports, batch b of users drawing from `make(b)` (fewer once
+/// asked to stop).
 fn draw_users<M, R>(
     m: &Memoized<M>,
     items: &[u32],
     collections: u32,
     make: impl Fn(u64) -> R + Sync,
+    stop: Stop<'_>,
 ) -> Vec<Vec<M::Report>>
 where
     M: FamilyMechanism,
@@ -93,6 +95,9 @@ where
         .par_chunks(USERS_PER_STREAM)
         .enumerate()
         .flat_map_iter(|(b, chunk)| {
+            if stop() {
+                return Vec::new();
+            }
             let mut rng = make(b as u64);
             let users: Vec<Vec<M::Report>> = chunk
                 .iter()
@@ -130,9 +135,9 @@ impl Longitudinal {
         M::Report: Refreshable,
     {
         let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
-        Ok(py.detach_in_pool(
-            || with_batch_rng!(streams, make => draw_users(m, items, collections, make)),
-        ))
+        py.detach_interruptibly(
+            |stop| with_batch_rng!(streams, make => draw_users(m, items, collections, make, stop)),
+        )
     }
 
     /// The arrays of `collect` and `estimate` hold items or bits; a hashed chain's report
@@ -367,7 +372,8 @@ impl Longitudinal {
     /// L-GRR, a users x k 0/1 array for the unary chains), or of several pooled (a list
     /// of them, as `collect` returns), with the chained probabilities;
     /// `estimator` is any of `Aggregator.estimate`'s ("clip" is multi-freq-ldpy's MI),
-    /// "ibu" and "mle" bounded by `max_iterations` and `tolerance`.
+    /// "ibu" and "mle" bounded by `max_iterations` and `tolerance` (a `RuntimeWarning`
+    /// says when the cap stopped them, as `Aggregator.estimate` does).
     #[pyo3(signature = (reports, estimator="unbiased", *, max_iterations=None, tolerance=None))]
     fn estimate<'py>(
         &self,
@@ -378,7 +384,8 @@ impl Longitudinal {
         tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         self.arrays("estimate")?;
-        let estimator = crate::aggregator::estimator(estimator)?;
+        let name = estimator;
+        let estimator = crate::aggregator::estimator(name)?;
         let options = crate::aggregator::fit_options(estimator, max_iterations, tolerance)?;
         let k = self.inner.domain_size().get();
         // A list of collections: their reports pooled, one report per row.
@@ -402,7 +409,7 @@ impl Longitudinal {
             reports = reports.call_method1("reshape", (shape,))?;
         }
         let reports = &reports;
-        let estimate = if self.inner.reports_items() {
+        let fit = if self.inner.reports_items() {
             let mut agg = self
                 .inner
                 .memoized::<Grr>()
@@ -412,7 +419,7 @@ impl Longitudinal {
             for y in crate::items::items(reports, k, "reports")? {
                 agg.add(&GrrReport { y }).map_err(aggregate)?;
             }
-            agg.fit(estimator, &options).map_err(aggregate)?.values
+            agg.fit(estimator, &options).map_err(aggregate)?
         } else {
             let mut agg = self
                 .inner
@@ -441,9 +448,10 @@ impl Longitudinal {
                 }
                 agg.add(&OnesReport { ones }).map_err(aggregate)?;
             }
-            agg.fit(estimator, &options).map_err(aggregate)?.values
+            agg.fit(estimator, &options).map_err(aggregate)?
         };
-        Ok(estimate.into_pyarray(py))
+        crate::aggregator::warn_at_cap(py, name, &fit)?;
+        Ok(fit.values.into_pyarray(py))
     }
 
     fn __repr__(&self) -> String {

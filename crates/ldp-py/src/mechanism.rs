@@ -1,6 +1,6 @@
 //! `ldp.Mechanism`: a validated protocol instance, its client and its server.
 
-use crate::threads::InPool;
+use crate::threads::{InPool, Stop};
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{AnyMechanism, Protocol, Spec, dispatch, with_batch_rng};
 use ldp_optimize::Tuned;
@@ -91,28 +91,32 @@ impl Mechanism {
 }
 
 /// The reports of `items`, batch b drawing from `make(b)`: the CLI's and `perturb_all`'s
-/// streams, in parallel, in order.
+/// streams, in parallel, in order; `None` once asked to stop.
 fn perturb_columns<M: Columns, R: Rng>(
     m: &M,
     items: &[u32],
     make: impl Fn(u64) -> R + Sync,
-) -> Data {
-    let parts: Vec<Data> = crate::threads::install(|| {
+    stop: Stop<'_>,
+) -> Option<Data> {
+    let parts: Option<Vec<Data>> = crate::threads::install(|| {
         items
             .par_chunks(USERS_PER_STREAM)
             .enumerate()
             .map(|(b, chunk)| {
+                if stop() {
+                    return None;
+                }
                 let mut rng = make(b as u64);
                 let mut data = m.with_capacity(chunk.len());
                 for &x in chunk {
                     let r = m.perturb(x, &mut rng).expect("items are checked against k");
                     m.push(&mut data, &r);
                 }
-                data
+                Some(data)
             })
             .collect()
     });
-    Data::concat(m.empty(), &parts)
+    Some(Data::concat(m.empty(), &parts?))
 }
 
 #[pymethods]
@@ -191,36 +195,65 @@ impl Mechanism {
     /// With `seed`, the reports are exactly those of `ldp perturb --seed SEED` on the same
     /// items (item n draws from the ChaCha8 stream of batch n // 4096), whatever the number
     /// of threads; without, each batch draws from ChaCha20 keyed by the operating system.
-    /// The GIL is released while the reports are made.
+    /// The GIL is released while the reports are made, and Ctrl-C stops it. Reports that
+    /// cannot fit in the memory available (a few, perturbed first, show what one takes)
+    /// are a `MemoryError`, raised before any is made.
+    ///
+    /// With `categories` (an `ldp.Categories` of k labels), `items` are labels, encoded
+    /// by it, and the reports carry it (`Reports.categories`).
     ///
     /// >>> import ldp, numpy as np
     /// >>> r = ldp.mechanism("grr", k=4, eps=1.0).perturb(np.array([0, 1, 2, 3]), seed=7)
     /// >>> len(r)
     /// 4
-    #[pyo3(signature = (items, seed=None))]
+    #[pyo3(signature = (items, seed=None, *, categories=None))]
     fn perturb(
         &self,
         py: Python<'_>,
         items: &Bound<'_, PyAny>,
         #[pyo3(from_py_with = crate::args::optional_seed)] seed: Option<u64>,
+        categories: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Reports> {
-        let items = crate::items::items(items, self.spec.k().get(), "items")?;
-        if let Data::Vectors { k, .. } = dispatch!(&self.any, m => m.empty()) {
-            crate::errors::fits("perturb: SHE reports", items.len() as u64, 8 * k as u64)?;
-        }
+        let labels = categories
+            .map(|c| crate::reports::Labels::of(c, self))
+            .transpose()?;
+        let items = match categories {
+            Some(c) => {
+                let codes = c.call_method1("encode", (items,))?;
+                crate::items::items(&codes, self.spec.k().get(), "items")?
+            }
+            None => crate::items::items(items, self.spec.k().get(), "items")?,
+        };
         let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
-        let data = py.detach_in_pool(|| {
-            dispatch!(&self.any, m => with_batch_rng!(streams, make => perturb_columns(m, &items, make)))
-        });
-        Ok(Reports::new(self.clone(), data))
+        let what = format!("perturb: {} reports", self.protocol.name().to_uppercase());
+        let data = py.detach_interruptibly(|stop| {
+            dispatch!(&self.any, m => {
+                crate::columns::room_to_perturb(m, &items, &what)?;
+                Ok::<_, PyErr>(with_batch_rng!(streams, make => perturb_columns(m, &items, make, stop)))
+            })
+        })??;
+        let mut reports = Reports::new(self.clone(), data.ok_or_else(crate::threads::stopped)?);
+        reports.labels = labels;
+        Ok(reports)
     }
 
     /// An empty server. SHE servers clip every coordinate to [-C, C] with C = 1 + 40/eps
     /// unless `she_clip` is a number (another C) or "none" (sum as the paper does).
-    #[pyo3(signature = (she_clip=None))]
-    fn aggregator(&self, she_clip: Option<&Bound<'_, PyAny>>) -> PyResult<Aggregator> {
+    /// `categories` (an `ldp.Categories` of k labels) labels its estimates; without, it
+    /// takes the labels of the reports added, if they carry any.
+    #[pyo3(signature = (she_clip=None, *, categories=None))]
+    fn aggregator(
+        &self,
+        she_clip: Option<&Bound<'_, PyAny>>,
+        categories: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Aggregator> {
         let clip = crate::aggregator::she_clip(&self.spec, she_clip)?;
-        Ok(Aggregator::new(self, clip))
+        let labels = categories
+            .map(|c| crate::reports::Labels::of(c, self))
+            .transpose()?;
+        // The state: a count (or a sum) per item, about.
+        crate::errors::fits("aggregator", u64::from(self.spec.k().get()), 8)?;
+        Ok(Aggregator::new(self, clip, labels))
     }
 
     /// The probabilities of the mechanism's pure form, (p*, q*), or None for SHE.

@@ -6,12 +6,11 @@
 //! every attribute's instance of the protocol at the solution's per-report budget, a
 //! classic protocol at its preset, an adaptive one tuned for that attribute's domain.
 
-use crate::threads::InPool;
+use crate::threads::{InPool, Stop};
 use ldp_analytic::LhAsr;
 use ldp_analytic::multidim::{Collection, Population};
 use ldp_attack::Table;
 use ldp_attack::multidim::{AttributeInference, measure_joint};
-use ldp_core::estimate::FitOptions;
 use ldp_core::multidim::{
     Multidim as Client, MultidimAggregator, MultidimReport, MultidimSpec, Priors, Solution,
 };
@@ -288,20 +287,61 @@ fn named_table(name: &str) -> PyResult<Table> {
     }
 }
 
+/// `MemoryError` unless the reports of users `rows` fit in the memory available: a few
+/// users' reports (made with a throwaway stream) show what a user's take, each attribute's
+/// largest (the largest of them for smp, whose users report one attribute). The parts and
+/// their concatenation coexist, hence twice.
+fn room_to_perturb<M: Columns>(m: &Client<M>, rows: &[u32]) -> PyResult<()> {
+    let d = m.dimensions();
+    let users = rows.len() / d.max(1);
+    let sample = users.min(8);
+    if sample == 0 {
+        return Ok(());
+    }
+    let largest: u64 = m
+        .attributes()
+        .iter()
+        .map(|a| {
+            a.empty()
+                .largest_report_bytes(a.spec().report_limits().entries)
+        })
+        .sum();
+    crate::errors::fits("perturb: the reports", sample as u64, largest)?;
+    let picked: Vec<u32> = (0..sample)
+        .flat_map(|i| {
+            let u = i * users / sample;
+            rows[u * d..(u + 1) * d].iter().copied()
+        })
+        .collect();
+    let throwaway = |b| stream_rng(0, 0, Role::Other(0), b);
+    let (_, parts) = perturb_rows(m, &picked, throwaway, &|| false).expect("not stopped");
+    let each = parts.iter().map(Data::max_report_bytes);
+    let per_user = if m.solution().names_its_attribute() {
+        each.max().unwrap_or(0)
+    } else {
+        each.sum()
+    };
+    crate::errors::fits("perturb: the reports", users as u64, 2 * per_user)
+}
+
 /// The reports of users `rows` (row-major items), batch b drawing from `make(b)`:
 /// per batch in parallel, in order. Returns smp's sampled attributes and every
-/// attribute's reports.
+/// attribute's reports, or `None` once asked to stop.
 fn perturb_rows<M: Columns, R: Rng>(
     m: &Client<M>,
     rows: &[u32],
     make: impl Fn(u64) -> R + Sync,
-) -> (Option<Vec<u32>>, Vec<Data>) {
+    stop: Stop<'_>,
+) -> Option<(Option<Vec<u32>>, Vec<Data>)> {
     let d = m.dimensions();
     let smp = m.solution().names_its_attribute();
-    let parts: Vec<(Vec<u32>, Vec<Data>)> = crate::threads::install(|| {
+    let parts: Option<Vec<(Vec<u32>, Vec<Data>)>> = crate::threads::install(|| {
         rows.par_chunks(USERS_PER_STREAM * d)
             .enumerate()
             .map(|(b, chunk)| {
+                if stop() {
+                    return None;
+                }
                 let mut rng = make(b as u64);
                 let mut sampled = Vec::new();
                 let mut data: Vec<Data> = m.attributes().iter().map(|a| a.empty()).collect();
@@ -320,10 +360,11 @@ fn perturb_rows<M: Columns, R: Rng>(
                         }
                     }
                 }
-                (sampled, data)
+                Some((sampled, data))
             })
             .collect()
     });
+    let parts = parts?;
     let sampled = smp.then(|| parts.iter().flat_map(|p| p.0.iter().copied()).collect());
     let data = (0..d)
         .map(|j| {
@@ -331,7 +372,7 @@ fn perturb_rows<M: Columns, R: Rng>(
             Data::concat(m.attributes()[j].empty(), &pieces)
         })
         .collect();
-    (sampled, data)
+    Some((sampled, data))
 }
 
 impl MultidimReports {
@@ -375,13 +416,21 @@ impl MultidimReports {
         }
     }
 
-    /// The server of these reports, aggregated in parallel batches merged in order.
-    fn aggregate<M: Columns>(&self, m: &Client<M>) -> Result<MultidimAggregator<M>, String> {
+    /// The server of these reports, aggregated in parallel batches merged in order (an
+    /// error once asked to stop).
+    fn aggregate<M: Columns>(
+        &self,
+        m: &Client<M>,
+        stop: Stop<'_>,
+    ) -> Result<MultidimAggregator<M>, String> {
         let each = self.each(m);
         let parts: Vec<Result<MultidimAggregator<M>, String>> = crate::threads::install(|| {
             each.par_chunks(USERS_PER_STREAM)
                 .enumerate()
                 .map(|(b, chunk)| {
+                    if stop() {
+                        return Err("stopped".to_owned());
+                    }
                     let mut server = m.aggregator();
                     for (i, r) in chunk.iter().enumerate() {
                         server
@@ -476,7 +525,8 @@ impl Multidim {
     /// Perturbs every user's items: a 2-D integer array (one row per user, one column per
     /// attribute, each in its domain) or a pandas DataFrame (see `ldp.multidim`). With
     /// `seed`, the reports are exactly those of `ldp perturb --attributes ... --seed SEED`
-    /// (user n draws from the stream of batch n // 4096). The GIL is released.
+    /// (user n draws from the stream of batch n // 4096). The GIL is released, and Ctrl-C
+    /// stops it; reports that cannot fit in the memory available are a `MemoryError`.
     #[pyo3(signature = (items, seed=None))]
     fn perturb(
         &self,
@@ -487,10 +537,14 @@ impl Multidim {
         let rows = self.items(items)?;
         let streams = BatchStreams::new(seed, Role::Genuine).map_err(param)?;
         let (sampled, parts) = py
-            .detach_in_pool(|| {
-                dispatch_multidim!(&self.spec, m => with_batch_rng!(streams, make => perturb_rows(&m, &rows, make)))
-            })
-            .map_err(param)?;
+            .detach_interruptibly(|stop| {
+                dispatch_multidim!(&self.spec, m => (|| {
+                    room_to_perturb(&m, &rows)?;
+                    with_batch_rng!(streams, make => perturb_rows(&m, &rows, make, stop))
+                        .ok_or_else(crate::threads::stopped)
+                })())
+            })?
+            .map_err(param)??;
         Ok(MultidimReports {
             client: self.clone(),
             sampled,
@@ -502,39 +556,52 @@ impl Multidim {
     /// a list of numpy arrays; a dict by attribute name when the attributes are named;
     /// pandas Series indexed by the labels when the client was built from a DataFrame.
     /// Estimators: "unbiased", "clip", "norm-sub", "simplex", and those that read the
-    /// channel ("ibu", "mle", "base-cut"; refused for rsrfd).
-    #[pyo3(signature = (reports, estimator="unbiased"))]
+    /// channel ("ibu", "mle", "base-cut"; refused for rsrfd), the iterative ones bounded
+    /// by `max_iterations` and `tolerance` as in `Aggregator.estimate` (a
+    /// `RuntimeWarning` names each attribute whose estimate stopped at the cap).
+    #[pyo3(signature = (reports, estimator="unbiased", *, max_iterations=None, tolerance=None))]
     fn estimate<'py>(
         &self,
         py: Python<'py>,
         reports: &MultidimReports,
         estimator: &str,
+        max_iterations: Option<i64>,
+        tolerance: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let estimator: Estimator = crate::aggregator::estimator(estimator)?;
+        let name = estimator;
+        let estimator: Estimator = crate::aggregator::estimator(name)?;
+        let options = crate::aggregator::fit_options(estimator, max_iterations, tolerance)?;
         if reports.client.spec != self.spec {
             return Err(report(
                 "these reports are of another client (another solution, budget, protocol or domains)",
             ));
         }
-        let values = py
-            .detach_in_pool(|| {
+        // Every user's report is taken out of the columns to be aggregated.
+        let bytes: u64 = reports.parts.iter().map(Data::bytes).sum();
+        let users = reports.len_users() as u64;
+        crate::errors::fits(
+            "estimate: the reports",
+            users,
+            bytes.div_ceil(users.max(1)) + 64,
+        )?;
+        let fits = py
+            .detach_interruptibly(|stop| {
                 dispatch_multidim!(&self.spec, m => (|| {
-                    let server = reports.aggregate(&m).map_err(report)?;
+                    let server = reports.aggregate(&m, stop).map_err(report)?;
                     if server.count() == 0 {
                         return Err(aggregate("no reports to estimate from"));
                     }
                     (0..m.dimensions())
-                        .map(|j| {
-                            server
-                                .fit(j, estimator, &FitOptions::default())
-                                .map(|f| f.values)
-                                .map_err(aggregate)
-                        })
-                        .collect::<PyResult<Vec<Vec<f64>>>>()
+                        .map(|j| server.fit(j, estimator, &options).map_err(aggregate))
+                        .collect::<PyResult<Vec<_>>>()
                 })())
-            })
+            })?
             .map_err(param)??;
-        self.shaped(py, values)
+        for (j, fit) in fits.iter().enumerate() {
+            let what = format!("{}: ", self.attribute_name(j));
+            crate::aggregator::warn_at_cap_of(py, &what, name, fit)?;
+        }
+        self.shaped(py, fits.into_iter().map(|f| f.values).collect())
     }
 
     /// The expected success of the reconstruction attack on each attribute, under a
@@ -590,7 +657,8 @@ impl Multidim {
     /// this client's), as `ldp simulate --dataset ... --solution ...` does: an `ldp.Table`
     /// with one row per attribute and its columns (attribute, k, eps_report, param, mse,
     /// mse_se, asr, asr_se, joint_asr, joint_asr_se, inference, inference_se,
-    /// inference_baseline; NaN where the tool prints nothing). The GIL is released.
+    /// inference_baseline; NaN where the tool prints nothing). The GIL is released, and
+    /// Ctrl-C stops it.
     #[pyo3(signature = (data, *, runs=10, seed=0))]
     fn simulate<'py>(
         &self,
@@ -605,7 +673,9 @@ impl Multidim {
         crate::errors::fits("simulate: runs", runs, 16 * (self.d() as u64 + 1))?;
         let table = self.table(data)?;
         let measured = py
-            .detach_in_pool(|| dispatch_multidim!(&self.spec, m => measure(&m, &table, runs, seed)))
+            .detach_interruptibly(
+                |stop| dispatch_multidim!(&self.spec, m => measure(&m, &table, runs, seed, stop)),
+            )?
             .map_err(param)?
             .map_err(crate::errors::tuning)?;
         let d = self.d();
@@ -1008,13 +1078,21 @@ struct TableMeasurement {
 /// of batch i / 4096 of `(seed, r, Genuine)`, aggregates and estimates; the
 /// attribute-inference attacker guesses the sampled attribute of the very same reports
 /// (its coins from the `Attacker` streams); the joint reconstruction is measured on a
-/// collection of its own, seeded from the run.
+/// collection of its own, seeded from the run. Asked to stop, it fails at the next batch.
 fn measure<M: AttackSurface>(
     m: &Client<M>,
     table: &Table,
     runs: u64,
     seed: u64,
+    stop: Stop<'_>,
 ) -> Result<TableMeasurement, String> {
+    let stopped = || {
+        if stop() {
+            Err("stopped".to_owned())
+        } else {
+            Ok(())
+        }
+    };
     let fail = |e: &dyn std::fmt::Display| e.to_string();
     let d = m.dimensions();
     let n = table.len();
@@ -1031,6 +1109,7 @@ fn measure<M: AttackSurface>(
         for_each_batch(
             n,
             |b, users| -> Result<_, String> {
+                stopped()?;
                 let mut rng = stream_rng(seed, run, Role::Genuine, b);
                 let mut partial = m.aggregator();
                 for i in users {
@@ -1052,6 +1131,7 @@ fn measure<M: AttackSurface>(
             for_each_batch(
                 n,
                 |b, users| -> Result<u64, String> {
+                    stopped()?;
                     let mut rng = stream_rng(seed, run, Role::Genuine, b);
                     let mut coins = stream_rng(seed, run, Role::Attacker, b);
                     let mut found = 0u64;

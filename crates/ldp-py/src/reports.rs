@@ -10,12 +10,12 @@ use ldp_arrow::ArrowReports;
 use ldp_core::{Mechanism as _, OnInvalid, Reason, Rejections, dispatch};
 use ldp_jsonl::lines::{LineChunks, LineError};
 use ldp_jsonl::{Digits, JsonReport};
-use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PySlice};
 
-use crate::columns::{Columns, Data};
+use crate::columns::{Columns, Data, Gathered};
 use crate::errors::{param, report};
 use crate::items::{floats, u32s};
 use crate::mechanism::Mechanism;
@@ -39,6 +39,139 @@ pub struct Reports {
     pub(crate) data: Data,
     /// What a reader in skip mode left out of the input these reports came from.
     pub(crate) skipped: Rejections,
+    /// The items' labels, when the reports carry them (`categories`).
+    pub(crate) labels: Option<Labels>,
+}
+
+/// The Arrow and Parquet metadata key of the items' labels: a JSON list, item i's label
+/// at position i.
+const LABELS_KEY: &str = "ldp.labels";
+
+/// The metadata key present (`true`) when the last label stands for every label not
+/// listed (`ldp.Categories(..., other=...)`).
+const OTHER_KEY: &str = "ldp.other";
+
+/// The labels of the items, as reports carry them: an `ldp.Categories` in the form its
+/// metadata takes (`LABELS_KEY`, `OTHER_KEY`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Labels {
+    /// The JSON list of the k labels.
+    list: String,
+    /// Whether the last label stands for every label not listed.
+    other: bool,
+}
+
+impl Labels {
+    /// The labels of `categories`, an `ldp.Categories` of the k labels of `mechanism`.
+    pub(crate) fn of(categories: &Bound<'_, PyAny>, mechanism: &Mechanism) -> PyResult<Self> {
+        let class = categories
+            .py()
+            .import("ldp._categories")?
+            .getattr("Categories")?;
+        if !categories.is_instance(&class)? {
+            return Err(PyTypeError::new_err(format!(
+                "categories must be an ldp.Categories, not {}",
+                categories.get_type().name()?
+            )));
+        }
+        let k: u64 = categories.getattr("k")?.extract()?;
+        let mechanism_k = u64::from(mechanism.spec.k().get());
+        if k != mechanism_k {
+            let other = match categories.getattr("other")?.is_none() {
+                true => "",
+                false => " and other",
+            };
+            return Err(param(format!(
+                "categories has k = {k} ({} labels{other}), but the mechanism has k = \
+                 {mechanism_k}: one label per item",
+                categories.getattr("labels")?.len()?
+            )));
+        }
+        let (list, other): (String, bool) = categories.call_method0("_metadata")?.extract()?;
+        Ok(Self { list, other })
+    }
+
+    /// The labels that Arrow or Parquet metadata `metadata` records (from `source`, named
+    /// in errors), checked against `mechanism`; `None` when it records none.
+    fn read(
+        py: Python<'_>,
+        metadata: impl Fn(&str) -> Option<String>,
+        mechanism: &Mechanism,
+        source: &str,
+    ) -> PyResult<Option<Self>> {
+        let Some(list) = metadata(LABELS_KEY) else {
+            return Ok(None);
+        };
+        let categories = py
+            .import("ldp._categories")?
+            .getattr("Categories")?
+            .call_method1("_from_metadata", (list, metadata(OTHER_KEY), source))?;
+        Self::of(&categories, mechanism).map(Some)
+    }
+
+    /// The labels as a pickle keeps them: the JSON list, and whether the last stands for
+    /// any other.
+    pub(crate) fn parts(&self) -> (String, bool) {
+        (self.list.clone(), self.other)
+    }
+
+    /// The labels of `parts` (see [`Labels::parts`]), checked against `mechanism`.
+    pub(crate) fn from_parts(
+        py: Python<'_>,
+        (list, other): (String, bool),
+        mechanism: &Mechanism,
+        source: &str,
+    ) -> PyResult<Self> {
+        let metadata = |key: &str| match key {
+            LABELS_KEY => Some(list.clone()),
+            OTHER_KEY => other.then(|| "true".to_owned()),
+            _ => None,
+        };
+        Ok(Self::read(py, metadata, mechanism, source)?.expect("labels are recorded"))
+    }
+
+    /// The `ldp.Categories` of these labels.
+    pub(crate) fn categories<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let other = self.other.then_some("true");
+        py.import("ldp._categories")?
+            .getattr("Categories")?
+            .call_method1("_from_metadata", (&self.list, other, "the reports"))
+    }
+
+    /// The labels in a message: their JSON, cut short.
+    fn describe(&self) -> String {
+        let mut text: String = self.list.chars().take(60).collect();
+        if text.len() < self.list.len() {
+            text += "...";
+        }
+        if self.other {
+            text += " (the last for any other)";
+        }
+        text
+    }
+
+    /// The metadata entries.
+    fn metadata(&self) -> Vec<(String, String)> {
+        let mut entries = vec![(LABELS_KEY.to_owned(), self.list.clone())];
+        if self.other {
+            entries.push((OTHER_KEY.to_owned(), "true".to_owned()));
+        }
+        entries
+    }
+}
+
+/// A numpy copy of a column, once it fits in the memory available.
+fn column<'py, T: numpy::Element + Copy>(
+    py: Python<'py>,
+    name: &str,
+    values: &[T],
+) -> PyResult<Bound<'py, PyArray1<T>>> {
+    crate::errors::fits(
+        &format!("the column {name}"),
+        values.len() as u64,
+        std::mem::size_of::<T>() as u64,
+    )?;
+    Ok(PyArray1::from_slice(py, values))
 }
 
 fn no_field(shape: &str, field: &str) -> PyErr {
@@ -52,6 +185,7 @@ impl Reports {
             mechanism,
             data,
             skipped: Rejections::default(),
+            labels: None,
         }
     }
 
@@ -87,6 +221,7 @@ impl Reports {
             mechanism: mechanism.clone(),
             data,
             skipped,
+            labels: None,
         })
     }
 }
@@ -115,7 +250,7 @@ impl Reports {
     #[getter]
     fn y<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         match &self.data {
-            Data::Values { y } | Data::SeedValues { y, .. } => Ok(PyArray1::from_slice(py, y)),
+            Data::Values { y } | Data::SeedValues { y, .. } => column(py, "y", y),
             _ => Err(no_field(self.shape_name(), "y")),
         }
     }
@@ -124,7 +259,7 @@ impl Reports {
     #[getter]
     fn seed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         match &self.data {
-            Data::SeedValues { seed, .. } => Ok(PyArray1::from_slice(py, seed)),
+            Data::SeedValues { seed, .. } => column(py, "seed", seed),
             _ => Err(no_field(self.shape_name(), "seed")),
         }
     }
@@ -133,7 +268,7 @@ impl Reports {
     #[getter]
     fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         match &self.data {
-            Data::Sets { offsets, .. } => Ok(PyArray1::from_slice(py, offsets)),
+            Data::Sets { offsets, .. } => column(py, "offsets", offsets),
             _ => Err(no_field(self.shape_name(), "offsets")),
         }
     }
@@ -142,7 +277,7 @@ impl Reports {
     #[getter]
     fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
         match &self.data {
-            Data::Sets { indices, .. } => Ok(PyArray1::from_slice(py, indices)),
+            Data::Sets { indices, .. } => column(py, "indices", indices),
             _ => Err(no_field(self.shape_name(), "indices")),
         }
     }
@@ -152,7 +287,7 @@ impl Reports {
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &self.data {
             Data::Vectors { k, values } => {
-                let flat = values.clone().into_pyarray(py);
+                let flat = column(py, "values", values)?;
                 Ok(flat.reshape([values.len() / k, *k])?.into_any())
             }
             _ => Err(no_field(self.shape_name(), "values")),
@@ -181,6 +316,8 @@ impl Reports {
         let n = self.data.len();
         if let Ok(slice) = key.cast::<PySlice>() {
             let ix = slice.indices(n as isize)?;
+            let per = self.data.bytes().div_ceil(n.max(1) as u64);
+            crate::errors::fits("a slice of the reports", ix.slicelength as u64, per)?;
             let data = if ix.step == 1 {
                 let (start, stop) = (ix.start as usize, (ix.stop.max(ix.start)) as usize);
                 self.data.slice(start, stop)
@@ -193,9 +330,9 @@ impl Reports {
                 }
                 out
             };
-            return Ok(Bound::new(py, Reports::new(self.mechanism.clone(), data))?
-                .into_any()
-                .unbind());
+            let mut part = Reports::new(self.mechanism.clone(), data);
+            part.labels = self.labels.clone();
+            return Ok(Bound::new(py, part)?.into_any().unbind());
         }
         let i: isize = key
             .extract()
@@ -215,32 +352,48 @@ impl Reports {
             .unbind())
     }
 
-    /// The reports of several objects of one mechanism, one after another.
+    /// The reports of several objects of one mechanism, one after another, with the
+    /// labels they carry (parts labelled otherwise are refused).
     #[staticmethod]
     fn concat(parts: &Bound<'_, PyList>) -> PyResult<Reports> {
-        let mut iter = parts.iter();
-        let first = iter
-            .next()
+        let parts = parts
+            .iter()
+            .map(|p| p.extract::<PyRef<'_, Reports>>().map_err(PyErr::from))
+            .collect::<PyResult<Vec<_>>>()?;
+        let first = parts
+            .first()
             .ok_or_else(|| param("concat needs at least one Reports object"))?;
-        let mut out: Reports = first.extract::<PyRef<'_, Reports>>()?.clone();
-        for part in iter {
-            let part = part.extract::<PyRef<'_, Reports>>()?;
-            if part.mechanism.spec != out.mechanism.spec {
+        let mut labels = None;
+        for part in &parts {
+            if part.mechanism.spec != first.mechanism.spec {
                 return Err(report(format!(
                     "reports of {} cannot follow reports of {}: {}",
                     part.mechanism.spec_json(),
-                    out.mechanism.spec_json(),
+                    first.mechanism.spec_json(),
                     crate::mechanism::spec_difference(
                         &part.mechanism.spec,
-                        &out.mechanism.spec,
+                        &first.mechanism.spec,
                         "these reports",
                         "the first"
                     )
                 )));
             }
+            labels = same_labels(labels, &part.labels, "reports", "the reports before")
+                .map_err(report)?;
+        }
+        let n: u64 = parts.iter().map(|p| p.data.len() as u64).sum();
+        let bytes: u64 = parts.iter().map(|p| p.data.bytes()).sum();
+        // The columns grow as the parts are appended: twice their final size at most.
+        crate::errors::fits("concat", n, 2 * bytes.div_ceil(n.max(1)))?;
+        let mut out = Reports::new(
+            first.mechanism.clone(),
+            dispatch!(&first.mechanism.any, m => m.empty()),
+        );
+        for part in &parts {
             out.data.extend(&part.data);
             out.skipped.merge(&part.skipped);
         }
+        out.labels = labels;
         Ok(out)
     }
 
@@ -362,7 +515,9 @@ impl Reports {
     /// `on_invalid="skip"` it is left out and counted in `skipped` (malformed, too long,
     /// or invalid for the mechanism), as `ldp aggregate --on-invalid skip` does. The path
     /// comes first, as in `read_parquet` and `from_arrow` (the former order,
-    /// `from_jsonl(mechanism, path)`, works with a `DeprecationWarning`).
+    /// `from_jsonl(mechanism, path)`, works with a `DeprecationWarning`). Ctrl-C stops
+    /// it, and reports that cannot fit in the memory available (judged from the file's
+    /// size and its first lines) are a `MemoryError`.
     #[staticmethod]
     #[pyo3(signature = (path, mechanism, on_invalid="refuse"))]
     fn from_jsonl<'py>(
@@ -374,8 +529,9 @@ impl Reports {
         let (path, mechanism) = crate::args::path_and_mechanism(path, mechanism)?;
         let mechanism: &Mechanism = &mechanism;
         let skip = skipping(on_invalid)?;
-        let (data, skipped) = py.detach_in_pool(|| -> PyResult<(Data, Rejections)> {
+        let (data, skipped) = py.detach_interruptibly(|stop| -> PyResult<(Data, Rejections)> {
             let file = std::fs::File::open(&path).map_err(|e| crate::errors::io(&path, &e))?;
+            let size = file.metadata().map_or(0, |m| m.len());
             // The tool's rules (ldp_jsonl::lines): a byte-order mark at the start is not
             // part of the first line; blank lines are accepted at the end only (or
             // anywhere when skipping: they are not reports); a line longer than any report
@@ -386,10 +542,13 @@ impl Reports {
             }
             let mut skipped = Rejections::default();
             let fail = |e: &dyn std::fmt::Display| report(format!("{}: {e}", path.display()));
+            let mut gathered = Gathered::new(format!("from_jsonl: the reports of {}", path.display()));
             dispatch!(&mechanism.any, m => {
-                let mut data = m.empty();
                 loop {
-                    let chunk = match input.next_chunk(1 << 16) {
+                    if stop() {
+                        return Err(crate::threads::stopped());
+                    }
+                    let chunk = match input.next_chunk(gathered.next_size(1 << 16)) {
                         Ok(Some(chunk)) => chunk,
                         Ok(None) => break,
                         Err(LineError::Io { source, .. }) => {
@@ -397,7 +556,10 @@ impl Reports {
                         }
                         Err(e) => return Err(fail(&e)),
                     };
+                    let mut data = m.empty();
+                    let mut bytes = 0u64;
                     for (number, text) in chunk {
+                        bytes += text.len() as u64 + 1;
                         let at = || format!("line {number}");
                         let r = match parse(m, text) {
                             Ok(r) => r,
@@ -413,17 +575,22 @@ impl Reports {
                             Err(e) => return Err(fail(&format_args!("line {number}: {e}"))),
                         }
                     }
+                    // The file holds about as many reports per byte as these lines.
+                    gathered.push(data, |d| {
+                        (u128::from(size) * d.len() as u128).div_ceil(u128::from(bytes.max(1))) as u64
+                    })?;
                 }
                 for long in input.take_skipped() {
                     long.record(&mut skipped);
                 }
-                Ok((data, skipped))
+                Ok((gathered.finish(m.empty()), skipped))
             })
-        })?;
+        })??;
         Ok(Reports {
             mechanism: mechanism.clone(),
             data,
             skipped,
+            labels: None,
         })
     }
 
@@ -443,7 +610,8 @@ impl Reports {
     /// schema (what `to_arrow` makes, or a Parquet file read by pyarrow), or from the path
     /// of a Parquet file or directory (`read_parquet`). The mechanism is the one the data
     /// records under `ldp.spec`, or `mechanism` where it records none; a recorded spec that
-    /// contradicts `mechanism` is an error. Every report is checked.
+    /// contradicts `mechanism` is an error. Every report is checked. Labels the data
+    /// records (`ldp.labels`) come with the reports (`categories`).
     ///
     /// >>> import ldp, numpy as np
     /// >>> m = ldp.mechanism("oue", k=8, eps=1.0)
@@ -482,15 +650,23 @@ impl Reports {
         let mechanism = mechanism.map(|m| m.clone());
         let reader = StreamReader::try_new(std::io::Cursor::new(stream), None)
             .map_err(|e| param(format!("not an Arrow IPC stream: {e}")))?;
-        let recorded = reader.schema().metadata().get(ldp_arrow::SPEC_KEY).cloned();
+        let schema = reader.schema();
+        let recorded = schema.metadata().get(ldp_arrow::SPEC_KEY).cloned();
         let mechanism = mechanism_for(recorded.as_deref(), mechanism)?;
+        let labels = Labels::read(
+            py,
+            |key| schema.metadata().get(key).cloned(),
+            &mechanism,
+            "the Arrow data",
+        )?;
         let batches = reader
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| param(format!("the Arrow stream cannot be read: {e}")))?;
+        let total: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
         let mut skipped = Rejections::default();
-        let data = py.detach_in_pool(|| {
+        let data = py.detach_interruptibly(|stop| {
             dispatch!(&mechanism.any, m => {
-                let mut data = m.empty();
+                let mut gathered = Gathered::new("from_arrow: the reports".to_owned());
                 let mut first = 0u64;
                 for batch in &batches {
                     // One `report` column: two are ambiguous, as pyarrow says.
@@ -501,33 +677,50 @@ impl Reports {
                         }
                         Err(e) => return Err(report(e.to_string())),
                     };
-                    let reports = if skip {
-                        let at = |row: u64| format!("row {row}");
-                        m.reports_from_array_skipping(column.as_ref(), first, 0, &mut skipped, &at)
-                    } else {
-                        m.reports_from_array(column.as_ref()).map_err(|e| e.offset_rows(first))
-                    }
-                    // One error class per cause, whichever reader met it (`read_parquet`'s).
-                    .map_err(arrow_error)?;
-                    for r in &reports {
-                        m.push(&mut data, r);
+                    // A slice of rows at a time: the reports of one slice are held at once.
+                    let mut start = 0;
+                    while start < column.len() {
+                        if stop() {
+                            return Err(crate::threads::stopped());
+                        }
+                        let rows = gathered.next_size(1 << 16).min(column.len() - start);
+                        let slice = column.slice(start, rows);
+                        let row = first + start as u64;
+                        let reports = if skip {
+                            let at = |row: u64| format!("row {row}");
+                            m.reports_from_array_skipping(slice.as_ref(), row, 0, &mut skipped, &at)
+                        } else {
+                            m.reports_from_array(slice.as_ref()).map_err(|e| e.offset_rows(row))
+                        }
+                        // One error class per cause, whichever reader met it (`read_parquet`'s).
+                        .map_err(arrow_error)?;
+                        let mut data = m.empty();
+                        for r in &reports {
+                            m.push(&mut data, r);
+                        }
+                        gathered.push(data, |_| total)?;
+                        start += rows;
                     }
                     first += batch.num_rows() as u64;
                 }
-                Ok::<_, PyErr>(data)
+                Ok::<_, PyErr>(gathered.finish(m.empty()))
             })
-        })?;
+        })??;
         Ok(Reports {
             mechanism,
             data,
             skipped,
+            labels,
         })
     }
 
     /// The reports of a Parquet file, or of every `.parquet` file under a directory, as
     /// `ldp perturb --output` writes them (or pyarrow, with the spec in the metadata):
-    /// every file must record the same mechanism, the one given if one is. Needs no
-    /// pyarrow.
+    /// every file must record the same mechanism, the one given if one is. Labels that
+    /// the files record (`ldp.labels`, see `with_categories`) come with the reports; files
+    /// that record labels must record the same. Needs no pyarrow. Ctrl-C stops it, and
+    /// reports that cannot fit in the memory available (the files' footers give their
+    /// number, the first reports read their size) are a `MemoryError`.
     #[staticmethod]
     #[pyo3(signature = (path, mechanism=None, on_invalid="refuse"))]
     fn read_parquet(
@@ -545,37 +738,70 @@ impl Reports {
             Err(e) => return Err(arrow_error(e)),
         };
         let mechanism = mechanism_for(recorded.as_deref(), mechanism)?;
+        // Every file's rows and labels, from its footer.
+        let mut total = 0u64;
+        let mut labels = None;
+        for file in &files {
+            let footer = parquet_footer(file)?;
+            total += u64::try_from(footer.num_rows()).unwrap_or(0);
+            let metadata = |key: &str| {
+                footer
+                    .key_value_metadata()
+                    .and_then(|kv| kv.iter().find(|e| e.key == key))
+                    .and_then(|e| e.value.clone())
+            };
+            let source = file.display().to_string();
+            let here = Labels::read(py, metadata, &mechanism, &source)?;
+            labels = same_labels(labels, &here, &source, "the files before it").map_err(param)?;
+        }
         let mut skipped = Rejections::default();
-        let data = py.detach_in_pool(|| {
+        let data = py.detach_interruptibly(|stop| {
             let reader =
                 ldp_arrow::ParquetReports::open(&path, &mechanism.spec).map_err(arrow_error)?;
             dispatch!(&mechanism.any, m => {
-                let mut data = m.empty();
+                let mut gathered = Gathered::new("read_parquet: the reports".to_owned());
+                // What stopped a file's batches early (Ctrl-C, a MemoryError), beside the
+                // reader's own errors: any error ends the reading, this says which.
+                let mut refused: Option<PyErr> = None;
                 for part in &reader.parts().map_err(arrow_error)? {
                     let file = reader.files()[part.file].display().to_string();
                     let at = |row: u64| format!("{file} row {row}");
                     let base = (part.file as u64) << 40;
-                    reader
-                        .for_each_batch_of(part, |column, first| {
-                            let reports = if skip {
-                                m.reports_from_array_skipping(column, first, base, &mut skipped, &at)?
-                            } else {
-                                m.reports_from_array(column).map_err(|e| e.offset_rows(first))?
-                            };
-                            for r in &reports {
-                                m.push(&mut data, r);
-                            }
-                            Ok(())
-                        })
-                        .map_err(arrow_error)?;
+                    let read = reader.for_each_batch_of(part, |column, first| {
+                        let refuse = |e: PyErr, refused: &mut Option<PyErr>| {
+                            *refused = Some(e);
+                            ldp_arrow::ArrowLdpError::NoFiles("refused".to_owned())
+                        };
+                        // Batches are of at most 16 MiB of reports (ldp-arrow's reader).
+                        if stop() {
+                            return Err(refuse(crate::threads::stopped(), &mut refused));
+                        }
+                        let reports = if skip {
+                            m.reports_from_array_skipping(column, first, base, &mut skipped, &at)?
+                        } else {
+                            m.reports_from_array(column).map_err(|e| e.offset_rows(first))?
+                        };
+                        let mut data = m.empty();
+                        for r in &reports {
+                            m.push(&mut data, r);
+                        }
+                        gathered
+                            .push(data, |_| total)
+                            .map_err(|e| refuse(e, &mut refused))
+                    });
+                    if let Some(e) = refused.take() {
+                        return Err(e);
+                    }
+                    read.map_err(arrow_error)?;
                 }
-                Ok::<_, PyErr>(data)
+                Ok::<_, PyErr>(gathered.finish(m.empty()))
             })
-        })?;
+        })??;
         Ok(Reports {
             mechanism,
             data,
             skipped,
+            labels,
         })
     }
 
@@ -600,6 +826,39 @@ impl Reports {
             d.set_item("first_error", &r.first_error)?;
             out.set_item(reason.name(), d)?;
         }
+        Ok(out)
+    }
+
+    /// The labels of the items (an `ldp.Categories`) that the reports carry, or None.
+    /// `Mechanism.perturb(..., categories=...)` and `with_categories` label reports; slices,
+    /// `concat`, pickling and `to_arrow` keep the labels (in the schema metadata, under
+    /// `ldp.labels`, so that pyarrow's Parquet files keep them too), and `from_arrow` and
+    /// `read_parquet` give them back. An aggregator takes the labels of the reports it
+    /// adds, and `estimate(..., labelled=True)` labels its estimate with them.
+    ///
+    /// >>> import ldp
+    /// >>> fruit = ldp.Categories(["apple", "pear", "plum"])
+    /// >>> m = ldp.mechanism("grr", k=fruit.k, eps=1.0)
+    /// >>> r = m.perturb(["pear", "plum", "pear"], seed=1, categories=fruit)
+    /// >>> r.categories == fruit, ldp.Reports.from_arrow(r.to_arrow()).categories.labels
+    /// (True, ['apple', 'pear', 'plum'])
+    #[getter]
+    fn categories<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.labels.as_ref().map(|l| l.categories(py)).transpose()
+    }
+
+    /// A copy of the reports labelled by `categories` (an `ldp.Categories` of the
+    /// mechanism's k labels, else a `ParamError`), or unlabelled with None. Labels are
+    /// stored as JSON: they must be str, int, float or bool. Labels are no part of
+    /// equality: reports equal the same reports labelled.
+    fn with_categories(&self, categories: Option<&Bound<'_, PyAny>>) -> PyResult<Reports> {
+        let labels = categories
+            .map(|c| Labels::of(c, &self.mechanism))
+            .transpose()?;
+        let n = self.data.len() as u64;
+        crate::errors::fits("with_categories", n, self.data.bytes().div_ceil(n.max(1)))?;
+        let mut out = self.clone();
+        out.labels = labels;
         Ok(out)
     }
 
@@ -662,22 +921,47 @@ impl Reports {
                 "encoding = {encoding:?}: expected \"list\" or \"bitmap\""
             ))
         })?;
-        let bytes = py.detach_in_pool(|| {
+        let bytes = py.detach_interruptibly(|stop| {
             dispatch!(&self.mechanism.any, m => {
-                let reports: Vec<_> = (0..self.data.len()).map(|i| m.report(&self.data, i)).collect();
-                let schema = std::sync::Arc::new(ldp_arrow::report_schema(m, encoding));
-                let column = m.to_array(&reports, encoding);
-                let batch = RecordBatch::try_new(schema.clone(), vec![column])
-                    .map_err(|e| report(e.to_string()))?;
+                let mut schema = ldp_arrow::report_schema(m, encoding);
+                if let Some(labels) = &self.labels {
+                    let mut metadata = schema.metadata().clone();
+                    metadata.extend(labels.metadata());
+                    schema = schema.with_metadata(metadata);
+                }
+                let schema = std::sync::Arc::new(schema);
+                let n = self.data.len();
+                let rows = |from: usize, to: usize| -> Vec<_> {
+                    (from..to).map(|i| m.report(&self.data, i)).collect()
+                };
+                // A few reports show what a row takes in this encoding; the stream grows
+                // by doubling, then Python copies it: three times the rows at most.
+                let sample = m.to_array(&rows(0, n.min(8)), encoding);
+                let per_row = sample.get_buffer_memory_size().div_ceil(sample.len().max(1));
+                crate::errors::fits("to_arrow", n as u64, 3 * per_row as u64)?;
+                let arrow = |e: arrow_schema::ArrowError| report(e.to_string());
                 let mut out = Vec::new();
-                let mut writer = StreamWriter::try_new(&mut out, &schema)
-                    .map_err(|e| report(e.to_string()))?;
-                writer.write(&batch).map_err(|e| report(e.to_string()))?;
-                writer.finish().map_err(|e| report(e.to_string()))?;
+                let mut writer = StreamWriter::try_new(&mut out, &schema).map_err(arrow)?;
+                // Batches of 65,536 rows: the reports of one are held at once.
+                let mut start = 0;
+                loop {
+                    if stop() {
+                        return Err(crate::threads::stopped());
+                    }
+                    let end = n.min(start + (1 << 16));
+                    let column = m.to_array(&rows(start, end), encoding);
+                    let batch = RecordBatch::try_new(schema.clone(), vec![column]).map_err(arrow)?;
+                    writer.write(&batch).map_err(arrow)?;
+                    start = end;
+                    if start == n {
+                        break;
+                    }
+                }
+                writer.finish().map_err(arrow)?;
                 drop(writer);
                 Ok::<_, PyErr>(out)
             })
-        })?;
+        })??;
         Ok(PyBytes::new(py, &bytes))
     }
 }
@@ -713,6 +997,19 @@ fn mechanism_for(recorded: Option<&str>, given: Option<Mechanism>) -> PyResult<M
     }
 }
 
+/// The footer of a Parquet file: its rows and its key-value metadata.
+fn parquet_footer(path: &std::path::Path) -> PyResult<parquet::file::metadata::FileMetaData> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let file = std::fs::File::open(path).map_err(|e| crate::errors::io(path, &e))?;
+    let reader = SerializedFileReader::new(file).map_err(|e| {
+        arrow_error(ldp_arrow::ArrowLdpError::InFile {
+            path: path.display().to_string(),
+            error: Box::new(e.into()),
+        })
+    })?;
+    Ok(reader.metadata().file_metadata().clone())
+}
+
 /// An error of reading Arrow or Parquet reports, as Python sees it.
 fn arrow_error(e: ldp_arrow::ArrowLdpError) -> PyErr {
     match e {
@@ -738,6 +1035,26 @@ fn reports_fault(e: &ldp_arrow::ArrowLdpError) -> bool {
         | E::DuplicateColumn { .. } => true,
         E::InFile { error, .. } => reports_fault(error),
         _ => false,
+    }
+}
+
+/// The labels of reports labelled `known` so far, joined by reports labelled `more`:
+/// unlabelled reports take any labels, but two different labellings cannot join (the
+/// message says so).
+pub(crate) fn same_labels(
+    known: Option<Labels>,
+    more: &Option<Labels>,
+    these: &str,
+    those: &str,
+) -> Result<Option<Labels>, String> {
+    match (known, more) {
+        (Some(a), Some(b)) if a != *b => Err(format!(
+            "{these} labelled {} cannot join {those}, labelled {}",
+            b.describe(),
+            a.describe()
+        )),
+        (Some(a), _) => Ok(Some(a)),
+        (None, more) => Ok(more.clone()),
     }
 }
 

@@ -357,3 +357,20 @@ def test_loloha_chains_are_local_hashing_with_one_seed_per_user(name):
         l.collect(items, collections=1)
     with pytest.raises(ldp.ParamError, match="collect_reports"):
         l.estimate(np.zeros(3))
+
+
+def test_an_estimate_stopped_at_the_cap_says_so():
+    # As Aggregator.estimate does: an iterative estimate capped before it converged is
+    # its last iterate, and a RuntimeWarning says so.
+    import warnings
+
+    for name in ["l-grr", "l-osue"]:
+        l = ldp.longitudinal(name, k=6, eps_perm=2.0, eps_1=1.0)
+        day = l.collect(np.arange(600) % 3, collections=1, seed=2)[0]
+        with pytest.warns(RuntimeWarning, match="ibu stopped at the cap of 3 iterations.*ibu-squarem"):
+            l.estimate(day, "ibu", max_iterations=3)
+        with pytest.warns(RuntimeWarning, match="ibu-squarem stopped at the cap of 1 iterations.*raise max_iterations"):
+            l.estimate(day, "ibu-squarem", max_iterations=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # converged: no warning
+            l.estimate(day, "ibu-squarem")

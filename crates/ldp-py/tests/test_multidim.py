@@ -297,3 +297,22 @@ def test_simulate_on_arrays_and_the_closed_forms():
     for j, f in enumerate(truth):
         expected = np.mean([m.variance(j, v, float(len(items)), f[v]) for v in range(len(f))])
         assert t["mse"][j] == pytest.approx(expected, rel=0.8)
+
+
+def test_an_estimate_stopped_at_the_cap_names_the_attribute():
+    import warnings
+
+    m = ldp.multidim("oue", 4.0, {"a": 4, "b": 3, "c": 2}, solution="rsfd")
+    reports = m.perturb(users(), seed=3)
+    with pytest.warns(RuntimeWarning) as caught:
+        capped = m.estimate(reports, "ibu", max_iterations=3)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 3 and messages[1].startswith(
+        'attribute 1 ("b"): ibu stopped at the cap of 3 iterations, not converged'
+    )
+    assert sorted(capped) == ["a", "b", "c"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # converged: no warning
+        m.estimate(reports, "ibu-squarem")
+    with pytest.raises(ldp.ParamError, match="max_iterations: only"):
+        m.estimate(reports, "clip", max_iterations=3)

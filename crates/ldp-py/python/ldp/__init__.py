@@ -41,12 +41,17 @@ RS+RFD clients of ``ldp perturb --attributes`` over sizes, a dict, a pandas Data
 shipped table (``ldp.dataset``); its ``estimate`` takes the fakes out, ``simulate``
 measures what ``ldp simulate --dataset ... --solution ...`` does.
 
+Labels: ``ldp.Categories`` maps labels (a list's, a pandas categorical's) to the items
+0..k-1 and back; reports carry them into Arrow and Parquet metadata, and
+``Aggregator.estimate(..., labelled=True)`` returns a pandas Series indexed by them.
+
 LH reports hash ``xxh32(str(v), seed) % g``, byte-compatible with multi-freq-ldpy and
 pure-ldp; their 64-bit seeds are reduced mod 2^32 (what python-xxhash does) by
 ``Reports.from_arrays``. multi-freq-ldpy 0.2.5 needs ``xxhash<4``.
 """
 
 from . import _ldp
+from ._categories import Categories
 from ._table import Table
 from ._multidim import dataset, multidim
 from ._ldp import (
@@ -80,6 +85,7 @@ from ._ldp import (
 __all__ = [
     "AggregateError",
     "Aggregator",
+    "Categories",
     "ItemError",
     "LdpError",
     "Longitudinal",
