@@ -44,6 +44,7 @@ pub fn audit_mechanism_until(
     progress: &(dyn Fn(u64) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Audit, AuditError> {
+    let stop = &crate::tally::latched(stop);
     let spec = mech.spec();
     if config.statistics.contains(&Statistic::FirstListed) {
         return Err(AuditError::Statistic {
@@ -127,5 +128,28 @@ mod tests {
         // At most one batch per thread was under way when the stop came.
         let most = rayon::current_num_threads() as u64 * BATCH;
         assert!(drawn.load(Ordering::Relaxed) <= most, "{drawn:?}");
+    }
+
+    /// A stop that says so once and then takes it back still stops the audit: the batches
+    /// it skipped are not counted as batches without hits.
+    #[test]
+    fn a_stop_taken_back_still_stops() {
+        let grr = Spec::classic(
+            Protocol::Grr,
+            DomainSize::new(10).unwrap(),
+            Epsilon::new(1.0).unwrap(),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        let config = AuditConfig {
+            trials: 8 * BATCH,
+            ..AuditConfig::default()
+        };
+        let asked = AtomicU64::new(0);
+        let out = audit_mechanism_until(&grr, &config, &|_| {}, &|| {
+            asked.fetch_add(1, Ordering::Relaxed) == 2
+        });
+        assert!(matches!(out, Err(AuditError::Stopped)), "{out:?}");
     }
 }

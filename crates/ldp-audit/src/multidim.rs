@@ -353,6 +353,7 @@ where
     M: AttackSurface + Sync,
     M::Report: Send,
 {
+    let stop = &crate::tally::latched(stop);
     if config.statistics.contains(&Statistic::FirstListed) {
         return Err(AuditError::Statistic {
             statistic: Statistic::FirstListed,

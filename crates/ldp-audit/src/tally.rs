@@ -353,3 +353,17 @@ pub(crate) fn add(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     }
     a
 }
+
+/// `stop`, latched: true from the first time it says so. A batch skipped by a stop that
+/// later turned false again must not pass for a batch with no hits.
+pub(crate) fn latched(stop: &(dyn Fn() -> bool + Sync)) -> impl Fn() -> bool + Sync + '_ {
+    let seen = std::sync::atomic::AtomicBool::new(false);
+    move || {
+        use std::sync::atomic::Ordering;
+        if seen.load(Ordering::Relaxed) || stop() {
+            seen.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
+    }
+}

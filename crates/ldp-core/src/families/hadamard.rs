@@ -314,13 +314,12 @@ impl Support for HadamardResponse {
         self.in_row(report.y, item)
     }
 
-    /// About half the items of the report's block: drawn from all k, the attack's
-    /// rejection takes about `2 k / b` tests where the scan tests b. Offered only where
-    /// that is no more than the scan (few blocks, as at a huge domain: one block of 2^24
-    /// items was 2^24 tests a guess).
+    /// With one block holding the whole domain (the preset at a huge domain: one block of
+    /// 2^24 items was 2^24 tests a guess), about half the items: the attack's rejection
+    /// takes about two tests. With several blocks a report's block may hold no items, and
+    /// rejection from all k would spend k/4 draws where the scan spends none: `None`.
     fn scanned_support_mean(&self) -> Option<f64> {
-        let support = f64::from(self.per_block.min(self.k.get())) / 2.0;
-        (self.k.as_f64() / support <= f64::from(self.per_block)).then_some(support)
+        (self.k.get() <= self.per_block).then(|| self.k.as_f64() / 2.0)
     }
 }
 
