@@ -3,7 +3,8 @@
 use crate::threads::InPool;
 use ldp_core::estimate::{Fit, FitKnob, FitOptions, FitOptionsError};
 use ldp_core::{
-    Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, Spec, dispatch_aggregator,
+    Aggregator as _, AnyAggregator, Clip, ClipBound, Estimator, Spec, StateValues,
+    dispatch_aggregator,
 };
 use pyo3::types::{PyDict, PyTuple};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -149,9 +150,15 @@ impl Aggregator {
         self.labels.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The bytes of one state, about: k counts (or sums).
+    /// The bytes of one state: its counters or sums (k of them, or the cells of a family
+    /// that counts outputs: k' g for FLH, h (m + 1) for CMS, whatever k is).
     fn state_bytes(&self) -> u64 {
-        8 * u64::from(self.mechanism.spec.k().get())
+        let state = self.state();
+        let values = dispatch_aggregator!(&*state, a => match a.state_values() {
+            StateValues::Counts(c) => c.len(),
+            StateValues::Sums(s) => s.len(),
+        });
+        8 * values as u64
     }
 
     /// The state, locked. A panic while it was held cannot leave it half-changed (every
@@ -310,6 +317,9 @@ impl Aggregator {
             }
             Ok(batch)
         })??;
+        // A signal that came as the work ended is raised here, before anything is added;
+        // one during the merge below (one state's time) comes after the batch is in.
+        py.check_signals()?;
         py.detach(|| {
             let mut known = self.labels();
             let labels = same_labels(known.clone(), &labels, "the reports", "this aggregator")

@@ -122,7 +122,7 @@ def test_perturbed_labels_estimate_labelled():
 
 def test_labels_travel_with_the_reports(tmp_path):
     pq = optional("pyarrow.parquet")
-    sizes = ldp.Categories([1, 2.5, "three", False], other="more")
+    sizes = ldp.Categories([1, 2.5, "three", "four"], other="more")
     m = ldp.mechanism("oue", k=sizes.k, eps=2.0)
     reports = m.perturb(np.arange(1000) % 5, seed=3).with_categories(sizes)
     assert reports.categories == sizes and reports.with_categories(None).categories is None
@@ -133,7 +133,7 @@ def test_labels_travel_with_the_reports(tmp_path):
     assert pickle.loads(pickle.dumps(reports)).categories == sizes
     # Arrow and Parquet: the schema metadata, ldp.labels a JSON list, ldp.other.
     table = reports.to_arrow()
-    assert table.schema.metadata[b"ldp.labels"] == b'[1, 2.5, "three", false, "more"]'
+    assert table.schema.metadata[b"ldp.labels"] == b'[1, 2.5, "three", "four", "more"]'
     assert table.schema.metadata[b"ldp.other"] == b"true"
     assert ldp.Reports.from_arrow(table).categories == sizes
     day = tmp_path / "day"
@@ -219,3 +219,16 @@ def test_the_readme_example(tmp_path, monkeypatch, capsys):
     assert f.index.tolist() == ["chrome", "firefox", "safari", "other"]
     assert abs(f["chrome"] - 0.5) < 0.03 and abs(f["other"] - 0.25) < 0.03
     assert "chrome" in capsys.readouterr().out
+
+
+def test_review_edge_cases():
+    # A categorical with no categories: every value is missing, item k - 1 with other.
+    pd = pytest.importorskip("pandas")
+    empty = pd.Categorical([None, None], categories=[])
+    assert ldp.Categories(["a"], other="rest").encode(empty).tolist() == [1, 1]
+    with pytest.raises(ldp.ItemError, match="missing"):
+        ldp.Categories(["a"]).encode(empty)
+    # Booleans and numbers are equal to Python's lookups: refused together.
+    with pytest.raises(ValueError, match="booleans and numbers"):
+        ldp.Categories([1, 2.5, "three", False])
+    assert ldp.Categories([True, False]).encode([False]).tolist() == [1]

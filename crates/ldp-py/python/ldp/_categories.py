@@ -84,6 +84,12 @@ class Categories:
                     f"labels[{i}] = {label!r} repeats labels[{index[label]}]: labels are distinct"
                 )
             index[label] = i
+        kinds = {"bool" if isinstance(v, bool) else "number" for v in labels
+                 if isinstance(v, (bool, int, float))}
+        if len(kinds) == 2:
+            # True == 1 and False == 0 in Python's lookups, not in the JSON they are kept as.
+            raise ValueError("labels mix booleans and numbers, which Python takes for equal "
+                             "(True == 1): make them all strings, say")
         if other is not None:
             other = _plain(other)
             _check(other, "other")
@@ -142,8 +148,8 @@ class Categories:
     def encode(self, values):
         """The items of ``values`` (labels: a list, an array, a pandas Series or
         Categorical) as an int64 array, vectorized (with pandas when it is installed).
-        A label not among the labels is item ``k - 1`` with ``other``, else an
-        ``ldp.ItemError`` naming it and its position."""
+        A label not among the labels, or a missing value (None, NaN, pandas' NA), is item
+        ``k - 1`` with ``other``, else an ``ldp.ItemError`` naming it and its position."""
         codes = self._codes(values)
         unknown = np.flatnonzero(codes < 0)
         if unknown.size and self._other is not None:
@@ -168,7 +174,8 @@ class Categories:
             # One lookup per category, then the values' category codes (-1: missing).
             categories = self._codes(np.asarray(dtype.categories, dtype=object))
             raw = np.asarray(values.cat.codes if hasattr(values, "cat") else values.codes)
-            return np.where(raw >= 0, categories[raw], -1).astype(np.int64)
+            # A code of -1 (missing) picks the -1 appended last; also with no categories.
+            return np.append(categories, -1)[raw].astype(np.int64)
         labels = pandas.Index(self._every[: len(self._labels)], dtype=object, tupleize_cols=False)
         values = pandas.Index(_objects(values), dtype=object, tupleize_cols=False)
         return labels.get_indexer(values).astype(np.int64)
