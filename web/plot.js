@@ -39,28 +39,52 @@ function logTicks(lo, hi) {
   return majors.length >= 3 ? majors : ticks;
 }
 
-function linearTicks(hi) {
-  const step = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25].find((s) => hi / s <= 6) ?? 0.25;
+// Ticks of a linear axis over [0, hi]: 1, 2, 2.5 or 5 times a power of ten apart, three
+// to six of them whatever the scale (every ASR below 0.01 left only "0" with steps of
+// at least 0.01).
+export function linearTicks(hi) {
+  const power = 10 ** Math.floor(Math.log10(hi / 5));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => hi / s <= 6);
   const ticks = [];
-  for (let v = 0; v <= hi + 1e-12; v += step) ticks.push(Number(v.toFixed(6)));
+  for (let i = 0; i * step <= hi * (1 + 1e-9); i++) ticks.push(Number((i * step).toPrecision(6)));
   return ticks;
 }
 
 // A label's box beside the point (cx, cy): to its right, or its left near the right
-// edge, moved down or up in steps until it overlaps no label placed before.
-function place(placed, cx, cy, width, right) {
-  const left = cx + 6 + width > right;
+// edge, moved down or up in steps until it overlaps nothing placed before (labels,
+// markers, the ring) and stays inside the frame.
+function place(placed, cx, cy, width, frame) {
+  const left = cx + 6 + width > frame.right;
   const x0 = left ? cx - 6 - width : cx + 6;
-  for (let step = 0; step < 40; step++) {
+  for (let step = 0; step < 60; step++) {
     const dy = (step % 2 ? -1 : 1) * Math.ceil(step / 2) * 11;
     const box = { x: x0, y: cy - 5 + dy, w: width, h: 11 };
-    const hit = placed.some((b) => box.x < b.x + b.w && b.x < box.x + box.w && box.y < b.y + b.h && b.y < box.y + box.h);
-    if (!hit) {
+    if (box.y < frame.top || box.y + box.h > frame.bottom) continue;
+    if (!placed.some((b) => overlap(box, b))) {
       placed.push(box);
       return box;
     }
   }
-  return { x: x0, y: cy - 5 };
+  const y = Math.min(Math.max(cy - 5, frame.top), frame.bottom - 11);
+  return { x: x0, y, w: width, h: 11 };
+}
+
+function overlap(a, b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+// Frontiers drawn on top of each other (every point of each within 3 px of the other's
+// line), grouped: one label names them all ("AUE = ALH"), or one would hide the others.
+function coinciding(frontiers, px) {
+  const near = (a, b) => a.every((p) => b.some((q) => Math.hypot(p[0] - q[0], p[1] - q[1]) <= 3));
+  const groups = [];
+  for (const f of frontiers) {
+    const pts = px(f);
+    const g = pts.length ? groups.find((g) => g.pts.length && near(pts, g.pts) && near(g.pts, pts)) : undefined;
+    if (g) g.members.push(f.protocol);
+    else groups.push({ pts, members: [f.protocol], first: f });
+  }
+  return groups;
 }
 
 // A number for people: four significant digits, exponent form (`4.4e-4`) outside
@@ -103,7 +127,7 @@ export function draw(svg, { points, frontiers, pick }, tooltip) {
   }
   for (const t of linearTicks(asrHi)) {
     axes.append(el("line", { x1: m.left, x2: W - m.right, y1: y(t), y2: y(t), stroke: "#eee" }));
-    axes.append(el("text", { x: m.left - 6, y: y(t) + 4, "text-anchor": "end" }, label(t)));
+    axes.append(el("text", { x: m.left - 6, y: y(t) + 4, "text-anchor": "end", class: "asr-tick" }, label(t)));
   }
   axes.append(el("text", { x: (m.left + W - m.right) / 2, y: H - 8, "text-anchor": "middle" }, "MSE per user (log scale)"));
   axes.append(el("text", { x: 16, y: (m.top + H - m.bottom) / 2, "text-anchor": "middle", transform: `rotate(-90 16 ${(m.top + H - m.bottom) / 2})` }, "ASR"));
@@ -131,24 +155,33 @@ export function draw(svg, { points, frontiers, pick }, tooltip) {
     return c;
   };
 
-  const placed = []; // label boxes, so that no two labels overlap
+  // What labels must not cover: the classic markers and the ring, placed first.
+  const placed = points.map((p) => ({ x: x(p.mse) - 5, y: y(p.asr) - 5, w: 10, h: 10 }));
+  if (pick) placed.push({ x: x(pick.mse) - 10, y: y(pick.asr) - 10, w: 20, h: 20 });
+  const bounds = { top: m.top, bottom: H - m.bottom, right: W - m.right };
+  const inFrame = (p) => p.mse >= lo && p.mse <= hi;
+  const px = (f) => f.points.filter(inFrame).map((p) => [x(p.mse), y(p.asr)]);
+  const groups = coinciding(frontiers, px);
   for (const f of frontiers) {
     const g = el("g", { class: "frontier", "data-protocol": f.protocol, "clip-path": "url(#frame)" });
     const sorted = [...f.points].sort((a, b) => a.mse - b.mse);
     g.append(el("polyline", { points: sorted.map((p) => `${x(p.mse)},${y(p.asr)}`).join(" "), fill: "none", stroke: colour(f.protocol), "stroke-width": 1.6 }));
     for (const p of sorted) g.append(marker({ ...p, protocol: f.protocol }, 2.6, { fill: colour(f.protocol) }));
-    const end = sorted[0];
-    const text = f.protocol.toUpperCase();
-    const box = place(placed, x(end.mse), y(end.asr) - 8, text.length * 7, W - m.right);
-    g.append(el("text", { x: box.x, y: box.y + 9, "font-size": 11, fill: colour(f.protocol) }, text));
     svg.append(g);
+  }
+  // One label per group of coinciding frontiers, outside the clip so that it is never cut.
+  for (const { first, members } of groups) {
+    const end = [...first.points].sort((a, b) => a.mse - b.mse)[0];
+    const text = members.map((p) => p.toUpperCase()).join(" = ");
+    const box = place(placed, x(end.mse), y(end.asr) - 8, text.length * 7, bounds);
+    svg.append(el("text", { x: box.x, y: box.y + 9, "font-size": 11, fill: colour(first.protocol), class: "frontier-label", "data-protocols": members.join(" ") }, text));
   }
   const pts = el("g", { class: "classic" });
   for (const p of [...points].sort((a, b) => a.mse - b.mse || b.asr - a.asr)) {
     pts.append(marker(p, 4.2, { fill: "#fff", stroke: colour(p.protocol), "stroke-width": 2 }));
     const text = p.protocol.toUpperCase();
-    const box = place(placed, x(p.mse), y(p.asr), text.length * 7, W - m.right);
-    pts.append(el("text", { x: box.x, y: box.y + 9, "font-size": 11, fill: colour(p.protocol) }, text));
+    const box = place(placed, x(p.mse), y(p.asr), text.length * 7, bounds);
+    pts.append(el("text", { x: box.x, y: box.y + 9, "font-size": 11, fill: colour(p.protocol), class: "point-label" }, text));
     if (Math.abs(box.y + 5 - y(p.asr)) > 8) {
       pts.append(el("line", { x1: x(p.mse), y1: y(p.asr), x2: box.x - 1, y2: box.y + 5, stroke: colour(p.protocol), "stroke-width": 0.6 }));
     }

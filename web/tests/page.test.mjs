@@ -145,6 +145,66 @@ test("the plot shows every protocol and marks the recommendation", async () => {
   assert.match(tip, /^grr\nASR 0\.\d+\nMSE \d/);
 });
 
+test("the ASR axis has ticks at any scale", async () => {
+  await set({ k: 100, eps: 1, "asr-max": 0.1 });
+  const ticks = await page.evaluate(async () => {
+    const { linearTicks } = await import("./plot.js");
+    return [0.005, 0.03, 0.3, 1].map((hi) => linearTicks(hi));
+  });
+  assert.deepEqual(ticks[0], [0, 0.001, 0.002, 0.003, 0.004, 0.005]);
+  assert.deepEqual(ticks[3], [0, 0.2, 0.4, 0.6, 0.8, 1]);
+  for (const t of ticks) assert.ok(t.length >= 3 && t.length <= 7, JSON.stringify(t));
+  // Drawn: every ASR below 0.01 still gets an axis worth reading.
+  await set({ k: 100000, eps: 0.5, "asr-max": 0.1 });
+  const shown = await page.$$eval("#plot text.asr-tick", (ts) => ts.map((t) => t.textContent));
+  assert.ok(shown.length >= 3 && new Set(shown).size === shown.length, JSON.stringify(shown));
+  await set({ k: 100, eps: 1 });
+});
+
+test("labels stay in the frame and off the markers and the ring", async () => {
+  for (const s of [{ k: 100, eps: 1, "asr-max": 0.1 }, { k: 33, eps: 3.3, "asr-max": 0.15, "bits-max": 8 }, { k: 250, eps: 6, "bits-max": 32 }]) {
+    await set({ "bits-max": null, ...s });
+    const { frame, labels, marks } = await page.evaluate(() => {
+      const box = (e) => { const b = e.getBBox(); return { x: b.x, y: b.y, w: b.width, h: b.height, text: e.textContent }; };
+      return {
+        frame: box(document.querySelector("#plot g.axes rect")),
+        labels: [...document.querySelectorAll("#plot text.point-label, #plot text.frontier-label")].map(box),
+        marks: [...document.querySelectorAll("#plot g.classic circle, #plot circle.recommended")].map(box),
+      };
+    });
+    assert.ok(labels.length > 0);
+    // Glyphs reach a pixel or two past the box the layout reserves: 2 px of slack.
+    const inner = (b) => ({ ...b, x: b.x + 2, y: b.y + 2, w: b.w - 4, h: b.h - 4 });
+    const overlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+    for (const l of labels.map(inner)) {
+      assert.ok(l.x >= frame.x && l.y >= frame.y && l.x + l.w <= frame.x + frame.w && l.y + l.h <= frame.y + frame.h,
+        `${JSON.stringify(s)}: ${l.text} leaves the frame`);
+      for (const mk of marks) assert.ok(!overlap(l, mk), `${JSON.stringify(s)}: ${l.text} covers a marker`);
+    }
+  }
+  await set({ k: 100, eps: 1, "asr-max": 0.1, "bits-max": null });
+});
+
+test("frontiers drawn over each other are named together", async () => {
+  await set({ k: 100, eps: 1 });
+  const text = await page.evaluate(async () => {
+    const { draw } = await import("./plot.js");
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    document.body.append(svg);
+    const line = [{ asr: 0.1, mse: 1 }, { asr: 0.05, mse: 3 }, { asr: 0.02, mse: 10 }];
+    draw(svg, {
+      points: [{ protocol: "grr", asr: 0.3, mse: 2 }],
+      frontiers: [{ protocol: "aue", points: line }, { protocol: "alh", points: line.map((p) => ({ ...p, mse: p.mse * 1.001 })) },
+        { protocol: "ass", points: [{ asr: 0.2, mse: 1 }, { asr: 0.15, mse: 5 }] }],
+      pick: null,
+    }, document.createElement("div"));
+    const labels = [...svg.querySelectorAll("text.frontier-label")].map((t) => t.textContent);
+    svg.remove();
+    return labels;
+  });
+  assert.deepEqual(text.sort(), ["ASS", "AUE = ALH"]);
+});
+
 async function perturbInPage(protocol, values) {
   await page.selectOption("#try-protocol", protocol);
   await page.evaluate(() => { document.querySelector("#try details").open = true; });
