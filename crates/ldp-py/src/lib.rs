@@ -9,6 +9,7 @@ mod audit;
 mod columns;
 mod errors;
 mod items;
+mod ledger;
 mod longitudinal;
 mod mechanism;
 mod multidim;
@@ -45,6 +46,7 @@ fn _ldp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit::audit, m)?)?;
     m.add_function(wrap_pyfunction!(audit::exact_audit, m)?)?;
     m.add_function(wrap_pyfunction!(shuffle::shuffle, m)?)?;
+    m.add_function(wrap_pyfunction!(ledger::ledger, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     Ok(())

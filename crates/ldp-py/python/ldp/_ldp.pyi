@@ -1,7 +1,7 @@
 """Type stubs of the native module `ldp._ldp` (re-exported by `ldp`)."""
 
 from os import PathLike
-from typing import Any, Callable, Literal, Optional, Sequence, Union, final, overload
+from typing import Any, Callable, Iterable, Literal, Optional, Sequence, Union, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -362,6 +362,15 @@ def exact_audit(
     mechanism: Union[Mechanism, Longitudinal, Multidim],
     collections: Optional[Sequence[int]] = None,
 ) -> dict[str, Any]: ...
+def ledger(
+    surveys: Any,
+    records: Any,
+    *,
+    roster: Optional[Iterable[object]] = None,
+    delta: Optional[float] = None,
+    limit: Optional[float] = None,
+    day_limit: Optional[float] = None,
+) -> list[dict[str, Any]]: ...
 @overload
 def shuffle(
     users: int, delta: float, *, eps0: float, central_eps: None = None
@@ -394,6 +403,7 @@ __all__ = [
     "audit",
     "exact_audit",
     "shuffle",
+    "ledger",
     "multidim",
     "_table",
     "__version__",
