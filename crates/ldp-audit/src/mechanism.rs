@@ -100,21 +100,24 @@ mod tests {
     use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
     use std::sync::atomic::{AtomicU64, Ordering};
 
+    /// GRR at k = 10, eps = 1, and an audit of `batches` batches per input.
+    fn grr_audit(batches: u64) -> (AnyMechanism, AuditConfig) {
+        let k = DomainSize::new(10).unwrap();
+        let grr = Spec::classic(Protocol::Grr, k, Epsilon::new(1.0).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        let config = AuditConfig {
+            trials: batches * BATCH,
+            ..AuditConfig::default()
+        };
+        (grr, config)
+    }
+
     /// A stop asked for after the first batch skips every later one.
     #[test]
     fn a_stopped_audit_skips_the_remaining_batches() {
-        let grr = Spec::classic(
-            Protocol::Grr,
-            DomainSize::new(10).unwrap(),
-            Epsilon::new(1.0).unwrap(),
-        )
-        .unwrap()
-        .build()
-        .unwrap();
-        let config = AuditConfig {
-            trials: 100 * BATCH,
-            ..AuditConfig::default()
-        };
+        let (grr, config) = grr_audit(100);
         let drawn = AtomicU64::new(0);
         let out = audit_mechanism_until(
             &grr,
@@ -134,18 +137,7 @@ mod tests {
     /// it skipped are not counted as batches without hits.
     #[test]
     fn a_stop_taken_back_still_stops() {
-        let grr = Spec::classic(
-            Protocol::Grr,
-            DomainSize::new(10).unwrap(),
-            Epsilon::new(1.0).unwrap(),
-        )
-        .unwrap()
-        .build()
-        .unwrap();
-        let config = AuditConfig {
-            trials: 8 * BATCH,
-            ..AuditConfig::default()
-        };
+        let (grr, config) = grr_audit(8);
         let asked = AtomicU64::new(0);
         let out = audit_mechanism_until(&grr, &config, &|_| {}, &|| {
             asked.fetch_add(1, Ordering::Relaxed) == 2
