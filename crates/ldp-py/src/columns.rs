@@ -217,8 +217,10 @@ pub(crate) fn room_to_perturb<M: Columns>(m: &M, items: &[u32], what: &str) -> P
 /// Reports read part by part (a batch of rows, a chunk of lines) and joined at the end.
 /// The first reports kept show what a report takes: before they are, the reports the
 /// whole input holds must fit in the memory available, twice (the parts and their
-/// concatenation coexist). A reader's first part is small (`SAMPLE` reports), so that
-/// the check comes before anything large is read.
+/// concatenation coexist). JSON lines and Arrow ask for a small first part
+/// ([`Gathered::next_size`]: `SAMPLE` reports), so that the check comes before anything
+/// large is read; Parquet's first part is its first decoded batch (at most 16 MiB),
+/// whose reports are then set against the row count of the files' footers.
 pub(crate) struct Gathered {
     what: String,
     parts: Vec<Data>,
