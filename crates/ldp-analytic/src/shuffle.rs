@@ -10,7 +10,7 @@
 //!
 //! The bounds are those of Feldman, McMillan and Talwar, "Hiding Among the Clones: A
 //! Simple and Nearly Optimal Analysis of Privacy Amplification by Shuffling" (FOCS 2021),
-//! which hold for every eps0-LDP randomizer (no protocol-specific bound is implemented):
+//! which hold for every eps0-LDP randomizer, and one protocol-specific bound:
 //!
 //! - [`Shuffle::closed_form`], their closed-form bound, valid when
 //!   eps0 <= ln(n / (16 ln(4/delta))), computed as their reference code
@@ -26,6 +26,22 @@
 //!   only by the mass of C left outside the window summed (the counts below 1e-40 of the
 //!   mode's probability and below delta times 1e-12), and the bracket on eps is the
 //!   bisection's tolerance wide.
+//!
+//! - [`Shuffle::randomized_response`]: for k-ary randomized response (GRR, and SS with
+//!   omega = 1, whose reports are GRR's), the same clone reduction on k-RR's exact
+//!   decomposition, as Balle, Bell, Gascón and Nissim's privacy blanket ("The Privacy
+//!   Blanket of the Shuffle Model", CRYPTO 2019) writes it and Koskela, Heikkilä and
+//!   Honkela ("Tight Accounting in the Shuffle Model of Differential Privacy", 2021)
+//!   account it. With q = 1/(e^eps0 + k - 1), k-RR reports each item other than the true
+//!   one with probability q, so each other user is a clone of the first user's report on
+//!   x0 or on x1 with probability q each: C ~ Bin(n-1, 2q), not Bin(n-1, e^-eps0). The
+//!   first user's report is x0 or x1 with probability (e^eps0 + 1) q under either
+//!   input, and then x0 with probability e^eps0 / (e^eps0 + 1), the generic pair's; any
+//!   other report says nothing of which input it came from. Revealing which of the two
+//!   happened only helps the analyst, so the central delta is at most (e^eps0 + 1) q
+//!   times the clone divergence with C ~ Bin(n-1, 2q). Both bounds hold for k-RR; the
+//!   accountant takes the smaller delta at each eps. The k-RR bound is the smaller when
+//!   e^eps0 > k - 1 (more clones) and can be at any k through its factor.
 //!
 //! Shuffling never weakens the local guarantee: every eps reported is at most eps0.
 //!
@@ -47,11 +63,14 @@
 
 use std::f64::consts::PI;
 
-/// A shuffled batch: how many reports, and the central delta to guarantee.
+/// A shuffled batch: how many reports, and the central delta to guarantee; optionally,
+/// that the reports are k-ary randomized response's ([`Shuffle::randomized_response`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Shuffle {
     users: u64,
     delta: f64,
+    /// k of k-ary randomized response, when the reports are known to be its.
+    rr_domain: Option<u64>,
 }
 
 /// A central eps and how far it is known: `lower <= eps <= upper`. `upper` is the
@@ -84,6 +103,9 @@ pub enum ShuffleError {
     /// A target central eps that is not positive and finite.
     #[error("the target central epsilon must be positive and finite, got {0}")]
     CentralEps(f64),
+    /// A randomized response over fewer than 2 items.
+    #[error("randomized response needs a domain of at least 2 items, got k = {0}")]
+    Domain(u64),
 }
 
 /// The bisections stop when their interval is this narrow, relative to its upper end.
@@ -116,7 +138,72 @@ impl Shuffle {
         if !(delta > 0.0 && delta < 1.0) {
             return Err(ShuffleError::Delta(delta));
         }
-        Ok(Self { users, delta })
+        Ok(Self {
+            users,
+            delta,
+            rr_domain: None,
+        })
+    }
+
+    /// The same batch, known to hold k-ary randomized response's reports (GRR over `k`
+    /// items, or SS with omega = 1): [`Shuffle::central_eps`], [`Shuffle::central_delta`]
+    /// and [`Shuffle::max_local_eps`] then take the smaller delta of the generic bound and
+    /// k-RR's own (see the module's documentation), never a larger one.
+    /// [`Shuffle::closed_form`] stays the generic closed form.
+    ///
+    /// ```
+    /// use ldp_analytic::shuffle::Shuffle;
+    /// let any = Shuffle::new(100_000, 1e-6)?;
+    /// let grr = any.randomized_response(2)?;
+    /// // Binary randomized response at eps0 = 4: more clones, a smaller central eps.
+    /// let (generic, specific) = (any.central_eps(4.0)?.upper, grr.central_eps(4.0)?.upper);
+    /// assert!(specific < 0.8 * generic);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ShuffleError::Domain`] for k < 2.
+    pub fn randomized_response(self, k: u64) -> Result<Self, ShuffleError> {
+        if k < 2 {
+            return Err(ShuffleError::Domain(k));
+        }
+        Ok(Self {
+            rr_domain: Some(k),
+            ..self
+        })
+    }
+
+    /// The same batch for reports of `spec`'s mechanism: [`Shuffle::randomized_response`]
+    /// over its k where its reports are k-ary randomized response's (every report
+    /// supports exactly one item, with pure probabilities p* = e^eps q*: GRR, and SS at
+    /// omega = 1), unchanged otherwise.
+    ///
+    /// ```
+    /// use ldp_analytic::shuffle::Shuffle;
+    /// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
+    /// let (k, eps) = (DomainSize::new(10)?, Epsilon::new(4.0)?);
+    /// let batch = Shuffle::new(100_000, 1e-6)?;
+    /// let grr = Spec::classic(Protocol::Grr, k, eps)?;
+    /// let oue = Spec::classic(Protocol::Oue, k, eps)?;
+    /// assert_eq!(batch.for_spec(&grr).randomized_response_domain(), Some(10));
+    /// assert_eq!(batch.for_spec(&oue), batch);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn for_spec(self, spec: &ldp_core::Spec) -> Self {
+        let one_item = spec.support_size_range() == Some((1, 1));
+        if one_item && spec.pure_probabilities().is_some() {
+            let k = u64::from(spec.k().get());
+            self.randomized_response(k).unwrap_or(self)
+        } else {
+            self
+        }
+    }
+
+    /// k of k-ary randomized response, when [`Shuffle::randomized_response`] set it.
+    #[must_use]
+    pub fn randomized_response_domain(&self) -> Option<u64> {
+        self.rr_domain
     }
 
     /// The number of shuffled reports.
@@ -164,7 +251,7 @@ impl Shuffle {
     /// [`ShuffleError::LocalEps`].
     pub fn central_eps(&self, eps0: f64) -> Result<Bracket, ShuffleError> {
         check_local(eps0)?;
-        let clones = Clones::new(self.users, eps0, self.delta);
+        let clones = self.bound(eps0);
         if clones.delta(0.0).upper <= self.delta {
             // delta covers the total variation distance: eps = 0 is certified.
             return Ok(Bracket {
@@ -195,7 +282,7 @@ impl Shuffle {
         if !(eps >= 0.0 && eps.is_finite()) {
             return Err(ShuffleError::CentralEps(eps));
         }
-        Ok(Clones::new(self.users, eps0, self.delta).delta(eps))
+        Ok(self.bound(eps0).delta(eps))
     }
 
     /// The largest eps0 whose shuffled reports are (`central`, delta)-DP: the central
@@ -212,12 +299,7 @@ impl Shuffle {
         if !(central > 0.0 && central.is_finite()) {
             return Err(ShuffleError::CentralEps(central));
         }
-        let meets = |eps0: f64| {
-            Clones::new(self.users, eps0, self.delta)
-                .delta(central)
-                .upper
-                <= self.delta
-        };
+        let meets = |eps0: f64| self.bound(eps0).delta(central).upper <= self.delta;
         // Above central + ln(n) + 5 fewer than e^-5 clones are expected: the first user's
         // report then stands alone with probability above 0.99 and its eps0 shows, unless
         // delta is about as large; then further out.
@@ -229,6 +311,83 @@ impl Shuffle {
             }
         }
         Ok(bisect(central, central + gap, |eps0| !meets(eps0)).0)
+    }
+}
+
+impl Shuffle {
+    /// The clone divergences this batch's randomizer admits at eps0.
+    fn bound(&self, eps0: f64) -> Bound {
+        let generic = Clones::new(self.users, eps0, self.delta, Pair::generic(eps0));
+        let specific = self.rr_domain.map(|k| {
+            Clones::new(
+                self.users,
+                eps0,
+                self.delta,
+                Pair::randomized_response(eps0, k),
+            )
+        });
+        Bound { generic, specific }
+    }
+}
+
+/// The generic clone bound and, for k-RR, its own: a delta bound is the smaller of theirs.
+struct Bound {
+    generic: Clones,
+    specific: Option<Clones>,
+}
+
+impl Bound {
+    fn delta(&self, eps: f64) -> Bracket {
+        let generic = self.generic.delta(eps);
+        match &self.specific {
+            None => generic,
+            Some(specific) => {
+                let specific = specific.delta(eps);
+                // Each analysis's own value lies in its bracket, so their minimum lies
+                // between the minima of the ends.
+                Bracket {
+                    lower: generic.lower.min(specific.lower),
+                    upper: generic.upper.min(specific.upper),
+                }
+            }
+        }
+    }
+}
+
+/// How a randomizer splits into clones: each other user's report is a clone (of the first
+/// user's report on x0 or on x1, equally likely) with probability `clone` (and `1 - clone`
+/// as `rest`, kept apart for accuracy near 1); the first user's report takes part in the
+/// pair with probability `weight`, and otherwise says nothing of its input.
+#[derive(Debug, Clone, Copy)]
+struct Pair {
+    clone: f64,
+    rest: f64,
+    weight: f64,
+}
+
+impl Pair {
+    /// Any eps0-LDP randomizer: clones with probability e^-eps0, the first user always in.
+    fn generic(eps0: f64) -> Self {
+        Self {
+            clone: (-eps0).exp(),
+            rest: -(-eps0).exp_m1(),
+            weight: 1.0,
+        }
+    }
+
+    /// k-RR: clones with probability 2 / (e^eps0 + k - 1), the first user in with
+    /// probability (e^eps0 + 1) / (e^eps0 + k - 1). In terms of e^-eps0 (which stays
+    /// finite where e^eps0 overflows).
+    fn randomized_response(eps0: f64, k: u64) -> Self {
+        let s = (-eps0).exp(); // e^-eps0
+        let others = (k - 1) as f64 * s; // (k - 1) e^-eps0
+        let scale = 1.0 + others; // (e^eps0 + k - 1) e^-eps0
+        Self {
+            clone: 2.0 * s / scale,
+            // (e^eps0 + k - 3) / (e^eps0 + k - 1), with e^eps0 - 1 = -expm1(-eps0) e^eps0.
+            rest: (-(-eps0).exp_m1() + (k as f64 - 2.0) * s) / scale,
+            weight: (1.0 + s) / scale,
+        }
     }
 }
 
@@ -257,9 +416,12 @@ fn bisect(mut lo: f64, mut hi: f64, above: impl Fn(f64) -> bool) -> (f64, f64) {
     (lo, hi)
 }
 
-/// The clone count C ~ Bin(n - 1, e^-eps0) over the window summed.
+/// The clone count C ~ Bin(n - 1, clone probability) over the window summed, and the
+/// weight of the first user's part.
 struct Clones {
     eps0: f64,
+    /// Pr[the first user's report takes part in the pair].
+    weight: f64,
     /// The first count of the window.
     start: u64,
     /// Pr[C = start + i].
@@ -269,13 +431,14 @@ struct Clones {
 }
 
 impl Clones {
-    fn new(users: u64, eps0: f64, delta: f64) -> Self {
+    fn new(users: u64, eps0: f64, delta: f64, pair: Pair) -> Self {
         let trials = users - 1;
-        let (p, q) = ((-eps0).exp(), -(-eps0).exp_m1());
+        let (p, q) = (pair.clone, pair.rest);
         if p == 0.0 {
             // Below f64's range (eps0 > 745): Pr[C >= 1] <= n e^-eps0 < 1e-313.
             return Self {
                 eps0,
+                weight: pair.weight,
                 start: 0,
                 weights: vec![1.0],
                 tail: 0.0,
@@ -318,6 +481,7 @@ impl Clones {
         below.extend(above);
         Self {
             eps0,
+            weight: pair.weight,
             start,
             weights: below,
             tail,
@@ -354,8 +518,8 @@ impl Clones {
             tails.advance();
         }
         Bracket {
-            lower: sum,
-            upper: sum + self.tail,
+            lower: self.weight * sum,
+            upper: self.weight * (sum + self.tail),
         }
     }
 }

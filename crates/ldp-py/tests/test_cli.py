@@ -181,3 +181,18 @@ def test_the_shuffle_accountant_gives_the_tools_numbers(cli):
     out = cli("shuffle", "--users", 10**6, "--delta", 1e-8, "--central-eps", 1).decode()
     row = next(csv.DictReader(io.StringIO(out)))
     assert float(row["eps0_max"]) == ldp.shuffle(10**6, 1e-8, central_eps=1.0)["eps0_max"]
+
+
+def test_the_randomized_response_bound_is_the_tools(cli):
+    # k-RR's own bound (--grr / grr_k): the tool's numbers, and tighter than the generic
+    # bound for binary randomized response.
+    for k in (2, 10, 1000):
+        out = cli("shuffle", "--users", 10**5, "--delta", 1e-6, "--eps0", 4, "--grr", k).decode()
+        row = next(csv.DictReader(io.StringIO(out)))
+        r = ldp.shuffle(100_000, 1e-6, eps0=4.0, grr_k=k)
+        assert float(row["central_eps"]) == r["central_eps"]
+        assert r["central_eps"] <= ldp.shuffle(100_000, 1e-6, eps0=4.0)["central_eps"]
+    assert ldp.shuffle(100_000, 1e-6, eps0=4.0, grr_k=2)["central_eps"] < 0.12
+    out = cli("shuffle", "--users", 10**6, "--delta", 1e-8, "--central-eps", 1, "--grr", 2)
+    row = next(csv.DictReader(io.StringIO(out.decode())))
+    assert float(row["eps0_max"]) == ldp.shuffle(10**6, 1e-8, central_eps=1.0, grr_k=2)["eps0_max"]

@@ -349,3 +349,135 @@ fn bad_settings_are_named() {
     // The closed form does not apply to 100 reports at delta = 1e-6.
     assert_eq!(shuffle.closed_form(1.0), Ok(None));
 }
+
+/// The exact central delta at eps of shuffled k-ary randomized response at eps0 (the
+/// histogram is all the shuffled batch says), for the neighbouring datasets in which the
+/// first user holds item 0 or item 1 and the others hold `others[j]` users with item j:
+/// the larger of the two directions. By dynamic programming over the histograms.
+fn shuffled_k_rr_delta(others: &[u64], eps0: f64, eps: f64) -> f64 {
+    use std::collections::HashMap;
+    let k = others.len();
+    let q = 1.0 / (eps0.exp() + k as f64 - 1.0);
+    let report = |item: usize| -> Vec<f64> {
+        (0..k)
+            .map(|y| if y == item { eps0.exp() * q } else { q })
+            .collect()
+    };
+    let add = |law: &HashMap<Vec<u32>, f64>, probs: &[f64]| -> HashMap<Vec<u32>, f64> {
+        let mut next = HashMap::new();
+        for (hist, p) in law {
+            for (y, &py) in probs.iter().enumerate() {
+                let mut h = hist.clone();
+                h[y] += 1;
+                *next.entry(h).or_insert(0.0) += p * py;
+            }
+        }
+        next
+    };
+    let mut rest = HashMap::from([(vec![0u32; k], 1.0)]);
+    for (item, &count) in others.iter().enumerate() {
+        for _ in 0..count {
+            rest = add(&rest, &report(item));
+        }
+    }
+    let (p, q) = (add(&rest, &report(0)), add(&rest, &report(1)));
+    let hockey = |a: &HashMap<Vec<u32>, f64>, b: &HashMap<Vec<u32>, f64>| -> f64 {
+        a.iter()
+            .map(|(h, x)| (x - eps.exp() * b.get(h).copied().unwrap_or(0.0)).max(0.0))
+            .sum()
+    };
+    hockey(&p, &q).max(hockey(&q, &p))
+}
+
+#[test]
+fn the_k_ary_exact_delta_agrees_with_the_binary_one() {
+    // The two exact computations, independent of each other, at k = 2.
+    for &(n, others) in &[(12u64, 0u64), (12, 5), (12, 11)] {
+        for eps in [0.1, 0.5, 1.0] {
+            let binary = shuffled_binary_rr_delta(n, others, 1.5, eps);
+            let k_ary = shuffled_k_rr_delta(&[n - 1 - others, others], 1.5, eps);
+            assert!((binary - k_ary).abs() < 1e-12, "{binary} against {k_ary}");
+        }
+    }
+}
+
+#[test]
+fn the_randomized_response_bound_holds_for_shuffled_k_ary_randomized_response() {
+    // k-RR's own bound against its exact delta, for datasets whose other users hold the
+    // two items in question, neither, or a mix.
+    let cases: [(&[u64], f64); 6] = [
+        (&[0, 0, 14], 2.0),
+        (&[7, 7, 0], 2.0),
+        (&[14, 0, 0], 3.0),
+        (&[4, 4, 6], 3.0),
+        (&[0, 0, 5, 5], 2.5),
+        (&[3, 3, 2, 2], 1.0),
+    ];
+    for (others, eps0) in cases {
+        let n = others.iter().sum::<u64>() + 1;
+        let k = others.len() as u64;
+        let shuffle = Shuffle::new(n, 1e-6)
+            .unwrap()
+            .randomized_response(k)
+            .unwrap();
+        for i in 0..20 {
+            let eps = eps0 * f64::from(i) / 20.0;
+            let exact = shuffled_k_rr_delta(others, eps0, eps);
+            let bound = shuffle.central_delta(eps0, eps).unwrap().upper;
+            assert!(
+                exact <= bound + 1e-12,
+                "{others:?} eps0 {eps0} eps {eps}: exact {exact} above the bound {bound}"
+            );
+        }
+    }
+    // The binary datasets at more users, as for the generic bound.
+    for &(n, eps0) in &[(50u64, 1.0), (200, 2.0), (400, 3.0)] {
+        let shuffle = Shuffle::new(n, 1e-6)
+            .unwrap()
+            .randomized_response(2)
+            .unwrap();
+        for others in [0, (n - 1) / 2, n - 1] {
+            for i in 1..20 {
+                let eps = eps0 * f64::from(i) / 20.0;
+                let exact = shuffled_binary_rr_delta(n, others, eps0, eps);
+                let bound = shuffle.central_delta(eps0, eps).unwrap().upper;
+                assert!(exact <= bound + 1e-12, "n {n} eps {eps}: {exact} > {bound}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_randomized_response_bound_is_never_looser_and_tighter_where_clones_abound() {
+    let n = 100_000;
+    for eps0 in [0.5, 1.0, 2.0, 4.0, 6.0] {
+        let any = Shuffle::new(n, 1e-6).unwrap();
+        let generic = any.central_eps(eps0).unwrap().upper;
+        for k in [2u64, 3, 10, 100, 10_000] {
+            let rr = any.randomized_response(k).unwrap();
+            assert_eq!(rr.randomized_response_domain(), Some(k));
+            let specific = rr.central_eps(eps0).unwrap();
+            assert!(
+                specific.upper <= generic * (1.0 + 1e-11),
+                "k {k} eps0 {eps0}: {specific:?} above {generic}"
+            );
+            // More clones than the generic e^-eps0 where e^eps0 > k - 1: a strictly
+            // smaller central eps.
+            if eps0.exp() > 2.0 * (k - 1) as f64 {
+                assert!(
+                    specific.upper < 0.95 * generic,
+                    "k {k} eps0 {eps0}: {specific:?} against {generic}"
+                );
+            }
+            // The inverse meets its target with the k-RR bound, and allows a larger eps0.
+            let target = 0.2;
+            let e0 = rr.max_local_eps(target).unwrap();
+            assert!(rr.central_delta(e0, target).unwrap().upper <= 1e-6);
+            assert!(e0 >= any.max_local_eps(target).unwrap() * (1.0 - 1e-11));
+        }
+    }
+    assert_eq!(
+        Shuffle::new(100, 1e-6).unwrap().randomized_response(1),
+        Err(ShuffleError::Domain(1))
+    );
+}

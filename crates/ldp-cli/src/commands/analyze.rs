@@ -95,7 +95,8 @@ pub(crate) struct AnalyzeArgs {
     /// only the shuffled batch, of N shuffled reports at the row's eps (`ldp shuffle`; one
     /// collection: the batches of T collections compose, `ldp ledger`), beside the asr
     /// column, which is per report against whoever sees reports with their senders (and
-    /// with --collections, after T linked reports).
+    /// with --collections, after T linked reports). Rows whose reports are k-ary randomized
+    /// response's (GRR, SS at omega = 1) use its own bound too (`ldp shuffle --grr`).
     #[arg(long = "shuffle-users", value_name = "N", requires = "delta")]
     shuffle_users: Option<u64>,
     /// With --shuffle-users: the central delta.
@@ -231,11 +232,19 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
                 values.extend(change::analyze_values(rate, rates));
             }
             if let Some(shuffle) = &shuffle {
-                let (_, eps) = central
-                    .iter()
-                    .find(|(e, _)| *e == row.eps.get())
-                    .expect("every row's budget was asked for");
-                values.extend([Value::Int(shuffle.users()), Value::Num(*eps)]);
+                // k-ary randomized response's rows (GRR, SS at omega = 1) have a bound of
+                // their own; the others share their budget's.
+                let own = shuffle.for_spec(&r.instance.spec);
+                let eps = if own.randomized_response_domain().is_some() {
+                    own.central_eps(row.eps.get())?.upper
+                } else {
+                    central
+                        .iter()
+                        .find(|(e, _)| *e == row.eps.get())
+                        .expect("every row's budget was asked for")
+                        .1
+                };
+                values.extend([Value::Int(shuffle.users()), Value::Num(eps)]);
             }
             Ok(values)
         })

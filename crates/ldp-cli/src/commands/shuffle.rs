@@ -11,9 +11,11 @@ use crate::output::{Format, Value, print};
 #[command(after_help = "Examples:
   ldp shuffle --users 100000 --delta 1e-6 --eps0 1,2,4
   ldp shuffle --users 1000000,100000000 --delta 1e-8 --central-eps 0.5
+  ldp shuffle --users 100000 --delta 1e-6 --eps0 4 --grr 2
 
 The bounds are Feldman, McMillan and Talwar's (\"Hiding Among the Clones\", FOCS 2021) for
-any eps0-LDP randomizer. They are about the analyst who sees the shuffled batch; whoever
+any eps0-LDP randomizer; with --grr, also k-ary randomized response's own (the privacy
+blanket's decomposition, Balle et al., CRYPTO 2019), whichever is smaller. They are about the analyst who sees the shuffled batch; whoever
 sees reports with identities faces each report's own eps0 (and its reconstruction rate,
 `ldp analyze`).")]
 pub(crate) struct ShuffleArgs {
@@ -39,6 +41,11 @@ pub(crate) struct ShuffleArgs {
     /// (`eps0_max`), and their ratio (`amplification`).
     #[arg(long = "central-eps", value_delimiter = ',', value_name = "E1,E2,...")]
     central_eps: Vec<f64>,
+    /// The reports are GRR's over K items (k-ary randomized response; SS with omega = 1
+    /// reports the same): use its own bound too, never looser than the generic one, and
+    /// tighter where e^eps0 is above K - 1. The closed form stays the generic one.
+    #[arg(long, value_name = "K")]
+    grr: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
@@ -58,7 +65,12 @@ const INVERSE: [&str; 5] = ["users", "delta", "central_eps", "eps0_max", "amplif
 pub(crate) fn run(a: &ShuffleArgs) -> Result<()> {
     let mut rows = Vec::new();
     for &n in &a.users {
-        let shuffle = Shuffle::new(n, a.delta)?;
+        let mut shuffle = Shuffle::new(n, a.delta)?;
+        if let Some(k) = a.grr {
+            shuffle = shuffle
+                .randomized_response(k)
+                .map_err(|e| anyhow::anyhow!("--grr: {e}"))?;
+        }
         for &eps0 in &a.eps0 {
             let central = shuffle.central_eps(eps0)?;
             rows.push(vec![

@@ -1182,6 +1182,16 @@ fn shuffle_settings_are_checked() {
         ]),
         &["cannot be used with"],
     );
+    for k in ["0", "1"] {
+        fails(
+            &mut shuffle(&[
+                "--users", "100", "--delta", "1e-6", "--eps0", "1", "--grr", k,
+            ]),
+            &[&format!(
+                "--grr: randomized response needs a domain of at least 2 items, got k = {k}"
+            )],
+        );
+    }
     // `ldp tune` behind a shuffler: the same checks, named by the flags.
     let tune = |args: &[&str]| {
         let mut cmd = ldp();

@@ -373,11 +373,21 @@ def ledger(
 ) -> list[dict[str, Any]]: ...
 @overload
 def shuffle(
-    users: int, delta: float, *, eps0: float, central_eps: None = None
+    users: int,
+    delta: float,
+    *,
+    eps0: float,
+    central_eps: None = None,
+    grr_k: Optional[int] = None,
 ) -> dict[str, Optional[float]]: ...
 @overload
 def shuffle(
-    users: int, delta: float, *, eps0: None = None, central_eps: float
+    users: int,
+    delta: float,
+    *,
+    eps0: None = None,
+    central_eps: float,
+    grr_k: Optional[int] = None,
 ) -> dict[str, float]: ...
 
 __all__ = [
