@@ -144,6 +144,13 @@ pub enum LedgerError {
         /// The surveys the ledger holds.
         known: String,
     },
+    /// A tagged report without all three tags ([`Ledger::record_tags`]).
+    #[error(
+        "the report lacks the tag{} {} (`ldp perturb --user ID --survey ID --day D` writes them)",
+        if .0.len() > 1 { "s" } else { "" },
+        .0.join(", ")
+    )]
+    MissingTags(Vec<&'static str>),
     /// A record of a user outside the roster.
     #[error("user {0} is not on the roster")]
     UnknownUser(String),
@@ -278,6 +285,31 @@ impl Ledger {
             });
         }
         Ok(())
+    }
+
+    /// Records a report by its tags (`user`, `survey`, `day`: see
+    /// [`ldp_core::ReportTags`]), as [`Ledger::record`] does.
+    ///
+    /// # Errors
+    /// [`LedgerError::MissingTags`] naming each tag missing, then [`Ledger::record`]'s.
+    pub fn record_tags(&mut self, tags: &ldp_core::ReportTags) -> Result<(), LedgerError> {
+        match tags {
+            ldp_core::ReportTags {
+                user: Some(user),
+                survey: Some(survey),
+                day: Some(day),
+            } => self.record(user, survey, *day),
+            _ => Err(LedgerError::MissingTags(
+                [
+                    ("user", tags.user.is_none()),
+                    ("survey", tags.survey.is_none()),
+                    ("day", tags.day.is_none()),
+                ]
+                .into_iter()
+                .filter_map(|(name, missing)| missing.then_some(name))
+                .collect(),
+            )),
+        }
     }
 
     /// What each user spent, in the order of their names; with `delta`, also by

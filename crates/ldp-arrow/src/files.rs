@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema, SchemaRef};
-use ldp_core::Spec;
+use ldp_core::{ReportTags, Spec};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
@@ -44,6 +44,8 @@ pub struct ReportWriter<M> {
     encoding: SetEncoding,
     schema: SchemaRef,
     writer: ArrowWriter<File>,
+    /// Tags every row carries ([`crate::tags`]), as columns after `report`.
+    tags: ReportTags,
 }
 
 /// The `report` field of `mechanism`'s reports.
@@ -122,9 +124,40 @@ impl<M: ArrowReports> ReportWriter<M> {
         mechanism: M,
         encoding: Option<SetEncoding>,
     ) -> Result<Self, ArrowLdpError> {
+        Self::create_tagged(path, mechanism, encoding, ReportTags::default())
+    }
+
+    /// As [`ReportWriter::create`], every row tagged with `tags` (the columns `user`,
+    /// `survey` and `day` of the tags set, after `report`; see [`crate::tags`]).
+    ///
+    /// ```
+    /// use ldp_arrow::ReportWriter;
+    /// use ldp_arrow::tags::for_each_tags;
+    /// use ldp_core::{DomainSize, Epsilon, Grr, GrrReport, ReportTags};
+    /// let grr = Grr::new(DomainSize::new(5)?, Epsilon::new(1.0)?)?;
+    /// let path = std::env::temp_dir().join(format!("ldp-arrow-tags-{}.parquet", std::process::id()));
+    /// let tags = ReportTags { user: Some("u1".into()), survey: None, day: Some(9) };
+    /// let mut w = ReportWriter::create_tagged(&path, grr, None, tags.clone())?;
+    /// w.write(&[GrrReport { y: 1 }, GrrReport { y: 4 }])?;
+    /// w.finish()?;
+    /// let mut read = Vec::new();
+    /// for_each_tags::<ldp_arrow::ArrowLdpError>(&path, |_, t| Ok(read.push(t)))?;
+    /// assert_eq!(read, vec![tags.clone(), tags]);
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_tagged(
+        path: &Path,
+        mechanism: M,
+        encoding: Option<SetEncoding>,
+        tags: ReportTags,
+    ) -> Result<Self, ArrowLdpError> {
         let spec = mechanism.spec();
         let encoding = encoding.unwrap_or_else(|| SetEncoding::smaller_for(&spec));
-        let schema = Arc::new(report_schema(&mechanism, encoding));
+        let plain = report_schema(&mechanism, encoding);
+        let mut fields: Vec<Field> = plain.fields().iter().map(|f| f.as_ref().clone()).collect();
+        fields.extend(crate::tags::tag_fields(&tags));
+        let schema = Arc::new(Schema::new(fields).with_metadata(plain.metadata().clone()));
         let file = File::create(path).map_err(io(path))?;
         let writer = ArrowWriter::try_new(
             file,
@@ -136,6 +169,7 @@ impl<M: ArrowReports> ReportWriter<M> {
             encoding,
             schema,
             writer,
+            tags,
         })
     }
 
@@ -147,7 +181,9 @@ impl<M: ArrowReports> ReportWriter<M> {
     /// Appends `reports` (one record batch).
     pub fn write(&mut self, reports: &[M::Report]) -> Result<(), ArrowLdpError> {
         let column: ArrayRef = self.mechanism.to_array(reports, self.encoding);
-        let batch = RecordBatch::try_new(self.schema.clone(), vec![column])?;
+        let mut columns = vec![column];
+        columns.extend(crate::tags::constant_tag_columns(&self.tags, reports.len()));
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
         self.writer.write(&batch)?;
         Ok(())
     }

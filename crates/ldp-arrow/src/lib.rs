@@ -61,6 +61,7 @@
 mod convert;
 mod files;
 pub mod multidim;
+pub mod tags;
 
 use arrow_schema::DataType;
 use ldp_core::multidim::MultidimError;
@@ -251,6 +252,16 @@ pub enum ArrowLdpError {
         column: String,
         /// The number of attributes expected.
         d: usize,
+    },
+    /// A tag column ([`tags`]) of another type than its own.
+    #[error("column `{column}` has type {found}, but its tag is {expected}")]
+    TagType {
+        /// The column.
+        column: String,
+        /// Its tag's type.
+        expected: DataType,
+        /// The file's.
+        found: DataType,
     },
     /// Columns of reports of unequal lengths.
     #[error("the columns of reports have unequal lengths ({0:?})")]

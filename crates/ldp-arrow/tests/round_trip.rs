@@ -532,3 +532,106 @@ fn integer_columns_of_any_type_are_cast_losslessly() {
         assert!(err.to_string().starts_with("row 1: seed = 5000000000 does not fit in UInt32"), "{err}");
     });
 }
+
+/// Tag columns (user, survey, day) beside the reports: the reports aggregate as without
+/// them, the tags read back row by row in any column order, and a tag column of another
+/// type is named.
+#[test]
+fn tagged_files_aggregate_as_untagged_and_give_their_tags_back() {
+    use arrow_array::{RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use ldp_arrow::tags::for_each_tags;
+    use ldp_core::ReportTags;
+    use std::sync::Arc;
+    for (protocol, m) in mechanisms(20, 1.0) {
+        dispatch!(m, m => {
+            let items: Vec<u32> = (0..500).map(|i| (i * 3) % 20).collect();
+            let reports = perturb_all(&m, &items, 9, 0, Role::Genuine).unwrap();
+            let tags = ReportTags { user: Some("u7".into()), survey: Some("daily".into()), day: Some(12) };
+            let (plain, tagged) = (temp(&format!("plain-{protocol:?}.parquet")), temp(&format!("tagged-{protocol:?}.parquet")));
+            let mut w = ReportWriter::create(&plain, m.clone(), None).unwrap();
+            w.write(&reports).unwrap();
+            w.finish().unwrap();
+            let mut w = ReportWriter::create_tagged(&tagged, m.clone(), None, tags.clone()).unwrap();
+            w.write(&reports[..200]).unwrap();
+            w.write(&reports[200..]).unwrap();
+            w.finish().unwrap();
+            let aggregate = |path: &PathBuf| {
+                let mut server = m.aggregator();
+                ParquetReports::open(path, &m.spec()).unwrap().aggregate(&m, &mut server).unwrap();
+                server
+            };
+            assert!(aggregate(&plain) == aggregate(&tagged), "{protocol:?}");
+            let mut read = Vec::new();
+            for_each_tags::<ArrowLdpError>(&tagged, |row, t| {
+                read.push((row, t));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(read.len(), 500);
+            assert!(read.iter().enumerate().all(|(i, (row, t))| *row == i as u64 && *t == tags));
+            // An untagged file: every row, no tags.
+            let mut rows = 0;
+            for_each_tags::<ArrowLdpError>(&plain, |_, t| {
+                assert!(t.is_empty());
+                rows += 1;
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(rows, 500);
+        });
+    }
+    // Columns in another order, with a null, written by another writer.
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("day", DataType::UInt32, true),
+        Field::new("report", DataType::UInt32, false),
+        Field::new("user", DataType::Utf8, true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(UInt32Array::from(vec![Some(3), None])) as ArrayRef,
+            Arc::new(UInt32Array::from(vec![0, 1])),
+            Arc::new(StringArray::from(vec!["a", "b"])),
+        ],
+    )
+    .unwrap();
+    let path = temp("reordered.parquet");
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema, None)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let mut read = Vec::new();
+    for_each_tags::<ArrowLdpError>(&path, |_, t| {
+        read.push(t);
+        Ok(())
+    })
+    .unwrap();
+    let tag = |user: &str, day| ReportTags {
+        user: Some(user.into()),
+        survey: None,
+        day,
+    };
+    assert_eq!(read, vec![tag("a", Some(3)), tag("b", None)]);
+    // A day written as text.
+    let schema = Arc::new(Schema::new(vec![Field::new("day", DataType::Utf8, false)]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(StringArray::from(vec!["3"])) as ArrayRef],
+    )
+    .unwrap();
+    let path = temp("text-day.parquet");
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema, None)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let err = for_each_tags::<ArrowLdpError>(&path, |_, _| Ok(()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("column `day` has type Utf8, but its tag is UInt32"),
+        "{err}"
+    );
+}

@@ -96,7 +96,7 @@ pub use names::UnknownName;
 pub use output_counts::{CountedOutputs, OutputCounts};
 pub use protocol_set::{ProtocolSet, ProtocolSetError};
 pub use rejections::{OnInvalid, Reason, Rejected, Rejections};
-pub use report::{GrrReport, LhReport, OnesReport, SheReport, SubsetReport};
+pub use report::{GrrReport, LhReport, OnesReport, ReportTags, SheReport, SubsetReport};
 pub use server::{Clip, ClipBound, ClipError};
 pub use space::ParameterSpace;
 pub use spec::Spec;

@@ -159,6 +159,44 @@ pub struct SheReport {
     pub y: Vec<f64>,
 }
 
+/// What a collector records beside a report: who sent it, in which survey, on which day.
+/// A ledger of budgets spent over surveys needs all three (`ldp ledger --reports`); the
+/// report itself says nothing of them, and estimates ignore them.
+///
+/// JSON lines carry them before the report's own fields
+/// (`{"user":"u17","survey":"daily","day":3,"y":4}`), Parquet files as the columns
+/// `user`, `survey` and `day` beside `report`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ReportTags {
+    /// The sender's id.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub user: Option<String>,
+    /// The survey's id.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub survey: Option<String>,
+    /// The day of the report (any day numbering the surveys share).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub day: Option<u32>,
+}
+
+impl ReportTags {
+    /// True when no tag is set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.user.is_none() && self.survey.is_none() && self.day.is_none()
+    }
+}
+
 /// The largest magnitude of a coordinate of a valid [`SheReport`], and so of a server's
 /// clipping bound ([`crate::ClipBound`]).
 ///

@@ -44,11 +44,13 @@
 #[cfg(feature = "lines")]
 pub mod lines;
 mod parse;
+mod tags;
 mod write;
 
 use ldp_core::report::ReportLimits;
 use ldp_core::{
-    GrrReport, LhReport, Mechanism, OnesReport, SheReport, Spec, SubsetReport, dispatch_family,
+    GrrReport, LhReport, Mechanism, OnesReport, ReportTags, SheReport, Spec, SubsetReport,
+    dispatch_family,
 };
 
 /// A report that could not be read: what is wrong, naming the field.
@@ -56,6 +58,7 @@ use ldp_core::{
 #[error("{0}")]
 pub struct JsonError(pub(crate) String);
 
+pub use tags::{TAG_KEYS, read_tags, write_tagged};
 pub use write::Digits;
 
 /// A report type of `ldp-core` in the JSON-lines format.
@@ -71,6 +74,36 @@ pub trait JsonReport: Sized {
 
     /// Reads one report from a line (without its newline).
     fn parse_json(line: &[u8]) -> Result<Self, JsonError>;
+
+    /// Reads one report and its tags ([`ReportTags`]: `user`, `survey`, `day`, written
+    /// by [`write_tagged`]) from a line; a line without tags reads as
+    /// [`JsonReport::parse_json`] reads it, with empty tags. Tags may stand anywhere in
+    /// the object; any other unknown field is refused as before.
+    ///
+    /// ```
+    /// use ldp_core::{LhReport, ReportTags};
+    /// use ldp_jsonl::JsonReport;
+    /// let (tags, report) = LhReport::parse_tagged(br#"{"seed":7,"y":1,"day":12}"#)?;
+    /// assert_eq!((tags.day, tags.user), (Some(12), None));
+    /// assert_eq!(report, LhReport { seed: 7, y: 1 });
+    /// let err = LhReport::parse_tagged(br#"{"day":"monday","seed":7,"y":1}"#).unwrap_err();
+    /// assert!(err.to_string().starts_with("field `day`: expected an integer"));
+    /// # Ok::<(), ldp_jsonl::JsonError>(())
+    /// ```
+    fn parse_tagged(line: &[u8]) -> Result<(ReportTags, Self), JsonError> {
+        let (tags, body) = tags::split_leading(line)?;
+        match Self::parse_json(&body) {
+            Ok(report) => Ok((tags, report)),
+            // Tags after the report's fields too, or escaped: read the whole object.
+            Err(err) => {
+                let (tags, body) = tags::split_anywhere(line)?;
+                if tags.is_empty() {
+                    return Err(err);
+                }
+                Self::parse_json(&body).map(|report| (tags, report))
+            }
+        }
+    }
 
     /// The longest canonical line of a report within `limits` (without its newline).
     fn max_canonical_len(limits: &ReportLimits) -> usize;

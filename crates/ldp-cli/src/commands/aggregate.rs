@@ -318,7 +318,8 @@ where
         if !skip {
             blocks
                 .fold(&lines, server, |partial, &(number, line)| {
-                    let added = M::Report::parse_json(line)
+                    let added = M::Report::parse_tagged(line)
+                        .map(|(_, r)| r)
                         .map_err(|e| anyhow!("malformed report: {e}"))
                         .and_then(|r| Ok(partial.add(&r)?));
                     added.with_context(|| format!("line {number}"))
@@ -329,7 +330,8 @@ where
         let parsed: Vec<Result<M::Report, (Reason, String)>> = lines
             .par_iter()
             .map(|&(_, line)| {
-                let r = M::Report::parse_json(line)
+                let r = M::Report::parse_tagged(line)
+                    .map(|(_, r)| r)
                     .map_err(|e| (Reason::Malformed, format!("malformed report: {e}")))?;
                 m.validate(&r)
                     .map_err(|e| (Reason::from(&e), e.to_string()))?;

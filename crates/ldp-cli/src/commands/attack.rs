@@ -85,7 +85,8 @@ where
         let mut reports = Vec::with_capacity(chunk.len());
         let mut failure = None;
         for &(number, line) in &chunk {
-            let parsed = M::Report::parse_json(line)
+            let parsed = M::Report::parse_tagged(line)
+                .map(|(_, r)| r)
                 .map_err(|e| anyhow!("malformed report: {e}"))
                 .and_then(|r| Ok(m.validate(&r).map(|()| r)?));
             match parsed {

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
 use ldp_analytic::ledger::{Ledger, Survey};
+use ldp_core::ReportTags;
+use ldp_jsonl::lines::LineChunks;
 
 use crate::output::{Format, Value, number, print};
 
@@ -13,9 +15,11 @@ use crate::output::{Format, Value, number, print};
 #[command(after_help = "Examples:
   ldp ledger --surveys surveys.csv --records records.csv --limit 10 --day-limit 4
   ldp ledger --surveys surveys.csv --records records.csv --delta 1e-6 --roster users.txt
+  ldp ledger --surveys surveys.csv --reports day1.jsonl --reports day2.parquet
 
 surveys.csv: survey,eps,first_day,last_day[,eps_perm] (eps_perm: a memoized survey, charged
-once per user). records.csv: user,survey,day (one report each).")]
+once per user). records.csv: user,survey,day (one report each). --reports: reports tagged
+with user, survey and day (`ldp perturb --user --survey --day`), JSON lines or .parquet.")]
 pub(crate) struct LedgerArgs {
     /// The surveys: a CSV of survey,eps,first_day,last_day and optionally eps_perm (a
     /// memoized survey: its reports come from one memo of that budget, charged once per
@@ -23,8 +27,14 @@ pub(crate) struct LedgerArgs {
     #[arg(long, value_name = "FILE.csv")]
     surveys: PathBuf,
     /// The reports: a CSV of user,survey,day, one row per report.
-    #[arg(long, value_name = "FILE.csv")]
-    records: PathBuf,
+    #[arg(long, value_name = "FILE.csv", required_unless_present = "reports")]
+    records: Option<PathBuf>,
+    /// Reports tagged with their user, survey and day (`ldp perturb --user ID --survey ID
+    /// --day D`): JSON lines, or Parquet for a name ending in .parquet. Repeatable, and
+    /// beside --records; every report must carry all three tags. The reports themselves
+    /// are not read.
+    #[arg(long, value_name = "FILE")]
+    reports: Vec<PathBuf>,
     /// The users who may report, one per line: a record of anyone else is an error.
     #[arg(long, value_name = "FILE")]
     roster: Option<PathBuf>,
@@ -93,6 +103,30 @@ fn rows<T: serde::de::DeserializeOwned>(
     Ok(())
 }
 
+/// Records the tags of every report in `path` (JSON lines, or Parquet by its name).
+fn tagged_reports(path: &Path, ledger: &mut Ledger) -> Result<()> {
+    let record = |ledger: &mut Ledger, tags: ReportTags| Ok(ledger.record_tags(&tags)?);
+    if path.extension().is_some_and(|e| e == "parquet") {
+        return ldp_arrow::tags::for_each_tags(path, |row, tags| {
+            record(ledger, tags).with_context(|| format!("row {row}"))
+        });
+    }
+    let file = std::fs::File::open(path)?;
+    let mut lines = LineChunks::new(std::io::BufReader::new(file), TAGGED_LINE_CAP);
+    while let Some(chunk) = lines.next_chunk(4096)? {
+        for &(number, line) in &chunk {
+            ldp_jsonl::read_tags(line)
+                .map_err(|e| anyhow!("malformed tags: {e}"))
+                .and_then(|tags| record(ledger, tags))
+                .with_context(|| format!("line {number}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The longest report line read for its tags: SHE's at k = 10^5 fits.
+const TAGGED_LINE_CAP: usize = 4 << 20;
+
 pub(crate) fn run(a: &LedgerArgs) -> Result<()> {
     for (flag, value) in [("--limit", a.limit), ("--day-limit", a.day_limit)] {
         if let Some(v) = value
@@ -131,11 +165,17 @@ pub(crate) fn run(a: &LedgerArgs) -> Result<()> {
             .map(str::to_owned);
         ledger = ledger.with_roster(users);
     }
-    rows(&a.records, |line, r: RecordRow| {
-        ledger
-            .record(&r.user, &r.survey, r.day)
-            .with_context(|| format!("line {line}"))
-    })?;
+    if let Some(records) = &a.records {
+        rows(records, |line, r: RecordRow| {
+            ledger
+                .record(&r.user, &r.survey, r.day)
+                .with_context(|| format!("line {line}"))
+        })?;
+    }
+    for path in &a.reports {
+        tagged_reports(path, &mut ledger)
+            .with_context(|| format!("--reports {}", path.display()))?;
+    }
     let users = ledger.users(a.delta).context("--delta")?;
 
     let mut columns = vec!["user", "reports", "days", "basic_eps"];

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use ldp_arrow::{ArrowReports, ReportWriter, SetEncoding};
+use ldp_core::ReportTags;
 use ldp_core::simulation::{BatchStreams, Role};
 use ldp_core::{Mechanism, dispatch, with_batch_rng};
 use ldp_jsonl::lines::LineChunks;
-use ldp_jsonl::{Digits, JsonReport};
+use ldp_jsonl::{Digits, JsonReport, write_tagged};
 use rand::Rng;
 
 use super::ProtocolArgs;
@@ -41,6 +42,17 @@ pub(crate) struct PerturbArgs {
     /// sorted indices (list) or one bit per item (bitmap).
     #[arg(long, value_enum, default_value_t = EncodingArg::Auto)]
     encoding: EncodingArg,
+    /// Tag every report with its sender's id: `"user"` before the report's fields in JSON
+    /// lines, a `user` column in Parquet. Aggregation ignores tags; `ldp ledger --reports`
+    /// reads them.
+    #[arg(long, value_name = "ID")]
+    user: Option<String>,
+    /// Tag every report with its survey's id (`"survey"`, a `survey` column).
+    #[arg(long, value_name = "ID")]
+    survey: Option<String>,
+    /// Tag every report with its day (`"day"`, a `day` column; 0 to 4294967295).
+    #[arg(long, value_name = "D")]
+    day: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -56,7 +68,17 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
         EncodingArg::List => Some(SetEncoding::List),
         EncodingArg::Bitmap => Some(SetEncoding::Bitmap),
     };
+    let tags = ReportTags {
+        user: a.user.clone(),
+        survey: a.survey.clone(),
+        day: a.day,
+    };
     if let Some(spec) = a.attributes.spec(&a.protocol)? {
+        if !tags.is_empty() {
+            bail!(
+                "--user, --survey, --day: tags go with one attribute's reports; reports of several attributes do not carry them yet"
+            );
+        }
         let streams = BatchStreams::new(a.seed, Role::Genuine)?;
         if let Some(path) = &a.output {
             // Every attribute is of one family: the first says whether reports are sets.
@@ -72,13 +94,13 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
     let streams = BatchStreams::new(a.seed, Role::Genuine)?;
     if let Some(path) = &a.output {
         check_output(a, path, encoding, &spec)?;
-        return dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_parquet(&m, &make, path, encoding)));
+        return dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_parquet(&m, &make, path, encoding, &tags)));
     }
     if a.encoding != EncodingArg::Auto {
         bail!("--encoding: only Parquet output (--output FILE.parquet) has a set encoding");
     }
     let line_bytes = ldp_jsonl::max_line_len(&spec) / 4;
-    dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_stream(&m, &make, line_bytes)))
+    dispatch!(build(&spec)?, m => with_batch_rng!(streams, make => perturb_stream(&m, &make, line_bytes, &tags)))
 }
 
 /// `--output FILE.parquet`: the name ends in .parquet, `--encoding` is given for reports
@@ -148,6 +170,7 @@ fn perturb_parquet<M, R>(
     make: &(impl Fn(u64) -> R + Sync),
     path: &Path,
     encoding: Option<SetEncoding>,
+    tags: &ReportTags,
 ) -> Result<()>
 where
     M: ArrowReports + Clone,
@@ -155,7 +178,8 @@ where
 {
     let k = m.domain_size().get();
     let at = || format!("--output {}", path.display());
-    let mut writer = ReportWriter::create(path, m.clone(), encoding).with_context(at)?;
+    let mut writer =
+        ReportWriter::create_tagged(path, m.clone(), encoding, tags.clone()).with_context(at)?;
     let mut input = LineChunks::new(std::io::stdin().lock(), ITEM_LINE_CAP);
     let mut batches = Batches::new();
     let mut reports = Vec::new();
@@ -187,7 +211,12 @@ where
 ///
 /// A writer thread writes one chunk's reports while the next chunk is perturbed: through
 /// a pipe, writing costs as much as perturbing.
-fn perturb_stream<M, R>(m: &M, make: &(impl Fn(u64) -> R + Sync), line_bytes: usize) -> Result<()>
+fn perturb_stream<M, R>(
+    m: &M,
+    make: &(impl Fn(u64) -> R + Sync),
+    line_bytes: usize,
+    tags: &ReportTags,
+) -> Result<()>
 where
     M: Mechanism,
     M::Report: JsonReport,
@@ -218,7 +247,7 @@ where
                     let mut buf = Vec::with_capacity(items.len() * line_bytes.min(1 << 16));
                     for &x in items {
                         let report = m.perturb(x, rng).expect("items are checked against k");
-                        report.write_json_with(&digits, &mut buf);
+                        write_tagged(tags, &report, &digits, &mut buf);
                         buf.push(b'\n');
                     }
                     buf

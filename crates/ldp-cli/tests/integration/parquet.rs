@@ -160,3 +160,161 @@ fn output_flags_that_would_do_nothing_are_refused() {
         .code(2)
         .stderr(predicate::str::contains("only Parquet output"));
 }
+
+/// Tagged reports (issue 46): `perturb --user --survey --day` writes the tags in JSON lines
+/// and Parquet; aggregation ignores them (the same estimate as untagged); `ldp ledger
+/// --reports` reads them and gives what `--records` gives for the same reports.
+#[test]
+fn tagged_reports_aggregate_as_untagged_and_feed_the_ledger() {
+    let d = dir("tagged");
+    let a = args("olh", 20, "1");
+    let input = items(3000, 20);
+    let plain = stdout(
+        ldp()
+            .arg("perturb")
+            .args(&a)
+            .args(["--seed", "4"])
+            .write_stdin(input.clone()),
+    );
+    let tagged = stdout(
+        ldp()
+            .arg("perturb")
+            .args(&a)
+            .args([
+                "--seed", "4", "--user", "ann", "--survey", "daily", "--day", "3",
+            ])
+            .write_stdin(input.clone()),
+    );
+    let first = tagged.lines().next().unwrap();
+    assert!(
+        first.starts_with(r#"{"user":"ann","survey":"daily","day":3,"seed":"#),
+        "{first}"
+    );
+    // The same reports once the tags are taken off.
+    let untagged: String = tagged
+        .lines()
+        .map(|l| l.replacen(r#""user":"ann","survey":"daily","day":3,"#, "", 1) + "\n")
+        .collect();
+    assert_eq!(untagged, plain);
+    let estimate = |reports: &str| {
+        stdout(
+            ldp()
+                .arg("aggregate")
+                .args(&a)
+                .write_stdin(reports.to_owned()),
+        )
+    };
+    assert_eq!(estimate(&tagged), estimate(&plain));
+    let attack = |reports: &str| {
+        stdout(
+            ldp()
+                .arg("attack")
+                .args(&a)
+                .args(["--seed", "1"])
+                .write_stdin(reports.to_owned()),
+        )
+    };
+    assert_eq!(attack(&tagged), attack(&plain));
+    // Parquet: tag columns beside `report`, the same estimate.
+    let file = d.join("bob.parquet");
+    ldp()
+        .arg("perturb")
+        .args(&a)
+        .args([
+            "--seed", "4", "--user", "bob", "--survey", "weekly", "--day", "7", "--output",
+        ])
+        .arg(&file)
+        .write_stdin(input.clone())
+        .assert()
+        .success();
+    let from_parquet = stdout(ldp().arg("aggregate").args(&a).arg("--input").arg(&file));
+    assert_eq!(from_parquet, estimate(&plain));
+    // The ledger: one report per user, survey and day.
+    let surveys = d.join("surveys.csv");
+    std::fs::write(
+        &surveys,
+        "survey,eps,first_day,last_day\ndaily,1,1,30\nweekly,2,1,30\n",
+    )
+    .unwrap();
+    let mut lines = String::new();
+    let mut records = String::from("user,survey,day\n");
+    for day in 1..=4 {
+        let one = stdout(
+            ldp()
+                .arg("perturb")
+                .args(&a)
+                .args([
+                    "--user",
+                    "ann",
+                    "--survey",
+                    "daily",
+                    "--day",
+                    &day.to_string(),
+                ])
+                .write_stdin("5\n"),
+        );
+        lines.push_str(&one);
+        records.push_str(&format!("ann,daily,{day}\n"));
+    }
+    let one_bob = d.join("one-bob.parquet");
+    ldp()
+        .arg("perturb")
+        .args(&a)
+        .args([
+            "--user", "bob", "--survey", "weekly", "--day", "2", "--output",
+        ])
+        .arg(&one_bob)
+        .write_stdin("1\n")
+        .assert()
+        .success();
+    records.push_str("bob,weekly,2\n");
+    let (jsonl, csv) = (d.join("ann.jsonl"), d.join("records.csv"));
+    std::fs::write(&jsonl, lines).unwrap();
+    std::fs::write(&csv, records).unwrap();
+    let ledger = |extra: &[&std::path::Path], flag: &str| {
+        let mut cmd = ldp();
+        cmd.args(["ledger", "--delta", "1e-6", "--surveys"])
+            .arg(&surveys);
+        for path in extra {
+            cmd.arg(flag).arg(path);
+        }
+        stdout(&mut cmd)
+    };
+    let from_reports = ledger(&[&jsonl, &one_bob], "--reports");
+    assert_eq!(from_reports, ledger(&[&csv], "--records"));
+    assert!(from_reports.contains("\nann,4,4,4,"), "{from_reports}");
+    // Reports without their tags, or tags on several attributes' reports: named.
+    let bare = d.join("bare.jsonl");
+    std::fs::write(&bare, &plain).unwrap();
+    ldp()
+        .args(["ledger", "--surveys"])
+        .arg(&surveys)
+        .arg("--reports")
+        .arg(&bare)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(format!(
+            "--reports {}: line 1: the report lacks the tags user, survey, day",
+            bare.display()
+        )));
+    ldp()
+        .args([
+            "perturb",
+            "--protocol",
+            "grr",
+            "--attributes",
+            "3,4",
+            "--solution",
+            "spl",
+            "--eps",
+            "1",
+            "--day",
+            "2",
+        ])
+        .write_stdin("0,1\n")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--user, --survey, --day: tags go with one attribute's reports",
+        ));
+}
