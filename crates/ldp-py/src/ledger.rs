@@ -1,6 +1,9 @@
 //! `ldp.ledger`: what each user spent over surveys, `ldp_analytic::ledger`'s accounting.
 
+use std::path::{Path, PathBuf};
+
 use ldp_analytic::ledger::{Ledger, Survey};
+use ldp_jsonl::lines::{LineChunks, LineError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -45,7 +48,10 @@ fn survey<'py>(i: usize, row: &Bound<'py, PyAny>) -> PyResult<Survey> {
 /// ``surveys``: mappings (or a pandas DataFrame) with ``survey``, ``eps``,
 /// ``first_day``, ``last_day`` and optionally ``eps_perm``. ``records``: (user, survey,
 /// day) triples (or a DataFrame with those columns), one per report; users and surveys
-/// are compared as strings. ``roster``: the users who may report (anyone else is an
+/// are compared as strings. ``reports``: a path, or a list of paths, of reports tagged
+/// with their user, survey and day (``ldp perturb --user ID --survey ID --day D``; JSON
+/// lines, or Parquet for a name ending in ``.parquet``), beside or instead of
+/// ``records``: only the tags are read. ``roster``: the users who may report (anyone else is an
 /// error). ``limit`` and ``day_limit`` fill each user's ``over`` with ``"total"`` (spent
 /// more than ``limit``: the advanced composition with ``delta``, else the basic) and
 /// ``"day"`` (more than ``day_limit`` on one day).
@@ -61,11 +67,13 @@ fn survey<'py>(i: usize, row: &Bound<'py, PyAny>) -> PyResult<Survey> {
 /// >>> [(u["user"], u["basic_eps"], u["over"]) for u in ldp.ledger(surveys, records, limit=3.0)]
 /// [('ann', 4.0, ['total']), ('bo', 1.0, [])]
 #[pyfunction]
-#[pyo3(signature = (surveys, records, *, roster=None, delta=None, limit=None, day_limit=None))]
+#[pyo3(signature = (surveys, records=None, *, reports=None, roster=None, delta=None, limit=None, day_limit=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn ledger<'py>(
     py: Python<'py>,
     surveys: &Bound<'py, PyAny>,
-    records: &Bound<'py, PyAny>,
+    records: Option<&Bound<'py, PyAny>>,
+    reports: Option<&Bound<'py, PyAny>>,
     roster: Option<&Bound<'py, PyAny>>,
     delta: Option<f64>,
     limit: Option<f64>,
@@ -79,6 +87,11 @@ pub(crate) fn ledger<'py>(
                 "{name} = {v}: a budget limit must be finite and >= 0"
             )));
         }
+    }
+    if records.is_none() && reports.is_none() {
+        return Err(param(
+            "give records (user, survey, day triples), reports (paths of tagged reports), or both",
+        ));
     }
     let surveys = frame_rows(surveys, None)?;
     let surveys = surveys
@@ -94,9 +107,13 @@ pub(crate) fn ledger<'py>(
             .collect::<PyResult<Vec<String>>>()?;
         book = book.with_roster(users);
     }
-    let records = frame_rows(records, Some(["user", "survey", "day"]))?;
-    for (i, row) in records.try_iter()?.enumerate() {
-        let row = row?;
+    let records = match records {
+        Some(records) => frame_rows(records, Some(["user", "survey", "day"]))?
+            .try_iter()?
+            .collect::<PyResult<Vec<_>>>()?,
+        None => Vec::new(),
+    };
+    for (i, row) in records.into_iter().enumerate() {
         let (user, survey, day): (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>) =
             row.extract().map_err(|_| {
                 pyo3::exceptions::PyTypeError::new_err(format!(
@@ -108,6 +125,19 @@ pub(crate) fn ledger<'py>(
         })?;
         book.record(&user.str()?.to_string(), &survey.str()?.to_string(), day)
             .map_err(|e| param(format!("records[{i}]: {e}")))?;
+    }
+    if let Some(reports) = reports {
+        // One path (str or os.PathLike), or several.
+        let paths: Vec<PathBuf> = match reports.extract::<PathBuf>() {
+            Ok(path) => vec![path],
+            Err(_) => reports
+                .try_iter()?
+                .map(|p| p?.extract::<PathBuf>())
+                .collect::<PyResult<_>>()?,
+        };
+        for path in &paths {
+            tagged_reports(path, &mut book)?;
+        }
     }
     let users = book.users(delta).map_err(param)?;
     let out = PyList::empty(py);
@@ -131,6 +161,49 @@ pub(crate) fn ledger<'py>(
         out.append(d)?;
     }
     Ok(out)
+}
+
+/// The longest report line read for its tags (SHE's at k = 10^5 fits).
+const TAGGED_LINE_CAP: usize = 4 << 20;
+
+/// Records the tags of every report in `path`: JSON lines, or Parquet by its name.
+fn tagged_reports(path: &Path, book: &mut Ledger) -> PyResult<()> {
+    let named = |e: &dyn std::fmt::Display| param(format!("reports {}: {e}", path.display()));
+    if path.extension().is_some_and(|e| e == "parquet") {
+        // The file's own errors, or the ledger's, each named.
+        enum Failure {
+            File(ldp_arrow::ArrowLdpError),
+            Record(u64, ldp_analytic::ledger::LedgerError),
+        }
+        impl From<ldp_arrow::ArrowLdpError> for Failure {
+            fn from(e: ldp_arrow::ArrowLdpError) -> Self {
+                Self::File(e)
+            }
+        }
+        return ldp_arrow::tags::for_each_tags(path, |row, tags| {
+            book.record_tags(&tags).map_err(|e| Failure::Record(row, e))
+        })
+        .map_err(|e| match e {
+            Failure::File(e) => param(e),
+            Failure::Record(row, e) => named(&format!("row {row}: {e}")),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(|e| crate::errors::io(path, &e))?;
+    let mut lines = LineChunks::new(std::io::BufReader::new(file), TAGGED_LINE_CAP);
+    loop {
+        let chunk = match lines.next_chunk(4096) {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => return Ok(()),
+            Err(LineError::Io { source, .. }) => return Err(crate::errors::io(path, &source)),
+            Err(e) => return Err(named(&e)),
+        };
+        for &(number, line) in &chunk {
+            let tags = ldp_jsonl::read_tags(line)
+                .map_err(|e| named(&format!("line {number}: malformed tags: {e}")))?;
+            book.record_tags(&tags)
+                .map_err(|e| named(&format!("line {number}: {e}")))?;
+        }
+    }
 }
 
 /// A pandas DataFrame as its rows (dicts, or with `columns` tuples of those columns);

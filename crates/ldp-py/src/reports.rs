@@ -1074,9 +1074,10 @@ fn check_offsets(offsets: &[i64], indices: usize) -> PyResult<()> {
     Ok(())
 }
 
-/// A report of `m`'s type from its JSON line.
+/// A report of `m`'s type from its JSON line. Tags (user, survey, day) are read and
+/// dropped: `Reports` holds reports only (`ldp.ledger(reports=...)` reads the tags).
 fn parse<M: Columns>(_: &M, text: &[u8]) -> Result<M::Report, ldp_jsonl::JsonError> {
-    M::Report::parse_json(text)
+    M::Report::parse_tagged(text).map(|(_, report)| report)
 }
 
 /// `on_invalid`: whether to skip invalid reports ("skip") or refuse the input ("refuse").

@@ -83,3 +83,66 @@ def test_bad_input_is_named():
     with pytest.raises(ldp.ParamError, match="limit = -1"):
         ldp.ledger(SURVEYS, RECORDS, limit=-1.0)
     assert ldp.ledger(SURVEYS, []) == []
+
+
+def test_tagged_reports_feed_the_ledger(cli, tmp_path):
+    # Reports tagged by `ldp perturb --user --survey --day` (issue 46): the ledger from
+    # their tags equals the ledger from the same records, JSON lines and Parquet alike.
+    records = [r for r in RECORDS if r[1] != "app"]
+    paths = []
+    for i, (user, survey, day) in enumerate(records):
+        args = ["perturb", "--protocol", "grr", "--k", 5, "--eps", 1, "--seed", i,
+                "--user", user, "--survey", survey, "--day", day]
+        if i % 2:
+            path = tmp_path / f"r{i}.parquet"
+            cli(*args, "--output", path, stdin=b"3\n")
+        else:
+            path = tmp_path / f"r{i}.jsonl"
+            path.write_bytes(cli(*args, stdin=b"3\n"))
+        paths.append(path)
+    want = ldp.ledger(SURVEYS, records, delta=1e-6, limit=3.0)
+    assert ldp.ledger(SURVEYS, reports=paths, delta=1e-6, limit=3.0) == want
+    # Beside records, and one path alone (a str).
+    half = len(records) // 2
+    assert ldp.ledger(SURVEYS, records[:half], reports=paths[half:], delta=1e-6, limit=3.0) == want
+    one = ldp.ledger(SURVEYS, reports=str(paths[0]))
+    assert [(u["user"], u["reports"]) for u in one] == [("ann", 1)]
+    # Python's reader takes tagged lines, and estimates as without the tags.
+    m = ldp.mechanism("grr", k=5, eps=1.0)
+    tagged = cli("perturb", "--protocol", "grr", "--k", 5, "--eps", 1, "--seed", 1,
+                 "--user", "ann", "--survey", "daily", "--day", 1, stdin=b"3\n1\n2\n" * 50)
+    plain = cli("perturb", "--protocol", "grr", "--k", 5, "--eps", 1, "--seed", 1, stdin=b"3\n1\n2\n" * 50)
+    assert tagged != plain
+    (tmp_path / "tagged.jsonl").write_bytes(tagged)
+    (tmp_path / "plain.jsonl").write_bytes(plain)
+    a, b = m.aggregator(), m.aggregator()
+    a.add(ldp.Reports.from_jsonl(tmp_path / "tagged.jsonl", m))
+    b.add(ldp.Reports.from_jsonl(tmp_path / "plain.jsonl", m))
+    assert list(a.estimate()) == list(b.estimate())
+
+
+def test_tagged_reports_are_checked(cli, tmp_path):
+    with pytest.raises(ldp.ParamError, match="give records"):
+        ldp.ledger(SURVEYS)
+    bare = tmp_path / "bare.jsonl"
+    bare.write_bytes(cli("perturb", "--protocol", "grr", "--k", 5, "--eps", 1, stdin=b"3\n"))
+    with pytest.raises(ldp.ParamError, match=r"bare.jsonl: line 1: the report lacks the tags user, survey, day"):
+        ldp.ledger(SURVEYS, reports=bare)
+    half = tmp_path / "half.parquet"
+    cli("perturb", "--protocol", "grr", "--k", 5, "--eps", 1, "--user", "ann", "--output", half, stdin=b"3\n")
+    with pytest.raises(ldp.ParamError, match=r"half.parquet: row 0: the report lacks the tags survey, day"):
+        ldp.ledger(SURVEYS, reports=[half])
+    with pytest.raises(OSError):
+        ldp.ledger(SURVEYS, reports=tmp_path / "missing.jsonl")
+
+
+def test_tagged_parquet_reads_as_untagged(cli, tmp_path):
+    m = ldp.mechanism("oue", k=8, eps=1.0)
+    items = b"".join(b"%d\n" % (i % 8) for i in range(500))
+    common = ["perturb", "--protocol", "oue", "--k", 8, "--eps", 1, "--seed", 5]
+    cli(*common, "--user", "ann", "--survey", "daily", "--day", 4, "--output", tmp_path / "t.parquet", stdin=items)
+    cli(*common, "--output", tmp_path / "p.parquet", stdin=items)
+    a, b = m.aggregator(), m.aggregator()
+    a.add(ldp.Reports.read_parquet(tmp_path / "t.parquet", m))
+    b.add(ldp.Reports.read_parquet(tmp_path / "p.parquet", m))
+    assert list(a.estimate()) == list(b.estimate())

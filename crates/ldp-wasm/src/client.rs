@@ -248,8 +248,9 @@ where
     M: AttackSurface,
     M::Report: JsonReport,
 {
-    let report =
-        M::Report::parse_json(line).map_err(|e| error(Kind::Input, format!("report: {e}")))?;
+    let report = M::Report::parse_tagged(line)
+        .map_err(|e| error(Kind::Input, format!("report: {e}")))?
+        .1;
     m.validate(&report)
         .map_err(|e| error(Kind::Input, format!("report: {e}")))?;
     Ok(m.guess(&report, rng))

@@ -364,8 +364,9 @@ def exact_audit(
 ) -> dict[str, Any]: ...
 def ledger(
     surveys: Any,
-    records: Any,
+    records: Any = None,
     *,
+    reports: Union[str, PathLike[str], Iterable[Union[str, PathLike[str]]], None] = None,
     roster: Optional[Iterable[object]] = None,
     delta: Optional[float] = None,
     limit: Optional[float] = None,
