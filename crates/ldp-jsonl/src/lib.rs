@@ -94,8 +94,12 @@ pub trait JsonReport: Sized {
         let (tags, body) = tags::split_leading(line)?;
         match Self::parse_json(&body) {
             Ok(report) => Ok((tags, report)),
-            // Tags after the report's fields too, or escaped: read the whole object.
+            // Tags after the report's fields too, or escaped: read the whole object. A line
+            // that names no tag keeps the report's own error.
             Err(err) => {
+                if tags.is_empty() && !tags::names_a_tag(line) {
+                    return Err(err);
+                }
                 let (tags, body) = tags::split_anywhere(line)?;
                 if tags.is_empty() {
                     return Err(err);
@@ -181,13 +185,13 @@ impl JsonReport for SheReport {
 
 /// The longest line a report of `spec`'s mechanism may take: four times its longest
 /// canonical line plus 256 bytes, room for spaces after every comma and colon and any
-/// number spelling serde_json accepts within reason. A longer line cannot be a sensible
-/// report; readers reject it without reading it whole.
+/// number spelling serde_json accepts within reason, plus [`TAG_ROOM`] for its tags. A
+/// longer line cannot be a sensible report; readers reject it without reading it whole.
 ///
 /// ```
 /// use ldp_core::{DomainSize, Epsilon, Protocol, Spec};
 /// let grr = Spec::classic(Protocol::Grr, DomainSize::new(100)?, Epsilon::new(1.0)?)?;
-/// assert_eq!(ldp_jsonl::max_line_len(&grr), 4 * r#"{"y":99}"#.len() + 256);
+/// assert_eq!(ldp_jsonl::max_line_len(&grr), 4 * r#"{"y":99}"#.len() + 256 + ldp_jsonl::TAG_ROOM);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn max_line_len(spec: &Spec) -> usize {
@@ -195,8 +199,18 @@ pub fn max_line_len(spec: &Spec) -> usize {
     let canonical = dispatch_family!(spec.params(), F, _param => {
         <<F as Mechanism>::Report as JsonReport>::max_canonical_len(&limits)
     });
-    4 * canonical + 256
+    4 * canonical + 256 + TAG_ROOM
 }
+
+/// The room a line leaves for its tags ([`write_tagged`]): a user and a survey id of up
+/// to [`MAX_TAG_BYTES`] bytes each, every byte escaped at its longest (`\u00XX`), and a
+/// day.
+pub const TAG_ROOM: usize = 2 * (6 * MAX_TAG_BYTES + 16) + 24;
+
+/// The longest user or survey id a writer should tag reports with, in bytes (`ldp
+/// perturb` refuses a longer one), so that every tagged line stays within
+/// [`max_line_len`].
+pub const MAX_TAG_BYTES: usize = 256;
 
 /// Decimal digits of the largest value below `bound`.
 fn largest(bound: u32) -> usize {

@@ -194,7 +194,7 @@ pub(crate) fn with_fallback<T: DeserializeOwned>(
 
 /// serde_json's message without " at line 1 column N" (the stream's line number is what
 /// matters), and at most [`MESSAGE_MAX`] characters: serde quotes offending strings whole.
-fn without_position(e: &serde_json::Error) -> String {
+pub(crate) fn without_position(e: &serde_json::Error) -> String {
     let message = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let message = message.strip_suffix(&suffix).unwrap_or(&message);

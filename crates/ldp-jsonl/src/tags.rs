@@ -72,14 +72,22 @@ pub fn write_tagged<R: JsonReport>(
 /// # Errors
 /// A line that is not a JSON object, or a tag of the wrong type.
 pub fn read_tags(line: &[u8]) -> Result<ReportTags, JsonError> {
+    // The whole line is checked as JSON, every key once, whatever the report is.
+    match serde_json::from_slice::<Entries>(line) {
+        Ok(Entries(Ok(_))) => {}
+        Ok(Entries(Err(key))) => return Err(JsonError(format!("field `{key}`: given twice"))),
+        Err(e) if e.is_syntax() || e.is_eof() => {
+            return Err(JsonError(crate::parse::without_position(&e)));
+        }
+        Err(_) => {
+            return Err(JsonError(
+                "a report is a JSON object (`{...}`); this line is not one".into(),
+            ));
+        }
+    }
     let (tags, _) = split_leading(line)?;
     if tags.user.is_some() && tags.survey.is_some() && tags.day.is_some() {
         return Ok(tags);
-    }
-    if serde_json::from_slice::<Map<String, Value>>(line).is_err() {
-        return Err(JsonError(
-            "a report is a JSON object (`{...}`); this line is not one".into(),
-        ));
     }
     split_anywhere(line).map(|(tags, _)| tags)
 }
@@ -135,10 +143,17 @@ pub(crate) fn split_leading(line: &[u8]) -> Result<(ReportTags, Cow<'_, [u8]>), 
 
 /// Reads `line` as a JSON object and takes the tags out wherever they are; the rest is
 /// written back as the report's object. A line that is not an object comes back whole,
-/// for the report's own parse to say what is wrong.
+/// for the report's own parse to say what is wrong, unless it names a tag: then its JSON
+/// error is the one to tell. A key given twice is refused (serde_json's map would keep
+/// the last silently).
 pub(crate) fn split_anywhere(line: &[u8]) -> Result<(ReportTags, Vec<u8>), JsonError> {
-    let Ok(mut object) = serde_json::from_slice::<Map<String, Value>>(line) else {
-        return Ok((ReportTags::default(), line.to_vec()));
+    let mut object = match serde_json::from_slice::<Entries>(line) {
+        Ok(Entries(Ok(object))) => object,
+        Ok(Entries(Err(key))) => return Err(JsonError(format!("field `{key}`: given twice"))),
+        Err(e) if names_a_tag(line) => {
+            return Err(JsonError(crate::parse::without_position(&e)));
+        }
+        Err(_) => return Ok((ReportTags::default(), line.to_vec())),
     };
     let text = |object: &mut Map<String, Value>, key: &str| match object.remove(key) {
         None => Ok(None),
@@ -168,6 +183,45 @@ pub(crate) fn split_anywhere(line: &[u8]) -> Result<(ReportTags, Vec<u8>), JsonE
     }
     let body = serde_json::to_vec(&object).expect("a JSON object serializes");
     Ok((tags, body))
+}
+
+/// Whether the line holds a tag's key (quoted), by a plain search.
+pub(crate) fn names_a_tag(line: &[u8]) -> bool {
+    TAG_KEYS.iter().any(|k| {
+        let quoted = format!("\"{k}\"");
+        line.windows(quoted.len()).any(|w| w == quoted.as_bytes())
+    })
+}
+
+/// A JSON object's entries, or the first key given twice.
+struct Entries(Result<Map<String, Value>, String>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut object = Map::new();
+                let mut twice = None;
+                while let Some((key, value)) = map.next_entry::<String, Value>()? {
+                    if object.contains_key(&key) {
+                        twice.get_or_insert(key);
+                    } else {
+                        object.insert(key, value);
+                    }
+                }
+                Ok(Entries(twice.map_or(Ok(object), Err)))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -64,6 +64,8 @@ fn untagged_lines_read_as_before() {
         b"[1]",
         b"",
         br#"{"y":[1,2]}"#,
+        br#"{"y":1,"y":7}"#,
+        br#"{"y":1,}"#,
     ] {
         assert_eq!(
             GrrReport::parse_tagged(line).unwrap_err(),
@@ -113,9 +115,42 @@ fn bad_tags_are_named() {
             err(line.as_bytes())
         );
     }
+    // A key given twice anywhere, a tag or the report's own, once tags are about.
+    assert_eq!(err(br#"{"y":1,"y":7,"day":3}"#), "field `y`: given twice");
+    assert_eq!(
+        err(br#"{"y":4,"user":"a","user":"b","day":1}"#),
+        "field `user`: given twice"
+    );
+    assert_eq!(
+        err(br#"{"user":"a","survey":"s","day":1,"y":4,"user":"b"}"#),
+        "field `user`: given twice"
+    );
+    // A broken line that names a tag says what breaks it.
+    assert!(err(br#"{"seed":7,"y":1,"day":12,}"#).starts_with("trailing comma"));
     // The report's own errors still come through behind valid tags.
     assert_eq!(
         err(br#"{"day":3,"y":1,"z":2}"#),
         "field `z`: unknown field `z`, expected `y`"
+    );
+}
+
+#[test]
+fn read_tags_checks_the_whole_line() {
+    use ldp_jsonl::read_tags;
+    let tags = read_tags(br#"{"user":"u","survey":"s","day":1,"ones":[2]}"#).unwrap();
+    assert_eq!(tags, self::tags(Some("u"), Some("s"), Some(1)));
+    // Truncated after valid tags, a key twice, not an object.
+    assert!(read_tags(br#"{"user":"u","survey":"s","day":1,"y":"#).is_err());
+    assert_eq!(
+        read_tags(br#"{"user":"a","survey":"s","day":1,"y":4,"user":"b"}"#)
+            .unwrap_err()
+            .to_string(),
+        "field `user`: given twice"
+    );
+    assert!(
+        read_tags(b"[1]")
+            .unwrap_err()
+            .to_string()
+            .contains("JSON object")
     );
 }

@@ -163,8 +163,8 @@ pub(crate) fn ledger<'py>(
     Ok(out)
 }
 
-/// The longest report line read for its tags (SHE's at k = 10^5 fits).
-const TAGGED_LINE_CAP: usize = 4 << 20;
+/// The longest report line read for its tags: SHE's at k = 10^6, spaced out, fits.
+const TAGGED_LINE_CAP: usize = 128 << 20;
 
 /// Records the tags of every report in `path`: JSON lines, or Parquet by its name.
 fn tagged_reports(path: &Path, book: &mut Ledger) -> PyResult<()> {

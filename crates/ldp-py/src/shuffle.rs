@@ -45,8 +45,11 @@ pub(crate) fn shuffle<'py>(
     })?;
     let mut shuffle = Shuffle::new(users, delta).map_err(param)?;
     if let Some(k) = grr_k {
-        // A negative k is as invalid as 0 or 1.
-        let k = u64::try_from(k).unwrap_or(0);
+        let k = u64::try_from(k).map_err(|_| {
+            ParamError::new_err(format!(
+                "grr_k: randomized response needs a domain of at least 2 items, got k = {k}"
+            ))
+        })?;
         shuffle = shuffle
             .randomized_response(k)
             .map_err(|e| ParamError::new_err(format!("grr_k: {e}")))?;

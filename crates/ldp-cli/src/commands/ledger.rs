@@ -124,8 +124,8 @@ fn tagged_reports(path: &Path, ledger: &mut Ledger) -> Result<()> {
     Ok(())
 }
 
-/// The longest report line read for its tags: SHE's at k = 10^5 fits.
-const TAGGED_LINE_CAP: usize = 4 << 20;
+/// The longest report line read for its tags: SHE's at k = 10^6, spaced out, fits.
+const TAGGED_LINE_CAP: usize = 128 << 20;
 
 pub(crate) fn run(a: &LedgerArgs) -> Result<()> {
     for (flag, value) in [("--limit", a.limit), ("--day-limit", a.day_limit)] {

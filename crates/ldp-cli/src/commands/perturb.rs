@@ -68,6 +68,17 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
         EncodingArg::List => Some(SetEncoding::List),
         EncodingArg::Bitmap => Some(SetEncoding::Bitmap),
     };
+    for (flag, id) in [("--user", &a.user), ("--survey", &a.survey)] {
+        if let Some(id) = id
+            && id.len() > ldp_jsonl::MAX_TAG_BYTES
+        {
+            bail!(
+                "{flag}: an id of at most {} bytes, got {} (readers cap a report's line)",
+                ldp_jsonl::MAX_TAG_BYTES,
+                id.len()
+            );
+        }
+    }
     let tags = ReportTags {
         user: a.user.clone(),
         survey: a.survey.clone(),

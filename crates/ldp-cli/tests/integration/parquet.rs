@@ -302,6 +302,51 @@ fn tagged_reports_aggregate_as_untagged_and_feed_the_ledger() {
             "perturb",
             "--protocol",
             "grr",
+            "--k",
+            "2",
+            "--eps",
+            "1",
+            "--user",
+        ])
+        .arg("u".repeat(300))
+        .write_stdin("0\n")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--user: an id of at most 256 bytes, got 300",
+        ));
+    // The longest ids allowed, every byte escaped, still fit the readers' cap.
+    let long = "\u{1}".repeat(256);
+    let line = stdout(
+        ldp()
+            .args([
+                "perturb",
+                "--protocol",
+                "grr",
+                "--k",
+                "2",
+                "--eps",
+                "1",
+                "--day",
+                "4294967295",
+                "--user",
+            ])
+            .arg(&long)
+            .arg("--survey")
+            .arg(&long)
+            .write_stdin("0\n1\n"),
+    );
+    assert!(line.len() > 3000, "{}", line.len());
+    stdout(
+        ldp()
+            .args(["aggregate", "--protocol", "grr", "--k", "2", "--eps", "1"])
+            .write_stdin(line),
+    );
+    ldp()
+        .args([
+            "perturb",
+            "--protocol",
+            "grr",
             "--attributes",
             "3,4",
             "--solution",
