@@ -3,6 +3,7 @@
 
 import init, { Client, analyze, choose, frontier, maxLocalEps, shuffle, version } from "./pkg/ldp_wasm.js";
 import { draw, label } from "./plot.js";
+import { OTHER, TableError } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 const ADAPTIVE = ["ass", "aue", "alh", "athe"];
@@ -226,6 +227,159 @@ function tryClient() {
   return Client.fromSpec(JSON.stringify(spec));
 }
 
+// The table loaded under "Your own table" (held by a worker, ./table-worker.js), and its
+// column as a domain.
+let own = null;
+// The most bars drawn: the most frequent values.
+const MAX_BARS = 20;
+
+function ownStatus(state, text) {
+  $("own-status").dataset.state = state;
+  $("own-status").textContent = text;
+}
+
+// The worker that holds the table; a new file replaces it (and stops any reading).
+let worker = null;
+let asked = 0;
+const waiting = new Map();
+
+function ask(message, transfer = []) {
+  const id = ++asked;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, ...message }, transfer);
+  });
+}
+
+function freshWorker() {
+  worker?.terminate();
+  for (const { reject } of waiting.values()) reject(new TableError("replaced by another table"));
+  waiting.clear();
+  worker = new Worker(new URL("./table-worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = ({ data }) => {
+    const w = waiting.get(data.id);
+    if (!w) return;
+    waiting.delete(data.id);
+    if (data.ok) w.resolve(data); else w.reject(new TableError(data.message));
+  };
+  worker.onerror = (e) => {
+    for (const { reject } of waiting.values()) reject(new TableError(`the table's reader failed: ${e.message}`));
+    waiting.clear();
+  };
+}
+
+function resetOwn() {
+  own = null;
+  for (const id of ["own-use", "own-perturb", "own-column"]) $(id).disabled = true;
+  $("own-hist").replaceChildren();
+  $("own-reports").hidden = true;
+  $("own-labels").hidden = true;
+  delete $("own-status").dataset.k;
+}
+
+// Counts a table's outcome (read or refused), which tests wait for.
+function counted(key) {
+  document.body.dataset[key] = String(Number(document.body.dataset[key] ?? 0) + 1);
+}
+
+async function loadTable(file) {
+  resetOwn();
+  freshWorker();
+  ownStatus("loading", `Reading ${file.name}…`);
+  try {
+    const t = await ask({ kind: "load", file, kMax: ownKmax() });
+    own = { name: file.name, rows: t.rows, format: t.format, columns: t.columns, domain: null };
+    const select = $("own-column");
+    select.replaceChildren(...t.columns.map((c, i) => new Option(c || `column ${i + 1}`, String(i))));
+    select.value = String(t.first);
+    select.disabled = false;
+    await showDomain();
+  } catch (e) {
+    if (e.message !== "replaced by another table") ownStatus("error", e.message);
+  }
+  counted("tables");
+}
+
+function ownKmax() {
+  const v = number("own-kmax");
+  if (v === undefined || !Number.isInteger(v) || v < 2) throw new TableError(`k at most: a whole number of at least 2, got ${$("own-kmax").value}`);
+  return Math.min(v, MAX_K);
+}
+
+// The selected column as a domain: the status, the bars, the buttons.
+async function showDomain() {
+  if (!own) return;
+  const { name, rows, format, columns } = own;
+  const index = Number($("own-column").value);
+  $("own-reports").hidden = true;
+  $("own-labels").hidden = true;
+  try {
+    const { domain: d } = await ask({ kind: "domain", index, kMax: ownKmax() });
+    own.domain = { ...d, column: columns[index] };
+    const n = d.items.length;
+    ownStatus("ready", `${name}: ${rows.toLocaleString("en")} rows (${format}); column ${columns[index]}: ` +
+      `${d.distinct.toLocaleString("en")} distinct values, k = ${d.k.toLocaleString("en")} over ${n.toLocaleString("en")} values.` +
+      (d.notes.length ? ` ${d.notes.map((t) => t[0].toUpperCase() + t.slice(1)).join(". ")}.` : ""));
+    $("own-status").dataset.k = String(d.k);
+    const top = Math.max(...d.counts);
+    const shown = d.labels.map((l, i) => [l, d.counts[i]]).slice(0, MAX_BARS);
+    $("own-hist").replaceChildren(...shown.map(([l, c]) => {
+      const row = document.createElement("div");
+      row.className = "bar";
+      row.dataset.label = l;
+      row.dataset.count = String(c);
+      const text = document.createElement("span");
+      text.textContent = l;
+      text.title = l;
+      const bar = document.createElement("div");
+      bar.style.width = `${(100 * c / top).toFixed(2)}%`;
+      const share = document.createElement("span");
+      share.textContent = `${(100 * c / n).toFixed(1)}%`;
+      row.append(text, bar, share);
+      return row;
+    }));
+    if (d.labels.length > MAX_BARS) {
+      const more = document.createElement("p");
+      more.className = "note";
+      more.textContent = `and ${(d.labels.length - MAX_BARS).toLocaleString("en")} more values`;
+      $("own-hist").append(more);
+    }
+    $("own-use").disabled = false;
+    $("own-perturb").disabled = false;
+  } catch (e) {
+    if (own) own.domain = null;
+    $("own-hist").replaceChildren();
+    $("own-use").disabled = true;
+    $("own-perturb").disabled = true;
+    delete $("own-status").dataset.k;
+    if (e.message !== "replaced by another table") ownStatus("error", e.message);
+  }
+  counted("domains");
+}
+
+// Perturbs every value of the column with the protocol under "try it", which must be at
+// the table's k; offers the reports and the labels of the items.
+function perturbColumn() {
+  const d = own?.domain;
+  if (!d) throw new TableError("load a table first");
+  const client = tryClient();
+  if (client.k !== d.k) {
+    throw new TableError(`the protocol under "Try it" has k = ${client.k}, the column ${d.k}: press "Answer for its k" first`);
+  }
+  const lines = client.perturbBatch(Float64Array.from(d.items));
+  const reports = $("own-reports");
+  reports.href = URL.createObjectURL(new Blob([lines], { type: "application/x-ndjson" }));
+  reports.hidden = false;
+  reports.dataset.lines = String(d.items.length);
+  reports.dataset.spec = client.spec;
+  const labels = $("own-labels");
+  const other = d.distinct > d.k ? OTHER : null;
+  labels.href = URL.createObjectURL(new Blob([JSON.stringify({ column: d.column, labels: d.labels, other })], { type: "application/json" }));
+  labels.hidden = false;
+  ownStatus("ready", `${d.items.length.toLocaleString("en")} reports of ${client.protocol.toUpperCase()} at ε = ${label(client.eps)}: ` +
+    `item i is labels[i] of labels.json; \`ldp aggregate\` with the spec ${client.spec} estimates them.`);
+}
+
 function guarded(f) {
   return () => {
     try {
@@ -272,6 +426,33 @@ async function main() {
     out.dataset.expected = String(m.expected);
     out.textContent = `Measured ASR over ${m.draws.toLocaleString("en")} reports: ${label(m.asr)} ± ${label(m.se)} (closed form ${label(m.expected)}).`;
   }));
+  $("own-file").addEventListener("change", () => {
+    const file = $("own-file").files[0];
+    if (file) loadTable(file);
+  });
+  const drop = $("own-drop");
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    const file = e.dataTransfer?.files?.[0];
+    if (file) loadTable(file);
+  });
+  $("own-column").addEventListener("change", showDomain);
+  $("own-kmax").addEventListener("input", debounced(showDomain, 150));
+  $("own-use").addEventListener("click", () => {
+    if (!own?.domain) return;
+    $("k").value = String(own.domain.k);
+    $("k").dispatchEvent(new Event("input"));
+  });
+  $("own-perturb").addEventListener("click", () => {
+    try {
+      perturbColumn();
+    } catch (e) {
+      ownStatus("error", e.message);
+    }
+  });
   $("batch-perturb").addEventListener("click", guarded(() => {
     const client = tryClient();
     const values = $("batch-values").value.split(/\s+/).filter((t) => t !== "").map(Number);

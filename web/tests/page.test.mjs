@@ -5,6 +5,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { CHROMIUM, SCREENSHOT, close, ldp, ldpJson, serve } from "./support.mjs";
 
 let server, browser, page;
@@ -370,6 +373,141 @@ test("try it keeps a value the domain holds", async () => {
   assert.notEqual(await page.textContent("#try-report"), "–");
   assert.doesNotMatch(await page.textContent("#status"), /Error/);
   await set({ k: 100 });
+});
+
+// Loads `files` ({ name, buffer } or a path) through the file input and waits for the page
+// to say what it read.
+async function loadTable(file) {
+  await loaded();
+  const before = await page.evaluate(() => Number(document.body.dataset.tables ?? 0));
+  await page.setInputFiles("#own-file", file);
+  await page.waitForFunction((n) => Number(document.body.dataset.tables ?? 0) > n, before);
+  return { state: await page.getAttribute("#own-status", "data-state"), text: await page.textContent("#own-status") };
+}
+
+// The page, loaded once (a test run alone starts from a blank tab).
+async function loaded() {
+  if (!page.url().startsWith(server.url)) {
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-ready=true]");
+  }
+}
+
+const csv = (name, text) => ({ name, mimeType: "text/csv", buffer: Buffer.from(text) });
+
+// Selects column `index` of the loaded table and waits for its domain.
+async function column(index) {
+  const before = await page.evaluate(() => Number(document.body.dataset.domains ?? 0));
+  await page.selectOption("#own-column", index);
+  await page.waitForFunction((n) => Number(document.body.dataset.domains ?? 0) > n, before);
+}
+
+test("a table loaded through the file input: its column is the domain, and nothing leaves the page", async () => {
+  await set({ k: 100, eps: 1, "asr-max": 0.1 });
+  // What the page asks for once loaded: its own table reader at most, never with data.
+  const requests = [];
+  const listen = (r) => {
+    if (r.url().startsWith("blob:")) return;
+    const own = r.method() === "GET" && !r.postData() && /^\/table(-worker)?\.js$/.test(r.url().slice(server.url.length - 1));
+    if (!(r.url().startsWith(server.url) && own)) requests.push(`${r.method()} ${r.url()}`);
+  };
+  page.on("request", listen);
+  // An id column (skipped: every value distinct), a skewed colour with a quoted label and
+  // an empty cell, and a number column.
+  const colours = ["red", "blue", "\"green, light\"", "red", "red", "blue", "", "grey"];
+  let text = "id,colour,age\n";
+  for (let i = 0; i < 400; i += 1) text += `u${i},${colours[i % colours.length]},${20 + (i % 7)}\n`;
+  const { state, text: said } = await loadTable(csv("survey.csv", text));
+  assert.equal(state, "ready", said);
+  assert.equal(await page.inputValue("#own-column"), "1");
+  assert.match(said, /400 rows \(csv\); column colour: 4 distinct values, k = 4 over 350 values\. 50 empty cells left out\./);
+  const bars = await page.$$eval("#own-hist .bar", (rows) => rows.map((r) => [r.dataset.label, Number(r.dataset.count)]));
+  assert.deepEqual(bars, [["red", 150], ["blue", 100], ["green, light", 50], ["grey", 50]]);
+  // The id column says what it is.
+  await column("0");
+  assert.match(await page.textContent("#own-status"), /every value is distinct: column id looks like an id/i);
+  await column("1");
+  // The answer for the column's k, then its values perturbed by the protocol under "try it".
+  const renders = await page.evaluate(() => Number(document.body.dataset.renders ?? 0));
+  await page.click("#own-use");
+  await page.waitForFunction((n) => Number(document.body.dataset.renders ?? 0) > n, renders);
+  assert.equal(await page.inputValue("#k"), "4");
+  await page.selectOption("#try-protocol", "grr");
+  await page.click("#own-perturb");
+  await page.waitForSelector("#own-reports:not([hidden])");
+  const [reports, labels, spec] = await page.evaluate(async () => {
+    const get = async (id) => (await fetch(document.getElementById(id).href)).text();
+    return [await get("own-reports"), await get("own-labels"), document.getElementById("own-reports").dataset.spec];
+  });
+  assert.equal(reports.trim().split("\n").length, 350);
+  assert.deepEqual(JSON.parse(labels), { column: "colour", labels: ["red", "blue", "green, light", "grey"], other: null });
+  // The reports aggregate in the tool with the spec the page names.
+  const s = JSON.parse(spec);
+  const out = ldp(["aggregate", "--protocol", "grr", "--k", String(s.k), "--eps", String(s.eps)], reports);
+  assert.equal(out.trim().split("\n").length, 5);
+  page.off("request", listen);
+  assert.deepEqual(requests, [], "the page asked the network for something");
+  assert.deepEqual(page.errors, []);
+  await set({ k: 100 });
+});
+
+test("a column of many values keeps the k most frequent and shares the rest", async () => {
+  // 10^6 distinct values: the page answers with k at most 1000 and says what it merged.
+  let text = "v\n";
+  for (let i = 0; i < 1_000_000; i += 1) text += `${i}\n`;
+  for (let i = 0; i < 2000; i += 1) text += `${i % 3}\n`;
+  await loaded();
+  const started = Date.now();
+  const before = await page.evaluate(() => Number(document.body.dataset.tables ?? 0));
+  await page.setInputFiles("#own-file", csv("many.csv", text));
+  // The tab answers while the worker reads the file.
+  const asked = Date.now();
+  assert.equal(await page.getAttribute("#own-status", "data-state"), "loading");
+  const lag = Date.now() - asked;
+  assert.ok(lag < 250, `the page took ${lag} ms to answer while reading`);
+  await page.waitForFunction((n) => Number(document.body.dataset.tables ?? 0) > n, before);
+  const [state, said] = [await page.getAttribute("#own-status", "data-state"), await page.textContent("#own-status")];
+  assert.equal(state, "ready", said);
+  assert.match(said, /1,000,000 distinct values, k = 1,000 over 1,002,000 values\. 999,001 rarer values \(999,001 rows\) share the item "\(other\)"/);
+  console.log(`page: 10^6 distinct values read in ${Date.now() - started} ms`);
+  await page.fill("#own-kmax", "3");
+  await page.waitForFunction(() => document.getElementById("own-status").dataset.k === "3");
+  const bars = await page.$$eval("#own-hist .bar", (rows) => rows.map((r) => r.dataset.label));
+  assert.deepEqual(bars, ["0", "1", "(other)"]);
+});
+
+test("bad tables get a message on the page", async () => {
+  const cases = [
+    [csv("empty.csv", ""), /empty\.csv is empty/],
+    [{ name: "latin1.csv", mimeType: "text/csv", buffer: Buffer.from([0x61, 0x0a, 0x62, 0xe9, 0x0a]) }, /latin1\.csv is not UTF-8 text \(near byte [34]\)/],
+    [csv("header.csv", "a,b\n"), /has a header but no rows/],
+    [csv("ragged.csv", "a,b\n1,2\n3\n"), /line 3: 1 fields, but the header names 2/],
+    [csv("open.csv", "a,b\n1,\"2\n"), /a quoted field is never closed/],
+    [csv("one.csv", "a\nx\nx\n"), /column a holds one value \(x\): nothing to estimate/],
+    [{ name: "rows.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from("{\"a\":1}\n[2]\n") }, /line 2: a row is a JSON object/],
+  ];
+  for (const [file, message] of cases) {
+    const { state, text } = await loadTable(file);
+    assert.equal(state, "error", `${file.name}: ${text}`);
+    assert.match(text, message);
+    assert.equal(await page.isDisabled("#own-perturb"), true, file.name);
+  }
+  // Numbers and text mixed: read as labels, and said.
+  const { state, text } = await loadTable(csv("mixed.csv", "a\n1\nx\n2\n1\n"));
+  assert.equal(state, "ready", text);
+  assert.match(text, /numbers and text mixed: every value is read as a label/i);
+  // A file over the page's limit is refused before it is read (a sparse file on disk).
+  const big = path.join(os.tmpdir(), `ldp-page-${process.pid}.csv`);
+  fs.writeFileSync(big, "a\n");
+  fs.truncateSync(big, 200 * 1024 * 1024);
+  try {
+    const { state: s2, text: t2 } = await loadTable(big);
+    assert.equal(s2, "error");
+    assert.match(t2, /is 200 MB; the page reads up to 64 MB/);
+  } finally {
+    fs.rmSync(big);
+  }
+  assert.deepEqual(page.errors, []);
 });
 
 test("a phone's width: nothing runs off the right edge", async () => {

@@ -17,7 +17,14 @@ use anyhow::{Context, Result, bail};
 const MAX_GZIP_BYTES: usize = 400 * 1024;
 
 /// The page's own files, copied beside the generated module.
-const PAGE_FILES: [&str; 4] = ["index.html", "app.js", "plot.js", "style.css"];
+const PAGE_FILES: [&str; 6] = [
+    "index.html",
+    "app.js",
+    "plot.js",
+    "table.js",
+    "table-worker.js",
+    "style.css",
+];
 
 pub(crate) struct Options {
     /// Also run the module's tests under Node and the page's tests in Chromium.
