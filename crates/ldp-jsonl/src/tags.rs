@@ -72,24 +72,15 @@ pub fn write_tagged<R: JsonReport>(
 /// # Errors
 /// A line that is not a JSON object, or a tag of the wrong type.
 pub fn read_tags(line: &[u8]) -> Result<ReportTags, JsonError> {
-    // The whole line is checked as JSON, every key once, whatever the report is.
+    // The whole line is read once as JSON, every key once, whatever the report is.
     match serde_json::from_slice::<Entries>(line) {
-        Ok(Entries(Ok(_))) => {}
-        Ok(Entries(Err(key))) => return Err(JsonError(format!("field `{key}`: given twice"))),
-        Err(e) if e.is_syntax() || e.is_eof() => {
-            return Err(JsonError(crate::parse::without_position(&e)));
-        }
-        Err(_) => {
-            return Err(JsonError(
-                "a report is a JSON object (`{...}`); this line is not one".into(),
-            ));
-        }
+        Ok(Entries(Ok(mut object))) => take_tags(&mut object),
+        Ok(Entries(Err(key))) => Err(JsonError(format!("field `{key}`: given twice"))),
+        Err(e) if e.is_syntax() || e.is_eof() => Err(JsonError(crate::parse::without_position(&e))),
+        Err(_) => Err(JsonError(
+            "a report is a JSON object (`{...}`); this line is not one".into(),
+        )),
     }
-    let (tags, _) = split_leading(line)?;
-    if tags.user.is_some() && tags.survey.is_some() && tags.day.is_some() {
-        return Ok(tags);
-    }
-    split_anywhere(line).map(|(tags, _)| tags)
 }
 
 /// Splits `line` into its leading tags and the report's own object. Lines whose first key
@@ -155,6 +146,16 @@ pub(crate) fn split_anywhere(line: &[u8]) -> Result<(ReportTags, Vec<u8>), JsonE
         }
         Err(_) => return Ok((ReportTags::default(), line.to_vec())),
     };
+    let tags = take_tags(&mut object)?;
+    if tags.is_empty() {
+        return Ok((tags, line.to_vec()));
+    }
+    let body = serde_json::to_vec(&object).expect("a JSON object serializes");
+    Ok((tags, body))
+}
+
+/// Takes the tags out of a report's object, checking their types.
+fn take_tags(object: &mut Map<String, Value>) -> Result<ReportTags, JsonError> {
     let text = |object: &mut Map<String, Value>, key: &str| match object.remove(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -163,8 +164,8 @@ pub(crate) fn split_anywhere(line: &[u8]) -> Result<(ReportTags, Vec<u8>), JsonE
             kind(&other)
         ))),
     };
-    let user = text(&mut object, "user")?;
-    let survey = text(&mut object, "survey")?;
+    let user = text(object, "user")?;
+    let survey = text(object, "survey")?;
     let day = match object.remove("day") {
         None => None,
         Some(v) => Some(
@@ -177,12 +178,7 @@ pub(crate) fn split_anywhere(line: &[u8]) -> Result<(ReportTags, Vec<u8>), JsonE
                 })?,
         ),
     };
-    let tags = ReportTags { user, survey, day };
-    if tags.is_empty() {
-        return Ok((tags, line.to_vec()));
-    }
-    let body = serde_json::to_vec(&object).expect("a JSON object serializes");
-    Ok((tags, body))
+    Ok(ReportTags { user, survey, day })
 }
 
 /// Whether the line holds a tag's key (quoted), by a plain search.
