@@ -21,7 +21,8 @@
 //!   ACSEmployment's eighteen are shipped, and [`Table::from_csv_labels`] reads one's own);
 //! - measurement ([`measure`]): simulate users from a [`Population`] (such as the Adult
 //!   Age data of the paper), perturb, aggregate, estimate and attack, over seeded runs in
-//!   parallel, with standard errors.
+//!   parallel, with standard errors; beside the MSE, how well the estimate keeps the
+//!   distribution's shape ([`shape`]: KL divergence, rank correlation of the top items).
 //!
 //! For local hashing, each report's support (k hashes) is computed once and shared by the
 //! aggregation and the attack.
@@ -51,6 +52,7 @@ mod measure;
 pub mod multidim;
 mod poison;
 pub mod pool;
+pub mod shape;
 
 pub use data::{DataError, Population, Table, TableError};
 pub use ldp_core::{AttackSurface, MaxGain};

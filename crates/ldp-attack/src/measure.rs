@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::Population;
 use crate::map::{Prior, PriorError, map_guess};
 use crate::poison::{PoisonConfig, PoisonKind};
+use crate::shape::{TopItems, kl_divergence};
 
 /// The reconstruction attack to run on every genuine report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +54,13 @@ pub struct Measurement {
     pub asr: Estimate,
     /// Mean squared error of the raw unbiased estimate over the k items.
     pub mse: Estimate,
+    /// KL divergence from the true distribution to the estimate made a distribution
+    /// ([`crate::shape::kl_divergence`]).
+    pub kl: Estimate,
+    /// Spearman's rank correlation of the most frequent items' true and estimated
+    /// frequencies ([`crate::shape::TopItems`]); `None` when their true frequencies all
+    /// tie.
+    pub rank_correlation: Option<Estimate>,
     /// Gain on the target set: the increase of the targets' total estimated frequency
     /// caused by the fake reports.
     pub gain: Option<Estimate>,
@@ -208,6 +216,8 @@ pub fn measure_until(
 struct RunResult {
     asr: f64,
     mse: f64,
+    kl: f64,
+    rank_correlation: f64,
     gain: Option<f64>,
 }
 
@@ -232,6 +242,7 @@ fn run_all<M: FamilyMechanism + AttackSurface>(
         }
     }
     let truth = pop.frequencies();
+    let top = TopItems::of(&truth);
     // Prepared once: for LH the maximal gain attack searches seeds.
     let attack = poisoning.map(|(p, clip)| Attack {
         config: p,
@@ -247,7 +258,19 @@ fn run_all<M: FamilyMechanism + AttackSurface>(
         .map_err(|_| MeasureError::TooManyRuns { runs: config.runs })?;
     (0..runs)
         .into_par_iter()
-        .map(|run| (!stop()).then(|| one_run(m, pop, &truth, config, run as u64, attack.as_ref())))
+        .map(|run| {
+            (!stop()).then(|| {
+                one_run(
+                    m,
+                    pop,
+                    &truth,
+                    top.as_ref(),
+                    config,
+                    run as u64,
+                    attack.as_ref(),
+                )
+            })
+        })
         .collect_into_vec(&mut results);
     let results: Vec<RunResult> = results
         .into_iter()
@@ -260,6 +283,10 @@ fn run_all<M: FamilyMechanism + AttackSurface>(
         fake_users: attack.as_ref().map_or(0, |a| a.fakes),
         asr,
         mse: Estimate::from_runs(results.iter().map(|r| r.mse)),
+        kl: Estimate::from_runs(results.iter().map(|r| r.kl)),
+        rank_correlation: top
+            .as_ref()
+            .map(|_| Estimate::from_runs(results.iter().map(|r| r.rank_correlation))),
         gain: attack
             .as_ref()
             .map(|_| Estimate::from_runs(results.iter().filter_map(|r| r.gain))),
@@ -281,6 +308,7 @@ fn one_run<M: FamilyMechanism + AttackSurface>(
     m: &M,
     pop: &Population,
     truth: &[f64],
+    top: Option<&TopItems>,
     config: &MeasureConfig,
     run: u64,
     attack: Option<&Attack<'_, M::Report>>,
@@ -350,6 +378,8 @@ fn one_run<M: FamilyMechanism + AttackSurface>(
     RunResult {
         asr: hits as f64 / pop.len() as f64,
         mse,
+        kl: kl_divergence(truth, &clean, pop.len()),
+        rank_correlation: top.map_or(f64::NAN, |t| t.rank_correlation(&clean)),
         gain,
     }
 }

@@ -269,3 +269,43 @@ fn a_measurement_stops_when_asked_and_otherwise_equals_measure() {
         ldp_attack::measure(&spec, &pop, &config).unwrap()
     );
 }
+
+#[test]
+fn kl_and_rank_correlation_match_their_independent_forms() {
+    // f_i proportional to i + 1 over k = 10: every item held, distinct frequencies.
+    let k = 10u32;
+    let items: Vec<u32> = (0..k)
+        .flat_map(|i| std::iter::repeat_n(i, 400 * (i as usize + 1)))
+        .collect();
+    let n = items.len() as f64;
+    let pop = Population::from_items(DomainSize::new(k).unwrap(), items).unwrap();
+    let truth = pop.frequencies();
+    // GRR at eps = 3 never estimates an item negative here, so Norm-Sub changes nothing
+    // and E[KL] is, to second order, sum_i Var(f_i) / (2 f_i) with GRR's exact variance.
+    let e = 3f64.exp();
+    let (p, q) = (e / (e + 9.0), 1.0 / (e + 9.0));
+    let expected: f64 = truth
+        .iter()
+        .map(|f| (q * (1.0 - q) + f * (p - q) * (1.0 - p - q)) / (n * (p - q).powi(2)) / (2.0 * f))
+        .sum();
+    let grr = Spec::classic(Protocol::Grr, pop.k(), eps(3.0)).unwrap();
+    let m = measure(&grr, &pop, &config(60, ReconstructionAttack::Paper)).unwrap();
+    assert!(
+        (m.kl.mean - expected).abs() < 4.0 * m.kl.se + 0.03 * expected,
+        "KL {:?} vs {expected}",
+        m.kl
+    );
+    // Almost no noise: the estimate orders the top items as the truth does.
+    let sharp = Spec::classic(Protocol::Grr, pop.k(), eps(14.0)).unwrap();
+    let m = measure(&sharp, &pop, &config(3, ReconstructionAttack::Paper)).unwrap();
+    assert_eq!(m.rank_correlation.unwrap().mean, 1.0);
+    // Almost no signal: no order is kept on average.
+    let blind = Spec::classic(Protocol::Grr, pop.k(), eps(0.01)).unwrap();
+    let m = measure(&blind, &pop, &config(40, ReconstructionAttack::Paper)).unwrap();
+    let rho = m.rank_correlation.unwrap();
+    assert!(rho.mean.abs() < 4.0 * rho.se, "{rho:?}");
+    // A uniform population has no order to keep.
+    let flat = Population::from_counts(&[100; 10]).unwrap();
+    let m = measure(&grr, &flat, &config(2, ReconstructionAttack::Paper)).unwrap();
+    assert_eq!(m.rank_correlation, None);
+}

@@ -422,7 +422,9 @@ pub(crate) fn population(
 /// Ctrl-C stops it.
 ///
 /// Returns a dict: `protocol`, `k`, `eps`, `param`, `runs`, `users` (n), `asr`, `asr_se`,
-/// `asr_expected`, `mse`, `mse_se`, `mse_expected`, and with `poison` also `gain`,
+/// `asr_expected`, `mse`, `mse_se`, `mse_expected`, `kl`, `kl_se`, `rank_corr`,
+/// `rank_corr_se` (None where the true top items all tie; both as `ldp simulate`'s
+/// columns describe them, `ldp_attack::shape`), and with `poison` also `gain`,
 /// `gain_se`, `epg` (None for "ria" and "roa") and, for "mga", `targets_supported`.
 /// `mse` is measured **at n users** (the mean over items of the squared error of the
 /// frequency estimates), and `mse_expected` is its closed form, `ldp.analyze`'s per-user
@@ -548,6 +550,10 @@ pub(crate) fn simulate<'py>(
     d.set_item("mse", m.mse.mean)?;
     d.set_item("mse_se", m.mse.se)?;
     d.set_item("mse_expected", mse_row.expected())?;
+    d.set_item("kl", m.kl.mean)?;
+    d.set_item("kl_se", m.kl.se)?;
+    d.set_item("rank_corr", m.rank_correlation.map(|r| r.mean))?;
+    d.set_item("rank_corr_se", m.rank_correlation.map(|r| r.se))?;
     if let (Some(gain), Some(row)) = (m.gain, gain_row) {
         d.set_item("fake_users", m.fake_users)?;
         d.set_item("gain", gain.mean)?;

@@ -94,7 +94,8 @@ def test_simulate_pairs_measurements_with_the_tools_closed_forms(cli):
                         poison="mga", beta=0.05, targets=[0, 1, 2])
     (theirs,) = rows(cli("simulate", "--protocol", "oue", "--k", "100", "--eps", "2", "--dataset", "adult-age",
                          "--runs", "2", "--seed", "3", "--poison", "mga", "--beta", "0.05", "--targets", targets))
-    for column in ["asr", "asr_expected", "mse", "mse_expected", "gain", "epg"]:
+    for column in ["asr", "asr_expected", "mse", "mse_expected", "kl", "kl_se", "rank_corr", "rank_corr_se",
+                   "gain", "epg"]:
         assert same(mine[column], theirs[column]), (column, mine[column], theirs[column])
     # The random item attack has no closed form.
     ria = ldp.simulate(ldp.mechanism("oue", k=100, eps=2.0), dataset="adult-age", runs=1,

@@ -450,13 +450,24 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
         Value::Int(a.runs),
         Value::Int(pop.len() as u64),
     ];
-    for r in &measured {
+    for (i, r) in measured.iter().enumerate() {
         columns.extend(r.quantity.columns());
         row.extend([
             Value::Num(r.measured.mean),
             r.se().into(),
             r.expected().into(),
         ]);
+        if i == 1 {
+            // After the MSE, the estimate's shape (no closed form).
+            columns.extend(["kl", "kl_se", "rank_corr", "rank_corr_se"]);
+            // A standard error is unknown (empty) after one run.
+            let se = |e: ldp_attack::Estimate| e.se.is_finite().then_some(e.se).into();
+            row.extend([Value::Num(m.kl.mean), se(m.kl)]);
+            row.extend(match m.rank_correlation {
+                Some(r) => [Value::Num(r.mean), se(r)],
+                None => [Value::Empty, Value::Empty],
+            });
+        }
     }
     if let (Some(attack), Some(s)) = (&poisoned, m.targets_supported) {
         columns.push("targets_supported");

@@ -359,7 +359,7 @@ fn simulate_compares_measurements_with_closed_forms() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
-        "protocol,k,eps,param,runs,users,asr,asr_se,asr_expected,mse,mse_se,mse_expected"
+        "protocol,k,eps,param,runs,users,asr,asr_se,asr_expected,mse,mse_se,mse_expected,kl,kl_se,rank_corr,rank_corr_se"
     );
     let v: Vec<&str> = lines[1].split(',').collect();
     let (asr, se, expected): (f64, f64, f64) = (
