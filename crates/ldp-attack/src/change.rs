@@ -38,11 +38,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::par::*;
 use ldp_core::longitudinal::{ClassMemo, Device, Fresh, HashedMemo};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
 use ldp_core::{AttackSurface, dispatch, dispatch_memoized};
 use rand::{Rng, RngExt};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Population, Trajectories};

@@ -21,10 +21,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::par::*;
 use ldp_core::longitudinal::{Fresh, Longitudinal, Memoized, Reporter};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
 use ldp_core::{AttackSurface, Spec, dispatch, dispatch_memoized};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Population;

@@ -7,11 +7,11 @@
 //! the genuine reports are the same with or without poisoning (common random numbers), so
 //! the poisoning gain is measured as a paired difference.
 
+use crate::par::*;
 pub use ldp_core::simulation::Estimate;
 use ldp_core::simulation::{Role, Streams, for_each_batch};
 use ldp_core::{Aggregator, AttackSurface, Clip, FamilyMechanism, MaxGain, Spec, dispatch};
 use rand::RngExt;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Population;

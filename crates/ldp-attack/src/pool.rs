@@ -110,10 +110,10 @@
 
 use std::fmt;
 
+use crate::par::*;
 use ldp_core::simulation::{Estimate, Role, Streams, for_each_batch};
 use ldp_core::{AttackSurface, DomainSize, Mechanism, Spec, dispatch};
 use rand::{Rng, RngExt};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// A pool, or the rest, in [`PoolsError`].

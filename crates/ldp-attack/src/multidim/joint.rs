@@ -1,11 +1,11 @@
 //! Joint reconstruction (the paper's Example 1): the attacker reconstructs every attribute
 //! of a user from one multidimensional report; re-identification needs them all.
 
+use crate::par::*;
 use ldp_core::AttackSurface;
 use ldp_core::multidim::{Multidim, MultidimError, MultidimReport};
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 use rand::{Rng, RngExt};
-use rayon::prelude::*;
 
 /// Measured reconstruction success, per attribute and jointly.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,10 +12,10 @@
 //! of the estimate with the fakes less the estimate without, on the same genuine reports
 //! (common random numbers). Its closed form is `ldp_analytic::multidim::Collection::epg`.
 
+use crate::par::*;
 use ldp_core::multidim::{Multidim, MultidimError, MultidimReport};
 use ldp_core::simulation::{Estimate, Role, Streams, for_each_batch};
 use ldp_core::{AttackSurface, Clip, Estimator, FakeFraction, MaxGain};
-use rayon::prelude::*;
 
 use crate::poison::{PoisonError, Targets};
 

@@ -14,8 +14,8 @@ use ldp_core::AttackSurface;
 use ldp_core::multidim::{Multidim, Solution};
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
 
+use crate::par::*;
 use rand::{Rng, RngExt};
-use rayon::prelude::*;
 
 use super::matching::{MatchError, MatchIndex};
 
