@@ -4,6 +4,7 @@
 import init, { Client, analyze, choose, frontier, maxLocalEps, shuffle, version } from "./pkg/ldp_wasm.js";
 import { draw, label } from "./plot.js";
 import { OTHER, TableError } from "./table.js";
+import { band, budgets, front, instances, paramFlag, recommend, runAll } from "./measure.js";
 
 const $ = (id) => document.getElementById(id);
 const ADAPTIVE = ["ass", "aue", "alh", "athe"];
@@ -270,7 +271,7 @@ function freshWorker() {
 
 function resetOwn() {
   own = null;
-  for (const id of ["own-use", "own-perturb", "own-column"]) $(id).disabled = true;
+  for (const id of ["own-use", "own-perturb", "own-column", "measure-start"]) $(id).disabled = true;
   $("own-hist").replaceChildren();
   $("own-reports").hidden = true;
   $("own-labels").hidden = true;
@@ -283,6 +284,7 @@ function counted(key) {
 }
 
 async function loadTable(file) {
+  cancelMeasure();
   resetOwn();
   freshWorker();
   ownStatus("loading", `Reading ${file.name}…`);
@@ -346,11 +348,13 @@ async function showDomain() {
     }
     $("own-use").disabled = false;
     $("own-perturb").disabled = false;
+    $("measure-start").disabled = measuring !== null;
   } catch (e) {
     if (own) own.domain = null;
     $("own-hist").replaceChildren();
     $("own-use").disabled = true;
     $("own-perturb").disabled = true;
+    $("measure-start").disabled = true;
     delete $("own-status").dataset.k;
     if (e.message !== "replaced by another table") ownStatus("error", e.message);
   }
@@ -378,6 +382,142 @@ function perturbColumn() {
   labels.hidden = false;
   ownStatus("ready", `${d.items.length.toLocaleString("en")} reports of ${client.protocol.toUpperCase()} at ε = ${label(client.eps)}: ` +
     `item i is labels[i] of labels.json; \`ldp aggregate\` with the spec ${client.spec} estimates them.`);
+}
+
+// The measurement under way ("Measure every protocol on it"), which a new table, a new
+// column or the cancel button stops.
+let measuring = null;
+
+function measureStatus(state, text) {
+  $("measure-status").dataset.state = state;
+  $("measure-status").textContent = text;
+}
+
+function wholeField(id, least) {
+  const v = number(id);
+  if (v === undefined || !Number.isInteger(v) || v < least) throw new Error(`${id.replace("measure-", "")}: a whole number of at least ${least}, got ${$(id).value}`);
+  return v;
+}
+
+async function measureColumn() {
+  const d = own?.domain;
+  if (!d || measuring) return;
+  let plan;
+  try {
+    const s = settings();
+    const eps = budgets($("measure-eps").value);
+    const runs = wholeField("measure-runs", 2);
+    const seed = wholeField("measure-seed", 0);
+    if (seed > Number.MAX_SAFE_INTEGER) throw new Error("seed: at most 2^53 - 1 here");
+    const options = { ...s.weights, ...s.bias };
+    const all = instances(d.k, eps, options);
+    plan = { d, eps, runs, seed, bounds: s.bounds, all, tasks: all.filter((t) => !t.row.error) };
+  } catch (e) {
+    measureStatus("error", e.message);
+    counted("measures");
+    return;
+  }
+  const { tasks, runs, seed } = plan;
+  const bar = $("measure-progress");
+  bar.hidden = false;
+  bar.max = tasks.length;
+  bar.value = 0;
+  $("measure-start").disabled = true;
+  $("measure-cancel").hidden = false;
+  $("measure-table").tBodies[0].replaceChildren();
+  const started = performance.now();
+  measuring = runAll({
+    k: d.k, items: d.items, tasks: tasks.map((t) => ({ spec: t.row.spec })), runs, seed,
+    progress: (done, total) => {
+      bar.value = done;
+      measureStatus("running", `Measured ${done} of ${total} instances (${runs} runs each over ${d.items.length.toLocaleString("en")} users)…`);
+    },
+  });
+  measureStatus("running", `Measuring ${tasks.length} instances on ${measuring.workers} workers…`);
+  try {
+    const results = await measuring.finished;
+    const seconds = (performance.now() - started) / 1000;
+    const note = showMeasured(plan, results);
+    document.body.dataset.measureMs = String(Math.round(seconds * 1000));
+    const failed = results.filter((m) => m.error).length;
+    measureStatus("ready", `Measured ${tasks.length - failed} instances at ${plan.eps.length} budgets, ${runs} runs each, ` +
+      `in ${seconds.toFixed(1)} s on ${measuring.workers} workers${failed ? ` (${failed} failed, named in their rows)` : ""}.${note}`);
+  } catch (e) {
+    measureStatus(e.message === "cancelled" ? "cancelled" : "error",
+      e.message === "cancelled" ? `Cancelled after ${bar.value} of ${tasks.length} instances.` : e.message);
+  } finally {
+    measuring = null;
+    bar.hidden = true;
+    $("measure-cancel").hidden = true;
+    $("measure-start").disabled = !own?.domain;
+    counted("measures");
+  }
+}
+
+function cancelMeasure() {
+  measuring?.cancel();
+}
+
+// The measured rows, by budget then measured MSE; the front marked; each budget's
+// recommendation named, with its spec to download.
+function showMeasured(plan, results) {
+  const { d, runs, seed, bounds } = plan;
+  const measured = plan.tasks.map((t, i) => ({ ...t, m: results[i] }));
+  const body = $("measure-table").tBodies[0];
+  body.replaceChildren();
+  const picks = [];
+  for (const eps of plan.eps) {
+    const good = measured.filter((r) => r.eps === eps && !r.m.error);
+    const onFront = new Set(front(good));
+    const pick = recommend(good, bounds);
+    if (pick) picks.push(pick);
+    const rows = plan.all.filter((r) => r.eps === eps).map((r) => measured.find((x) => x.row === r.row) ?? r);
+    rows.sort((a, b) => (a.m && !a.m.error ? a.m.mse : Infinity) - (b.m && !b.m.error ? b.m.mse : Infinity));
+    for (const r of rows) {
+      const tr = document.createElement("tr");
+      const p = r.row.protocol;
+      Object.assign(tr.dataset, { protocol: p, eps: String(eps), param: r.row.param === null ? "" : String(r.row.param) });
+      const failure = r.row.error ?? r.m?.error;
+      let cells;
+      if (failure) {
+        cells = [p.toUpperCase(), label(eps), failure];
+      } else {
+        const m = r.m;
+        Object.assign(tr.dataset, {
+          spec: JSON.stringify(r.row.spec), mse: String(m.mse), mseSe: String(m.mse_se), asr: String(m.asr),
+          asrSe: String(m.asr_se), kl: String(m.kl), rankCorr: String(m.rank_corr), front: String(onFront.has(r)),
+          ms: String(Math.round(m.ms)),
+        });
+        if (onFront.has(r)) tr.classList.add("front");
+        if (r === pick) { tr.classList.add("recommended"); tr.dataset.recommended = "true"; }
+        cells = [p.toUpperCase() + (r === pick ? " (recommended)" : ""), label(eps), cell(r.row.param),
+          band(m.mse, m.mse_se), cell(m.mse_expected), band(m.kl, m.kl_se), band(m.rank_corr, m.rank_corr_se),
+          band(m.asr, m.asr_se), cell(m.asr_expected), cell(r.row.asr), cell(r.row.epg), cell(r.row.bits), null];
+      }
+      cells.forEach((v, i) => {
+        const td = document.createElement("td");
+        if (failure && i === 2) { td.colSpan = 11; td.className = "error"; }
+        if (v !== null) td.textContent = v;
+        else {
+          const a = document.createElement("a");
+          a.textContent = "spec.json";
+          a.download = `${p}-eps${eps}.json`;
+          a.href = URL.createObjectURL(new Blob([JSON.stringify(r.row.spec)], { type: "application/json" }));
+          td.append(a);
+        }
+        tr.append(td);
+      });
+      body.append(tr);
+    }
+  }
+  const items = $("own-items");
+  items.href = URL.createObjectURL(new Blob([Array.from(d.items).join("\n") + "\n"], { type: "text/plain" }));
+  items.hidden = false;
+  const shown = picks[picks.length - 1] ?? measured.find((r) => !r.m.error);
+  $("cli-measure").textContent = shown
+    ? `ldp simulate --protocol ${shown.row.protocol} --k ${d.k} --eps ${shown.eps}${paramFlag(shown.row.protocol, shown.row.param)} --items items.txt --runs ${runs} --seed ${seed} --attack map --prior-from-data`
+    : "";
+  return picks.length === 0 && Object.keys(bounds).length > 0 ? " No measured instance meets the bounds above at any budget." : "";
 }
 
 function guarded(f) {
@@ -439,7 +579,9 @@ async function main() {
     const file = e.dataTransfer?.files?.[0];
     if (file) loadTable(file);
   });
-  $("own-column").addEventListener("change", showDomain);
+  $("measure-start").addEventListener("click", measureColumn);
+  $("measure-cancel").addEventListener("click", cancelMeasure);
+  $("own-column").addEventListener("change", () => { cancelMeasure(); showDomain(); });
   $("own-kmax").addEventListener("input", debounced(showDomain, 150));
   $("own-use").addEventListener("click", () => {
     if (!own?.domain) return;

@@ -67,3 +67,31 @@ test("the shuffle accountant equals ldp shuffle", () => {
   assert.throws(() => glue.shuffle(100, 0, 1), { name: "ParamError", message: /delta must lie strictly between 0 and 1/ });
   assert.throws(() => glue.maxLocalEps(100, 1e-6, 0), { name: "ParamError", message: /target central epsilon/ });
 });
+
+test("measure equals ldp simulate, seed for seed, with the uniform and the MAP attacker", async () => {
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const file = join(mkdtempSync(join(tmpdir(), "ldp-glue-")), "items.txt");
+  writeFileSync(file, items.join("\n") + "\n");
+  const users = new glue.Population(64, Uint32Array.from(items));
+  assert.equal(users.users, 5000);
+  assert.equal(users.k, 64);
+  for (const [protocol, attack] of [["oue", "paper"], ["olh", "map"], ["ss", "map"]]) {
+    const [spec] = glue.analyze(protocol, 64, 2, {}).map((r) => r.spec);
+    const ours = glue.measure(JSON.stringify(spec), users, { runs: 3, seed: 11, attack });
+    const map = attack === "map" ? ["--attack", "map", "--prior-from-data"] : [];
+    const [theirs] = JSON.parse(ldp(["simulate", "--protocol", protocol, "--k", "64", "--eps", "2", "--items", file,
+      "--runs", "3", "--seed", "11", ...map, "--format", "json"]));
+    for (const key of ["asr", "asr_se", "asr_expected", "mse", "mse_se", "mse_expected", "kl", "kl_se", "rank_corr", "rank_corr_se"]) {
+      assert.equal(ours[key], theirs[key], `${protocol} ${attack}: ${key}`);
+    }
+  }
+  const spec = JSON.stringify(glue.analyze("grr", 64, 2, {})[0].spec);
+  assert.throws(() => new glue.Population(3, Uint32Array.from([0, 3])), { name: "InputError", message: /items:/ });
+  assert.throws(() => glue.measure(spec, users, { runs: 0 }), { name: "ParamError", message: /runs: at least one run/ });
+  assert.throws(() => glue.measure(spec, users, { attack: "bayes" }), { name: "ParamError", message: /attack: expected "paper" or "map"/ });
+  assert.throws(() => glue.measure(spec, users, { rounds: 3 }), { name: "ParamError", message: /unknown field `rounds`/ });
+  assert.throws(() => glue.measure("{}", users, {}), { name: "ParamError", message: /spec:/ });
+  const small = new glue.Population(10, Uint32Array.from([1, 2]));
+  assert.throws(() => glue.measure(spec, small, {}), { name: "ParamError", message: /k = 64 but the data has k = 10/ });
+});

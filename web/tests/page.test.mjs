@@ -551,3 +551,141 @@ test("a screenshot of the page", { skip: !SCREENSHOT && "LDP_SCREENSHOT is not s
   await page.click("#try-perturb");
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
 });
+
+// Starts "Measure every protocol" with these fields and waits for its outcome.
+async function measureAll({ eps, runs, seed }) {
+  await page.fill("#measure-eps", eps);
+  await page.fill("#measure-runs", String(runs));
+  await page.fill("#measure-seed", String(seed));
+  const before = await page.evaluate(() => Number(document.body.dataset.measures ?? 0));
+  await page.click("#measure-start");
+  return before;
+}
+
+async function measured(before) {
+  await page.waitForFunction((n) => Number(document.body.dataset.measures ?? 0) > n, before, { timeout: 600_000 });
+  return { state: await page.getAttribute("#measure-status", "data-state"), text: await page.textContent("#measure-status") };
+}
+
+test("every protocol measured on the table gives the numbers of `ldp simulate`", async () => {
+  await set({ k: 100, eps: 1, "asr-max": 0.5, "bits-max": null });
+  const requests = [];
+  const listen = (r) => {
+    if (r.url().startsWith("blob:")) return;
+    const path = r.url().slice(server.url.length - 1);
+    const own = r.method() === "GET" && !r.postData() &&
+      /^\/(table(-worker)?|measure(-worker)?)\.js$|^\/pkg\/ldp_wasm(_bg\.wasm|\.js)$/.test(path);
+    if (!(r.url().startsWith(server.url) && own)) requests.push(`${r.method()} ${r.url()}`);
+  };
+  page.on("request", listen);
+  // A skewed column of six values (ties included), 3,000 rows.
+  const weights = [9, 6, 4, 4, 2, 1];
+  let text = "city\n";
+  for (let i = 0; i < 3000; i += 1) text += `c${weights.findIndex((_, j) => i % 26 < weights.slice(0, j + 1).reduce((s, w) => s + w, 0))}\n`;
+  await loaded();
+  await page.fill("#own-kmax", "1000");
+  const { state, text: said } = await loadTable(csv("cities.csv", text));
+  assert.equal(state, "ready", said);
+  assert.equal(await page.getAttribute("#own-status", "data-k"), "6");
+  const before = await measureAll({ eps: "4, 1", runs: 3, seed: 7 });
+  const outcome = await measured(before);
+  assert.equal(outcome.state, "ready", outcome.text);
+  assert.match(outcome.text, /Measured \d+ instances at 2 budgets, 3 runs each/);
+  const rows = await page.$$eval("#measure-table tbody tr", (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  const good = rows.filter((r) => r.mse !== undefined);
+  // Every protocol of the registry at both budgets; each row is one instance.
+  const registry = new Set(rows.map((r) => r.protocol));
+  assert.ok(registry.size >= 17, JSON.stringify([...registry]));
+  assert.equal(rows.length, 2 * registry.size);
+  assert.ok(good.length >= 2 * 15, `${good.length} rows measured`);
+  const items = await page.evaluate(async () => (await fetch(document.getElementById("own-items").href)).text());
+  assert.equal(items.trim().split("\n").length, 3000);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ldp-measure-")), "items.txt");
+  fs.writeFileSync(file, items);
+  // The seeds map one to one: each row is `ldp simulate` of its instance with --seed 7.
+  for (const r of good) {
+    // The tool takes the parameter of a family that has a choice of it; SUE, OUE, BLH and
+    // OLH fix theirs.
+    const fixed = ["sue", "oue", "blh", "olh"].includes(r.protocol);
+    const param = r.param === "" || fixed ? [] : ["--param", r.param.replaceAll(";", ",")];
+    const [cli] = ldpJson(["simulate", "--protocol", r.protocol, "--k", "6", "--eps", r.eps, ...param,
+      "--items", file, "--runs", "3", "--seed", "7", "--attack", "map", "--prior-from-data"]);
+    for (const [mine, theirs] of [["mse", "mse"], ["asr", "asr"], ["kl", "kl"], ["rankCorr", "rank_corr"]]) {
+      assert.ok(close(Number(r[mine]), cli[theirs]), `${r.protocol} at eps ${r.eps}: ${mine} ${r[mine]} vs ${cli[theirs]}`);
+    }
+  }
+  // At each budget the front is marked, and the recommendation lies on it within the bound.
+  for (const eps of ["1", "4"]) {
+    const at = good.filter((r) => r.eps === eps);
+    const onFront = at.filter((r) => r.front === "true");
+    assert.ok(onFront.length >= 1);
+    for (const a of onFront) {
+      assert.ok(!at.some((b) => Number(b.mse) < Number(a.mse) && Number(b.asr) < Number(a.asr)), `${a.protocol} is dominated`);
+    }
+    const picks = at.filter((r) => r.recommended === "true");
+    assert.equal(picks.length, 1, `eps ${eps}: one recommendation`);
+    const [pick] = picks;
+    assert.equal(pick.front, "true");
+    assert.ok(Number(pick.asr) <= 0.5);
+    assert.ok(!onFront.some((r) => Number(r.asr) <= 0.5 && Number(r.mse) < Number(pick.mse)));
+  }
+  page.off("request", listen);
+  assert.deepEqual(requests, [], "the page asked the network for something");
+  assert.deepEqual(page.errors, []);
+});
+
+test("a measurement can be cancelled, and the page answers meanwhile", async () => {
+  let text = "v\n";
+  for (let i = 0; i < 40_000; i += 1) text += `${(i * i) % 37}\n`;
+  const { state } = await loadTable(csv("squares.csv", text));
+  assert.equal(state, "ready");
+  const before = await measureAll({ eps: "0.5,1,2,4,8", runs: 50, seed: 1 });
+  await page.waitForFunction(() => document.getElementById("measure-status").dataset.state === "running");
+  const asked = Date.now();
+  await page.fill("#eps", "2");
+  const lag = Date.now() - asked;
+  assert.ok(lag < 250, `the page took ${lag} ms to answer while measuring`);
+  await page.click("#measure-cancel");
+  const outcome = await measured(before);
+  assert.equal(outcome.state, "cancelled", outcome.text);
+  assert.match(outcome.text, /Cancelled after \d+ of \d+ instances\./);
+  assert.equal(await page.isDisabled("#measure-start"), false);
+  // Bad settings get a message, not a measurement.
+  const again = await measureAll({ eps: "1, -2", runs: 20, seed: 1 });
+  const refused = await measured(again);
+  assert.equal(refused.state, "error");
+  assert.match(refused.text, /budgets: expected numbers above 0, got -2/);
+});
+
+// A benchmark, not a check: it takes minutes on two cores, so it runs when asked
+// (LDP_WEB_BENCH=1; LDP_ADULT_EPS=1,2 for other budgets) and prints where the time goes.
+const bench = process.env.LDP_WEB_BENCH ? false : "a benchmark: set LDP_WEB_BENCH=1 to run it";
+
+test("Adult's size: 45,222 rows x every protocol x 10 budgets x 20 runs", { skip: bench }, async () => {
+  // Adult's education column (k = 16: its counts in the 45,222 complete rows that
+  // ldp-attack ships); the page's cost depends on the rows, the domain and the skew,
+  // not on the labels.
+  const shares = [14783, 9899, 7570, 2514, 1959, 1619, 1507, 1223, 823, 785, 676, 577, 544, 449, 222, 72];
+  assert.equal(shares.reduce((s, c) => s + c, 0), 45222);
+  const rows = shares.flatMap((c, i) => Array(c).fill(`level${i}`));
+  // Shuffled by a fixed permutation, as rows arrive.
+  for (let i = rows.length - 1; i > 0; i -= 1) {
+    const j = (i * 7919) % (i + 1);
+    [rows[i], rows[j]] = [rows[j], rows[i]];
+  }
+  const { state } = await loadTable(csv("adult-education.csv", `education\n${rows.join("\n")}\n`));
+  assert.equal(state, "ready");
+  await set({ "asr-max": null, "bits-max": null });
+  const before = await measureAll({ eps: process.env.LDP_ADULT_EPS ?? "0.5,1,1.5,2,2.5,3,4,5,6,8", runs: 20, seed: 1 });
+  const outcome = await measured(before);
+  assert.equal(outcome.state, "ready", outcome.text);
+  const ms = Number(await page.evaluate(() => document.body.dataset.measureMs));
+  const count = await page.$$eval("#measure-table tbody tr[data-mse]", (trs) => trs.length);
+  console.log(`page: ${count} instances x 20 runs x 45,222 users measured in ${ms} ms (${outcome.text})`);
+  const spent = await page.$$eval("#measure-table tbody tr[data-mse]", (trs) => trs.map((tr) => [tr.dataset.protocol, Number(tr.dataset.ms)]));
+  const by = {};
+  for (const [p, t] of spent) by[p] = (by[p] ?? 0) + t;
+  console.log(`page: ms per protocol over the budgets: ${JSON.stringify(Object.entries(by).sort((a, b) => b[1] - a[1]))}`);
+  const budgets = (process.env.LDP_ADULT_EPS ?? "0.5,1,1.5,2,2.5,3,4,5,6,8").split(",").length;
+  assert.ok(count >= 17 * budgets, `${count} instances measured`);
+});

@@ -23,7 +23,13 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("ldp-datafusion", &["ldp-core", "ldp-arrow"]),
     (
         "ldp-wasm",
-        &["ldp-core", "ldp-analytic", "ldp-optimize", "ldp-jsonl"],
+        &[
+            "ldp-core",
+            "ldp-analytic",
+            "ldp-optimize",
+            "ldp-attack",
+            "ldp-jsonl",
+        ],
     ),
     (
         "ldp-py",

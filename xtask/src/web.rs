@@ -17,12 +17,14 @@ use anyhow::{Context, Result, bail};
 const MAX_GZIP_BYTES: usize = 400 * 1024;
 
 /// The page's own files, copied beside the generated module.
-const PAGE_FILES: [&str; 6] = [
+const PAGE_FILES: [&str; 8] = [
     "index.html",
     "app.js",
     "plot.js",
     "table.js",
     "table-worker.js",
+    "measure.js",
+    "measure-worker.js",
     "style.css",
 ];
 

@@ -3,9 +3,10 @@
 //! The ldp toolkit in the browser: the client of every protocol family ([`Client`]: the
 //! raw value never leaves the device, randomness from `crypto.getRandomValues`), and the
 //! closed forms and the protocol choice ([`analyze`], [`choose`], [`tune`],
-//! [`frontier`]), and the shuffle accountant ([`shuffle`], [`max_local_eps`]), as the `ldp`
-//! tool gives them. It calls `ldp-core`, `ldp-analytic` and
-//! `ldp-optimize` (without rayon) and adds no algorithm of its own.
+//! [`frontier`]), the shuffle accountant ([`shuffle`], [`max_local_eps`]) and the
+//! measurement on real reports ([`measure`] on a [`Population`], as `ldp simulate`), as the
+//! `ldp` tool gives them. It calls `ldp-core`, `ldp-analytic`, `ldp-optimize` and
+//! `ldp-attack` and adds no algorithm of its own.
 //!
 //! Build it for the web with `cargo xtask web` (the wasm32 target and `wasm-bindgen-cli`
 //! at the version in this crate's `Cargo.lock`); `web/` is the protocol chooser page
@@ -28,10 +29,12 @@ mod analysis;
 mod args;
 mod client;
 mod error;
+mod measure;
 mod shuffle;
 
 pub use analysis::{analyze, choose, frontier, tune};
 pub use client::Client;
+pub use measure::{Population, measure};
 pub use shuffle::{max_local_eps, shuffle};
 
 use wasm_bindgen::JsValue;

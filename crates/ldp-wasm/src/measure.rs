@@ -1,0 +1,140 @@
+//! Measurement on real reports, as `ldp simulate --items FILE` gives it: the same library
+//! call (`ldp_attack::measure`), the same seeds, the same column names. A page measures
+//! every protocol on the user's own table by calling [`measure`] from Web Workers, one
+//! instance per call; cancelling is terminating the worker.
+
+use ldp_analytic::compare::Row;
+use ldp_attack::{MeasureConfig, Prior, ReconstructionAttack};
+use ldp_core::Spec;
+use serde::Deserialize;
+use serde_json::json;
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::error::{Kind, error};
+use crate::to_js;
+
+/// The users of one attribute: each user's item, in the order they report, as the lines
+/// of `ldp simulate --items FILE`.
+///
+/// ```js
+/// const users = new Population(3, new Uint32Array([0, 0, 1, 2, 0]));
+/// users.users; // 5
+/// ```
+#[wasm_bindgen]
+pub struct Population {
+    inner: ldp_attack::Population,
+}
+
+#[wasm_bindgen]
+impl Population {
+    /// The users holding `items` (a `Uint32Array`, each below `k`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(k: f64, items: &[u32]) -> Result<Population, JsValue> {
+        let k = args::domain(k)?;
+        ldp_attack::Population::from_items(k, items.to_vec())
+            .map(|inner| Population { inner })
+            .map_err(|e| error(Kind::Input, format!("items: {e}")))
+    }
+
+    /// The domain size.
+    #[wasm_bindgen(getter)]
+    pub fn k(&self) -> u32 {
+        self.inner.k().get()
+    }
+
+    /// The number of users.
+    #[wasm_bindgen(getter)]
+    pub fn users(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// The options of [`measure`]: `ldp simulate`'s flags of the same names.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct MeasureOptions {
+    runs: f64,
+    seed: f64,
+    /// `"paper"` (uniform prior) or `"map"` (the population's own distribution as the
+    /// prior: `--attack map --prior-from-data`).
+    attack: String,
+}
+
+impl Default for MeasureOptions {
+    fn default() -> Self {
+        MeasureOptions {
+            runs: 10.0,
+            seed: 0.0,
+            attack: "paper".into(),
+        }
+    }
+}
+
+/// The most runs one call measures: enough for any band, small enough to answer.
+const MAX_RUNS: f64 = 10_000.0;
+
+/// `ldp simulate --items FILE --runs R --seed S [--attack map --prior-from-data]` for the
+/// instance `spec` (its JSON form, as `analyze` rows and `Client.spec` give it): `{runs,
+/// users, asr, asr_se, asr_expected, mse, mse_se, mse_expected, kl, kl_se, rank_corr,
+/// rank_corr_se}`, the CLI's columns and numbers. A standard error after one run is
+/// `null`, and so is `rank_corr` where the top items' true frequencies all tie.
+/// `options`: `runs` (default 10), `seed` (default 0), `attack` (`"paper"` or `"map"`).
+///
+/// ```js
+/// const spec = analyze("oue", 3, 1.0)[0].spec;
+/// const m = measure(JSON.stringify(spec), users, { runs: 20, seed: 1, attack: "map" });
+/// m.mse; m.mse_se; m.asr; m.asr_expected;
+/// ```
+#[wasm_bindgen]
+pub fn measure(spec: &str, population: &Population, options: JsValue) -> Result<JsValue, JsValue> {
+    let spec: Spec =
+        serde_json::from_str(spec).map_err(|e| error(Kind::Param, format!("spec: {e}")))?;
+    let o: MeasureOptions = args::options(&options)?;
+    let runs = args::whole("runs", o.runs, MAX_RUNS)? as u64;
+    if runs == 0 {
+        return Err(error(Kind::Param, "runs: at least one run is needed"));
+    }
+    let seed = args::seed(&JsValue::from_f64(o.seed))?;
+    let pop = &population.inner;
+    let prior = match o.attack.as_str() {
+        "paper" => None,
+        "map" => Some(Prior::from_population(pop)),
+        other => {
+            return Err(error(
+                Kind::Param,
+                format!("attack: expected \"paper\" or \"map\", got {other:?}"),
+            ));
+        }
+    };
+    let config = MeasureConfig {
+        runs,
+        seed,
+        attack: prior
+            .clone()
+            .map_or(ReconstructionAttack::Paper, ReconstructionAttack::Map),
+        poisoning: None,
+    };
+    let m = ldp_attack::measure(&spec, pop, &config).map_err(|e| error(Kind::Param, e))?;
+    let asr = match &prior {
+        None => Row::asr(&spec, m.asr),
+        Some(p) => {
+            Row::map_asr(&spec, p.probabilities(), m.asr).map_err(|e| error(Kind::Param, e))?
+        }
+    };
+    let mse = Row::mse(&spec, &pop.frequencies(), pop.len(), m.mse);
+    to_js(&json!({
+        "runs": runs,
+        "users": pop.len(),
+        "asr": m.asr.mean,
+        "asr_se": asr.se(),
+        "asr_expected": asr.expected(),
+        "mse": m.mse.mean,
+        "mse_se": mse.se(),
+        "mse_expected": mse.expected(),
+        "kl": m.kl.mean,
+        "kl_se": m.kl.se.is_finite().then_some(m.kl.se),
+        "rank_corr": m.rank_correlation.map(|r| r.mean),
+        "rank_corr_se": m.rank_correlation.and_then(|r| r.se.is_finite().then_some(r.se)),
+    }))
+}

@@ -1,0 +1,111 @@
+// "Measure every protocol on it": every protocol of the registry, at each budget the user
+// lists, measured on the loaded column by Web Workers (./measure-worker.js), one per core
+// the browser offers. Each measurement is `ldp simulate --items items.txt --runs R
+// --seed S --attack map --prior-from-data` for that instance: the same seeds, the same
+// numbers. Then the measured Pareto front of MSE and ASR at each budget, the recommendation
+// under the chooser's bounds, and its spec to download.
+
+import { analyze } from "./pkg/ldp_wasm.js";
+import { label } from "./plot.js";
+
+// A budget list: numbers above 0, comma- or space-separated, each once, in order.
+export function budgets(text) {
+  const values = text.split(/[\s,]+/).filter((t) => t !== "").map((t) => {
+    const v = Number(t);
+    if (!Number.isFinite(v) || v <= 0) throw new Error(`budgets: expected numbers above 0, got ${t}`);
+    return v;
+  });
+  if (values.length === 0) throw new Error("budgets: give at least one ε, such as 1,2,4");
+  return [...new Set(values)].sort((a, b) => a - b);
+}
+
+// The instances to measure: every protocol at every budget, as `analyze` gives them (the
+// adaptive ones tuned with the chooser's weights); a row that fails alone is kept as such.
+export function instances(k, eps, options) {
+  return eps.flatMap((e) => analyze("all", k, e, options).map((row) => ({ eps: e, row })));
+}
+
+// The protocols whose definition fixes the parameter `analyze` shows (`ldp` refuses a
+// `--param` for them).
+const FIXED = ["sue", "oue", "blh", "olh"];
+
+// The `--param` of the CLI for an `analyze` row's param cell ("h=256;m=1024" as h=256,m=1024).
+export function paramFlag(protocol, param) {
+  if (param === null || param === undefined || FIXED.includes(protocol)) return "";
+  return ` --param ${String(param).replaceAll(";", ",")}`;
+}
+
+// Runs `tasks` ({spec}) on `workers` workers, each holding the population; calls
+// `progress(done, total)` after each. `cancel()` on the returned handle terminates them.
+export function runAll({ k, items, tasks, runs, seed, progress }) {
+  const size = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, tasks.length));
+  const workers = [];
+  let stopped = false;
+  let fail;
+  const finished = new Promise((resolve, reject) => {
+    fail = reject;
+    const results = new Array(tasks.length);
+    let next = 0;
+    let done = 0;
+    const give = (w) => {
+      if (stopped) return;
+      if (next === tasks.length) return;
+      const i = next++;
+      w.onmessage = ({ data }) => {
+        if (!data.ok) {
+          results[i] = { error: data.message };
+        } else {
+          results[i] = data.m;
+        }
+        done += 1;
+        progress(done, tasks.length);
+        if (done === tasks.length) {
+          for (const x of workers) x.terminate();
+          resolve(results);
+        } else {
+          give(w);
+        }
+      };
+      w.postMessage({ id: i, kind: "measure", spec: JSON.stringify(tasks[i].spec), options: { runs, seed, attack: "map" } });
+    };
+    for (let j = 0; j < size; j += 1) {
+      const w = new Worker(new URL("./measure-worker.js", import.meta.url), { type: "module" });
+      workers.push(w);
+      w.onerror = (e) => { cancel(); reject(new Error(`a measuring worker failed: ${e.message}`)); };
+      w.onmessage = ({ data }) => {
+        if (!data.ok) { cancel(); reject(new Error(data.message)); return; }
+        give(w);
+      };
+      // Each worker holds its own copy of the column's items.
+      w.postMessage({ id: -1, kind: "population", k, items });
+    }
+  });
+  function cancel() {
+    if (stopped) return;
+    stopped = true;
+    for (const w of workers) w.terminate();
+    fail(new Error("cancelled"));
+  }
+  return { finished, cancel, workers: size };
+}
+
+// The rows on the Pareto front of (measured MSE, measured ASR) among `rows`: no other row
+// has both lower or equal, one of them lower.
+export function front(rows) {
+  return rows.filter((a) => !rows.some((b) => b !== a && b.m.mse <= a.m.mse && b.m.asr <= a.m.asr &&
+    (b.m.mse < a.m.mse || b.m.asr < a.m.asr)));
+}
+
+// At one budget: the front's row of lowest measured MSE that meets the bounds (measured
+// ASR at most asr_max, bits at most bits_max), or null.
+export function recommend(rows, bounds) {
+  const meets = (r) => (bounds.asr_max === undefined || r.m.asr <= bounds.asr_max) &&
+    (bounds.bits_max === undefined || r.row.bits <= bounds.bits_max);
+  return front(rows).filter(meets).sort((a, b) => a.m.mse - b.m.mse)[0] ?? null;
+}
+
+// "1.2e-5 ± 3.4e-7": a mean and its 95% band (1.96 standard errors).
+export function band(mean, se) {
+  if (mean === null || mean === undefined) return "–";
+  return se === null || se === undefined ? label(mean) : `${label(mean)} ± ${label(1.96 * se)}`;
+}
