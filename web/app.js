@@ -4,7 +4,7 @@
 import init, { Client, analyze, choose, frontier, maxLocalEps, shuffle, version } from "./pkg/ldp_wasm.js";
 import { draw, label } from "./plot.js";
 import { OTHER, TableError } from "./table.js";
-import { band, budgets, front, instances, paramFlag, recommend, runAll } from "./measure.js";
+import { band, budgets, front, instances, recommend, runAll, specFile } from "./measure.js";
 
 const $ = (id) => document.getElementById(id);
 const ADAPTIVE = ["ass", "aue", "alh", "athe"];
@@ -501,7 +501,7 @@ function showMeasured(plan, results) {
         else {
           const a = document.createElement("a");
           a.textContent = "spec.json";
-          a.download = `${p}-eps${eps}.json`;
+          a.download = specFile(p, eps);
           a.href = URL.createObjectURL(new Blob([JSON.stringify(r.row.spec)], { type: "application/json" }));
           td.append(a);
         }
@@ -515,7 +515,7 @@ function showMeasured(plan, results) {
   items.hidden = false;
   const shown = picks[picks.length - 1] ?? measured.find((r) => !r.m.error);
   $("cli-measure").textContent = shown
-    ? `ldp simulate --protocol ${shown.row.protocol} --k ${d.k} --eps ${shown.eps}${paramFlag(shown.row.protocol, shown.row.param)} --items items.txt --runs ${runs} --seed ${seed} --attack map --prior-from-data`
+    ? `ldp simulate --spec ${specFile(shown.row.protocol, shown.eps)} --items items.txt --runs ${runs} --seed ${seed} --attack map --prior-from-data`
     : "";
   return picks.length === 0 && Object.keys(bounds).length > 0 ? " No measured instance meets the bounds above at any budget." : "";
 }

@@ -25,14 +25,9 @@ export function instances(k, eps, options) {
   return eps.flatMap((e) => analyze("all", k, e, options).map((row) => ({ eps: e, row })));
 }
 
-// The protocols whose definition fixes the parameter `analyze` shows (`ldp` refuses a
-// `--param` for them).
-const FIXED = ["sue", "oue", "blh", "olh"];
-
-// The `--param` of the CLI for an `analyze` row's param cell ("h=256;m=1024" as h=256,m=1024).
-export function paramFlag(protocol, param) {
-  if (param === null || param === undefined || FIXED.includes(protocol)) return "";
-  return ` --param ${String(param).replaceAll(";", ",")}`;
+// The file name of a row's spec: what the CLI line beside the table reads.
+export function specFile(protocol, eps) {
+  return `${protocol}-eps${eps}.json`;
 }
 
 // Runs `tasks` ({spec}) on `workers` workers, each holding the population; calls

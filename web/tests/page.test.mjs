@@ -602,18 +602,29 @@ test("every protocol measured on the table gives the numbers of `ldp simulate`",
   assert.equal(items.trim().split("\n").length, 3000);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ldp-measure-")), "items.txt");
   fs.writeFileSync(file, items);
-  // The seeds map one to one: each row is `ldp simulate` of its instance with --seed 7.
-  for (const r of good) {
-    // The tool takes the parameter of a family that has a choice of it; SUE, OUE, BLH and
-    // OLH fix theirs.
-    const fixed = ["sue", "oue", "blh", "olh"].includes(r.protocol);
-    const param = r.param === "" || fixed ? [] : ["--param", r.param.replaceAll(";", ",")];
-    const [cli] = ldpJson(["simulate", "--protocol", r.protocol, "--k", "6", "--eps", r.eps, ...param,
-      "--items", file, "--runs", "3", "--seed", "7", "--attack", "map", "--prior-from-data"]);
+  // The seeds map one to one: each row is `ldp simulate` of its exported spec with --seed 7.
+  const dir = path.dirname(file);
+  for (const [i, r] of good.entries()) {
+    const spec = path.join(dir, `spec${i}.json`);
+    fs.writeFileSync(spec, r.spec);
+    const [cli] = ldpJson(["simulate", "--spec", spec, "--items", file, "--runs", "3", "--seed", "7",
+      "--attack", "map", "--prior-from-data"]);
     for (const [mine, theirs] of [["mse", "mse"], ["asr", "asr"], ["kl", "kl"], ["rankCorr", "rank_corr"]]) {
       assert.ok(close(Number(r[mine]), cli[theirs]), `${r.protocol} at eps ${r.eps}: ${mine} ${r[mine]} vs ${cli[theirs]}`);
     }
   }
+  // The command line the page shows reads the recommended row's spec.json as downloaded.
+  const line = await page.textContent("#cli-measure");
+  const [, name] = line.match(/^ldp simulate --spec (\S+) --items items\.txt --runs 3 --seed 7 --attack map --prior-from-data$/);
+  const exported = await page.evaluate(async (n) => {
+    const link = [...document.querySelectorAll("#measure-table a")].find((a) => a.download === n);
+    return (await fetch(link.href)).text();
+  }, name);
+  fs.writeFileSync(path.join(dir, name), exported);
+  // It drives the tool's client and server unchanged: reports of the column, estimated.
+  const reports = ldp(["perturb", "--spec", path.join(dir, name), "--seed", "5"], items);
+  const estimate = ldp(["aggregate", "--spec", path.join(dir, name)], reports);
+  assert.equal(estimate.trim().split("\n").length, 1 + 6, estimate);
   // At each budget the front is marked, and the recommendation lies on it within the bound.
   for (const eps of ["1", "4"]) {
     const at = good.filter((r) => r.eps === eps);

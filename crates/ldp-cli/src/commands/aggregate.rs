@@ -89,7 +89,7 @@ pub(crate) fn run(a: &AggregateArgs) -> Result<()> {
     if let Some(spec) = a.attributes.spec(&a.protocol)? {
         return run_several(a, &spec);
     }
-    let spec = a.protocol.resolve()?.spec;
+    let spec = a.protocol.spec()?;
     let clip = server_clip(a.she_clip.as_deref(), &spec)?;
     let estimator = a.estimator;
     let options = fit_options(a)?;

@@ -53,7 +53,7 @@ pub(crate) fn read_prior(path: &Path, k: u32) -> Result<Prior> {
 }
 
 pub(crate) fn run(a: &AttackArgs) -> Result<()> {
-    let spec = a.protocol.resolve()?.spec;
+    let spec = a.protocol.spec()?;
     let prior = match &a.prior {
         Some(path) => Some(read_prior(path, spec.k().get())?),
         None => None,

@@ -283,13 +283,15 @@ fn run_multidim(a: &AuditArgs) -> Result<()> {
         a.eps_perm.is_some() || !a.collections.is_empty(),
     )?;
     let protocol = ProtocolArgs {
-        protocol: a
-            .protocol
-            .clone()
-            .context("--protocol: the protocol of every attribute")?,
+        protocol: Some(
+            a.protocol
+                .clone()
+                .context("--protocol: the protocol of every attribute")?,
+        ),
         k: None,
-        eps: a.eps.context("--eps: the user's budget is needed")?,
+        eps: Some(a.eps.context("--eps: the user's budget is needed")?),
         param: a.param.clone(),
+        spec: None,
         tuning: Default::default(),
     };
     let spec = a
@@ -301,7 +303,7 @@ fn run_multidim(a: &AuditArgs) -> Result<()> {
     } else {
         Some(config(a, 2, false)?)
     };
-    multidim_audit::run(&spec, &protocol.protocol, config.as_ref(), bar, a.format)
+    multidim_audit::run(&spec, protocol.name()?, config.as_ref(), bar, a.format)
 }
 
 /// An error naming every given flag that would do nothing here.

@@ -39,41 +39,72 @@ pub(crate) struct Cli {
 pub(crate) struct ProtocolArgs {
     // Its help names every protocol of the registry (no final period, as clap prints a
     // doc comment).
-    #[arg(long, help = format!("Protocol: {}", Protocol::names()))]
-    pub(crate) protocol: String,
+    #[arg(long, required_unless_present = "spec", help = format!("Protocol: {}", Protocol::names()))]
+    pub(crate) protocol: Option<String>,
     /// Domain size (items are 0..k-1).
     // Required, except by the commands that take several attributes instead (they relax
-    // it with `mut_arg`).
-    #[arg(long, required = true)]
+    // it with `mut_arg`), and beside --spec.
+    #[arg(long, required_unless_present = "spec")]
     pub(crate) k: Option<u64>,
     /// Privacy budget epsilon.
-    #[arg(long)]
-    pub(crate) eps: f64,
+    #[arg(long, required_unless_present = "spec")]
+    pub(crate) eps: Option<f64>,
     /// The family parameters instead of the preset or tuning: a number for a family with
     /// one (omega for ss and ass, p for aue, g for alh, theta for the and athe, blocks for
     /// hr), or name=value pairs for any (`h=256,m=1024`; the ones left out keep the
     /// preset's values).
     #[arg(long)]
     pub(crate) param: Option<ParamValues>,
+    /// The instance as a spec file (JSON, as `ldp analyze --format json`'s `spec`, the
+    /// page's spec.json and the Python package's `Mechanism.spec` write it), instead of
+    /// --protocol, --k, --eps and --param (perturb, aggregate and attack).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["protocol", "k", "eps", "param"])]
+    pub(crate) spec: Option<std::path::PathBuf>,
     /// How an adaptive protocol is tuned.
     #[command(flatten)]
     pub(crate) tuning: RequestArgs<Tuning>,
 }
 
 impl ProtocolArgs {
+    /// `--protocol`, which every command but those given --spec requires.
+    pub(crate) fn name(&self) -> Result<&str> {
+        match &self.protocol {
+            Some(name) => Ok(name),
+            None => self.without_spec().map(|()| ""),
+        }
+    }
+
     /// `--k`, which a command of one attribute requires.
     pub(crate) fn k(&self) -> Result<u64> {
+        self.without_spec()?;
         self.k
             .context("--k is required (or --attributes K1,K2,... for several attributes)")
+    }
+
+    /// `--eps`.
+    pub(crate) fn eps(&self) -> Result<f64> {
+        self.without_spec()?;
+        self.eps.context("--eps is required")
+    }
+
+    /// Refuses --spec where the command reads the protocol by name.
+    fn without_spec(&self) -> Result<()> {
+        match &self.spec {
+            Some(path) => anyhow::bail!(
+                "--spec {}: this command takes --protocol, --k and --eps (perturb, aggregate and attack take a spec file)",
+                path.display()
+            ),
+            None => Ok(()),
+        }
     }
 
     /// The instance; prints how an adaptive protocol was tuned on stderr.
     pub(crate) fn resolve(&self) -> Result<Instance> {
         let request = self.tuning.request;
         let instance = resolve(
-            parse_protocol(&self.protocol)?,
+            parse_protocol(self.name()?)?,
             domain(self.k()?)?,
-            budget(self.eps)?,
+            budget(self.eps()?)?,
             self.param.as_ref(),
             request,
         )?;
@@ -81,6 +112,32 @@ impl ProtocolArgs {
             note!("ldp: {note}");
         }
         Ok(instance)
+    }
+
+    /// The protocol's name as outputs show it: `--protocol`'s, or the family of the spec
+    /// read from --spec (`threshold_histogram`, the spec's own name for it).
+    pub(crate) fn label(&self, spec: &ldp_core::Spec) -> String {
+        if let Some(p) = &self.protocol {
+            return parse_protocol(p).map_or_else(|_| p.trim().to_owned(), |p| p.name().to_owned());
+        }
+        // The family is a name, or an object keyed by the name holding its parameters.
+        match serde_json::to_value(spec).map(|v| v["family"].clone()) {
+            Ok(serde_json::Value::String(name)) => name,
+            Ok(serde_json::Value::Object(family)) => {
+                family.keys().next().cloned().unwrap_or_default()
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The instance's spec: read from --spec FILE, or resolved from the flags.
+    pub(crate) fn spec(&self) -> Result<ldp_core::Spec> {
+        let Some(path) = &self.spec else {
+            return Ok(self.resolve()?.spec);
+        };
+        let context = || format!("--spec {}", path.display());
+        let text = std::fs::read_to_string(path).with_context(context)?;
+        serde_json::from_str(&text).with_context(context)
     }
 }
 

@@ -145,8 +145,8 @@ pub(crate) fn client(
     domains: &[DomainSize],
     priors: Option<Priors>,
 ) -> Result<MultidimSpec> {
-    let protocol = parse_protocol(&p.protocol)?;
-    let eps = crate::protocol::budget(p.eps)?;
+    let protocol = parse_protocol(p.name()?)?;
+    let eps = crate::protocol::budget(p.eps()?)?;
     if solution == Solution::RsRfd && priors.is_none() {
         bail!("--solution rsrfd draws its fakes from priors: add --prior FILE");
     }
@@ -190,7 +190,7 @@ pub(crate) fn client(
         format!(
             "--solution {} --protocol {}",
             solution.name(),
-            p.protocol.trim()
+            p.name().unwrap_or_default().trim()
         )
     };
     let spec = spec.with_context(flags)?;

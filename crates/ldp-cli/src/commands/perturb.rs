@@ -101,7 +101,7 @@ pub(crate) fn run(a: &PerturbArgs) -> Result<()> {
         }
         return ldp_core::dispatch_multidim!(&spec, m => with_batch_rng!(streams, make => super::multidim::perturb_stream(&m, &make)))?;
     }
-    let spec = a.protocol.resolve()?.spec;
+    let spec = a.protocol.spec()?;
     let streams = BatchStreams::new(a.seed, Role::Genuine)?;
     if let Some(path) = &a.output {
         check_output(a, path, encoding, &spec)?;
@@ -145,7 +145,7 @@ fn check_output(
             bail!(
                 "--encoding {}: {} reports are not sets of items and have one layout",
                 e.name(),
-                a.protocol.protocol.trim()
+                a.protocol.label(&spec)
             );
         }
     }

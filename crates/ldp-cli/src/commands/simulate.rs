@@ -254,13 +254,13 @@ fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target
         }
     }
     if a.permanent {
-        if longitudinal::is_memoized(&a.protocol.protocol) {
+        if longitudinal::is_memoized(a.protocol.name()?) {
             bail!(
                 "--permanent replays a one-shot protocol's report; --protocol {} is memoized (use --memoize)",
-                a.protocol.protocol.trim()
+                a.protocol.name()?.trim()
             );
         }
-        let name = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
+        let name = crate::protocol::parse_protocol(a.protocol.name()?)?.name();
         return Ok((
             longitudinal::Target::Permanent(a.protocol.resolve()?.spec),
             name,
@@ -271,7 +271,7 @@ fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target
         if p.param.is_some() {
             bail!("--param does not apply to the memoized protocols");
         }
-        let protocol = longitudinal::parse_memoized(std::slice::from_ref(&p.protocol))?;
+        let protocol = longitudinal::parse_memoized(&[p.name()?.to_owned()])?;
         let [protocol] = protocol[..] else {
             bail!("--protocol all: --memoize simulates one protocol at a time");
         };
@@ -279,17 +279,17 @@ fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target
             protocol,
             crate::protocol::domain(p.k()?)?,
             longitudinal::eps_perm(a.eps_perm)?,
-            crate::protocol::budget(p.eps)?,
+            crate::protocol::budget(p.eps()?)?,
         )?;
         (longitudinal::Target::Memoized(l), protocol.name())
     } else {
-        if longitudinal::is_memoized(&a.protocol.protocol) {
+        if longitudinal::is_memoized(a.protocol.name()?) {
             bail!(
                 "--protocol {}: add --memoize and --eps-perm E",
-                a.protocol.protocol.trim()
+                a.protocol.name()?.trim()
             );
         }
-        let name = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
+        let name = crate::protocol::parse_protocol(a.protocol.name()?)?.name();
         (
             longitudinal::Target::OneShot(a.protocol.resolve()?.spec),
             name,
@@ -372,7 +372,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
             );
         }
     }
-    let spec = a.protocol.resolve()?.spec;
+    let spec = a.protocol.spec()?;
     let k = spec.k();
     let pop = population(a, k)?;
     let prior = match (&a.prior, a.prior_from_data) {
@@ -440,10 +440,10 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<()> {
     if let (Some(attack), Some(gain)) = (&poisoned, m.gain) {
         measured.push(Row::gain(&spec, attack, gain)?);
     }
-    let protocol = crate::protocol::parse_protocol(&a.protocol.protocol)?.name();
+    let protocol = a.protocol.label(&spec);
     let mut columns = vec!["protocol", "k", "eps", "param", "runs", "users"];
     let mut row = vec![
-        Value::from(protocol),
+        Value::from(protocol.as_str()),
         Value::Int(u64::from(k.get())),
         Value::Num(spec.eps().get()),
         Value::params(&spec.params()),

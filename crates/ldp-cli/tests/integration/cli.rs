@@ -740,3 +740,96 @@ fn iterative_estimators_take_a_cap_and_say_when_it_stopped_them() {
         "keeps sums",
     );
 }
+
+#[test]
+fn a_spec_file_stands_for_the_protocol_flags() {
+    // Specs as ldp-wasm, the page's spec.json and ldp.Mechanism.spec write them.
+    let dir = std::env::temp_dir().join(format!("ldp-cli-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let items: String = (0..300).map(|i| format!("{}\n", (i * i) % 6)).collect();
+    let cases = [
+        (
+            "the",
+            vec!["--param", "0.6185534425358181"],
+            r#"{"eps":1,"family":{"threshold_histogram":{"theta":0.6185534425358181}},"k":6}"#,
+        ),
+        (
+            "cms",
+            vec![],
+            r#"{"eps":1,"family":{"count_mean_sketch":{"hashes":256,"width":1024}},"k":6}"#,
+        ),
+        ("grr", vec![], r#"{"eps":1,"family":"grr","k":6}"#),
+    ];
+    for (protocol, param, json) in cases {
+        let spec = dir.join(format!("{protocol}.json"));
+        std::fs::write(&spec, json).unwrap();
+        let spec = spec.to_str().unwrap();
+        let flags = [
+            vec!["--protocol", protocol, "--k", "6", "--eps", "1"],
+            param,
+        ]
+        .concat();
+        let by_flags = stdout(
+            ldp()
+                .args([&["perturb", "--seed", "3"][..], &flags].concat())
+                .write_stdin(items.clone()),
+        );
+        let by_spec = stdout(
+            ldp()
+                .args(["perturb", "--seed", "3", "--spec", spec])
+                .write_stdin(items.clone()),
+        );
+        assert_eq!(by_spec, by_flags, "{protocol}");
+        let estimate = |args: Vec<&str>| stdout(ldp().args(args).write_stdin(by_spec.clone()));
+        assert_eq!(
+            estimate(vec!["aggregate", "--spec", spec]),
+            estimate([&["aggregate"][..], &flags].concat()),
+            "{protocol}"
+        );
+    }
+    let spec = dir.join("grr.json");
+    let spec = spec.to_str().unwrap();
+    // A spec is the whole instance: no protocol flag beside it.
+    ldp()
+        .args(["perturb", "--spec", spec, "--eps", "2"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "'--spec <FILE>' cannot be used with '--eps <EPS>'",
+        ));
+    ldp()
+        .args(["perturb", "--spec", "/nonexistent/spec.json"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--spec /nonexistent/spec.json: No such file",
+        ));
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"eps":-1,"family":"grr","k":6}"#).unwrap();
+    ldp()
+        .args(["aggregate", "--spec", bad.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--spec").and(predicate::str::contains("eps")));
+    // The commands that name their protocol say so.
+    ldp()
+        .args([
+            "simulate",
+            "--spec",
+            spec,
+            "--dataset",
+            "adult-age",
+            "--collections",
+            "1,2",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "this command takes --protocol, --k and --eps",
+        ));
+    ldp()
+        .args(["perturb", "--k", "6", "--eps", "1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--protocol"));
+}
