@@ -145,7 +145,7 @@ fn check_output(
             bail!(
                 "--encoding {}: {} reports are not sets of items and have one layout",
                 e.name(),
-                a.protocol.label(&spec)
+                a.protocol.label(spec)
             );
         }
     }
