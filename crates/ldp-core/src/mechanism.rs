@@ -242,3 +242,20 @@ macro_rules! eq_by_spec {
     };
 }
 pub(crate) use eq_by_spec;
+
+/// [`Mechanism::log_likelihoods`] of a mechanism whose likelihood takes one value on the
+/// items a report supports and another on the rest: both computed once by the caller,
+/// then the support walked once. The same numbers, bit for bit, as k calls of
+/// [`Mechanism::log_likelihood`], without its logarithms per item (a MAP attack makes
+/// this call for every report).
+pub(crate) fn two_valued_log_likelihoods<M: Support>(
+    m: &M,
+    report: &M::Report,
+    supported: f64,
+    unsupported: f64,
+    out: &mut Vec<f64>,
+) {
+    out.clear();
+    out.resize(m.domain_size().as_usize(), unsupported);
+    m.for_each_supported(report, |i| out[i as usize] = supported);
+}

@@ -108,9 +108,13 @@ impl IndependentBits {
 
     /// `ln P[ones | item]`.
     pub(crate) fn log_likelihood(&self, report: &OnesReport, item: u32) -> f64 {
+        self.log_likelihood_given(report, report.ones.binary_search(&item).is_ok())
+    }
+
+    /// `ln P[ones | item]` for an item whose bit is set (`has_x`) or clear in `ones`.
+    pub(crate) fn log_likelihood_given(&self, report: &OnesReport, has_x: bool) -> f64 {
         let (p, q) = (self.p, self.q);
         let set = report.ones.len() as f64;
-        let has_x = report.ones.binary_search(&item).is_ok();
         let (true_bit, others_set) = if has_x {
             (p.ln(), set - 1.0)
         } else {
@@ -171,6 +175,16 @@ macro_rules! independent_bits_mechanism {
 
             fn log_likelihood(&self, report: &Self::Report, item: u32) -> f64 {
                 self.bits.log_likelihood(report, item)
+            }
+
+            fn log_likelihoods(&self, report: &Self::Report, out: &mut Vec<f64>) {
+                $crate::mechanism::two_valued_log_likelihoods(
+                    self,
+                    report,
+                    self.bits.log_likelihood_given(report, true),
+                    self.bits.log_likelihood_given(report, false),
+                    out,
+                );
             }
 
             fn aggregator(&self) -> Self::Aggregator {

@@ -24,7 +24,9 @@ use crate::families::local_hash::{
     TargetHasher, check_hash_range, collision_bias, hash_item, optimal_range, probabilities, scan,
 };
 use crate::families::{FamilyMechanism, FamilyParams};
-use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
+use crate::mechanism::{
+    Mechanism, Support, check_runnable, eq_by_spec, two_valued_log_likelihoods,
+};
 use crate::output_counts::{CountedOutputs, OutputCounts};
 use crate::report::{LhReport, ReportLimits};
 use crate::sampling::uniform_other;
@@ -126,6 +128,19 @@ impl FastLocalHashing {
 
 eq_by_spec!(FastLocalHashing);
 
+impl FastLocalHashing {
+    /// `ln P[report | x]` for an item the report supports or not: one of the seeds, then
+    /// the hash value kept with probability p or moved to one of the g - 1 others.
+    fn log_likelihood_given(&self, supported: bool) -> f64 {
+        let y_prob = if supported {
+            self.p
+        } else {
+            (1.0 - self.p) / f64::from(self.g - 1)
+        };
+        y_prob.ln() - f64::from(self.seeds).ln()
+    }
+}
+
 impl Mechanism for FastLocalHashing {
     type Report = LhReport;
     type Aggregator = OutputCounts<FastLocalHashing>;
@@ -160,12 +175,15 @@ impl Mechanism for FastLocalHashing {
 
     /// The seed's probability `1/k'` is common to every item and included.
     fn log_likelihood(&self, report: &LhReport, item: u32) -> f64 {
-        let y_prob = if self.supports(report, item) {
-            self.p
-        } else {
-            (1.0 - self.p) / f64::from(self.g - 1)
-        };
-        y_prob.ln() - f64::from(self.seeds).ln()
+        self.log_likelihood_given(self.supports(report, item))
+    }
+
+    fn log_likelihoods(&self, report: &LhReport, out: &mut Vec<f64>) {
+        let (supported, unsupported) = (
+            self.log_likelihood_given(true),
+            self.log_likelihood_given(false),
+        );
+        two_valued_log_likelihoods(self, report, supported, unsupported, out);
     }
 
     fn aggregator(&self) -> OutputCounts<FastLocalHashing> {

@@ -9,7 +9,9 @@ use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::longitudinal::{MemoShape, Refresh};
-use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
+use crate::mechanism::{
+    Mechanism, PureProtocol, Support, check_runnable, eq_by_spec, two_valued_log_likelihoods,
+};
 use crate::report::{GrrReport, ReportLimits};
 use crate::sampling::uniform_other;
 use crate::server::Clip;
@@ -144,6 +146,10 @@ impl Mechanism for Grr {
         } else {
             self.q.ln()
         }
+    }
+
+    fn log_likelihoods(&self, report: &GrrReport, out: &mut Vec<f64>) {
+        two_valued_log_likelihoods(self, report, self.p.ln(), self.q.ln(), out);
     }
 
     fn aggregator(&self) -> SupportCounts<Grr> {

@@ -10,6 +10,7 @@ mod estimators;
 mod golden;
 mod goodness_of_fit;
 mod identity;
+mod likelihoods;
 mod longitudinal;
 mod multidim;
 mod presets;

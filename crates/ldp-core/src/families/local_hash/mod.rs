@@ -11,7 +11,9 @@ use crate::error::{ItemOutOfRange, ParamError, ReportError};
 use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
 use crate::longitudinal::{MemoShape, Refresh};
-use crate::mechanism::{Mechanism, PureProtocol, Support, check_runnable, eq_by_spec};
+use crate::mechanism::{
+    Mechanism, PureProtocol, Support, check_runnable, eq_by_spec, two_valued_log_likelihoods,
+};
 use crate::report::{LhReport, ReportLimits};
 use crate::sampling::uniform_other;
 use crate::server::Clip;
@@ -310,6 +312,21 @@ impl FamilyMechanism for LocalHashing {
     }
 }
 
+impl LocalHashing {
+    /// `ln P[report | x]` for an item the report supports or not: a uniform seed of 32
+    /// bits, then the hash value kept with probability p or moved to one of the g - 1
+    /// others.
+    fn log_likelihood_given(&self, supported: bool) -> f64 {
+        let seed_ln = -32.0 * std::f64::consts::LN_2;
+        let y_prob = if supported {
+            self.p
+        } else {
+            (1.0 - self.p) / f64::from(self.g - 1)
+        };
+        seed_ln + y_prob.ln()
+    }
+}
+
 impl Mechanism for LocalHashing {
     type Report = LhReport;
     type Aggregator = SupportCounts<LocalHashing>;
@@ -338,13 +355,15 @@ impl Mechanism for LocalHashing {
 
     /// The seed's probability `2^-32` is common to every item and included.
     fn log_likelihood(&self, report: &LhReport, item: u32) -> f64 {
-        let seed_ln = -32.0 * std::f64::consts::LN_2;
-        let y_prob = if self.supports(report, item) {
-            self.p
-        } else {
-            (1.0 - self.p) / f64::from(self.g - 1)
-        };
-        seed_ln + y_prob.ln()
+        self.log_likelihood_given(self.supports(report, item))
+    }
+
+    fn log_likelihoods(&self, report: &LhReport, out: &mut Vec<f64>) {
+        let (supported, unsupported) = (
+            self.log_likelihood_given(true),
+            self.log_likelihood_given(false),
+        );
+        two_valued_log_likelihoods(self, report, supported, unsupported, out);
     }
 
     fn aggregator(&self) -> SupportCounts<LocalHashing> {

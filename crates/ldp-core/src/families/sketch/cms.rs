@@ -20,7 +20,9 @@ use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::bits::IndependentBits;
 use crate::families::unary::symmetric_p;
 use crate::families::{FamilyMechanism, FamilyParams};
-use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
+use crate::mechanism::{
+    Mechanism, Support, check_runnable, eq_by_spec, two_valued_log_likelihoods,
+};
 use crate::output_counts::{CountedOutputs, OutputCounts};
 use crate::report::{OnesReport, ReportLimits, check_sorted_distinct};
 use crate::server::Clip;
@@ -180,6 +182,15 @@ impl Mechanism for CountMeanSketch {
         self.bits
             .log_likelihood(&bits, column(item, row, self.width))
             - f64::from(self.hashes).ln()
+    }
+
+    fn log_likelihoods(&self, report: &OnesReport, out: &mut Vec<f64>) {
+        let (_, columns) = self.split(report);
+        let bits = OnesReport {
+            ones: columns.collect(),
+        };
+        let given = |set| self.bits.log_likelihood_given(&bits, set) - f64::from(self.hashes).ln();
+        two_valued_log_likelihoods(self, report, given(true), given(false), out);
     }
 
     fn aggregator(&self) -> OutputCounts<CountMeanSketch> {
