@@ -10,11 +10,11 @@ use crate::threads::{InPool, Stop};
 use ldp_analytic::LhAsr;
 use ldp_analytic::multidim::{Collection, Population};
 use ldp_attack::Table;
-use ldp_attack::multidim::{AttributeInference, measure_joint};
+use ldp_attack::multidim::{TableMeasureError, measure_table};
 use ldp_core::multidim::{
     Multidim as Client, MultidimAggregator, MultidimReport, MultidimSpec, Priors, Solution,
 };
-use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM, for_each_batch, stream_rng};
+use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM, stream_rng};
 use ldp_core::{
     AttackSurface, DomainSize, Epsilon, Estimator, ParamError, Protocol, dispatch_multidim,
     with_batch_rng,
@@ -1073,12 +1073,9 @@ struct TableMeasurement {
     inference: Option<Runs>,
 }
 
-/// `ldp simulate --dataset TABLE --solution NAME`'s measurement (the tool's
-/// `multidim_simulate::measure`, the same streams): run r perturbs user i with the stream
-/// of batch i / 4096 of `(seed, r, Genuine)`, aggregates and estimates; the
-/// attribute-inference attacker guesses the sampled attribute of the very same reports
-/// (its coins from the `Attacker` streams); the joint reconstruction is measured on a
-/// collection of its own, seeded from the run. Asked to stop, it fails at the next batch.
+/// `ldp simulate --dataset TABLE --solution NAME`'s measurement: the library call the tool
+/// makes (`ldp_attack::multidim::measure_table`, the same streams). Asked to stop, it fails
+/// at the next batch.
 fn measure<M: AttackSurface>(
     m: &Client<M>,
     table: &Table,
@@ -1086,77 +1083,14 @@ fn measure<M: AttackSurface>(
     seed: u64,
     stop: Stop<'_>,
 ) -> Result<TableMeasurement, String> {
-    let stopped = || {
-        if stop() {
-            Err("stopped".to_owned())
-        } else {
-            Ok(())
-        }
-    };
-    let fail = |e: &dyn std::fmt::Display| e.to_string();
-    let d = m.dimensions();
-    let n = table.len();
-    let truth = table.marginals();
-    let rows: Vec<u32> = table.rows().flatten().copied().collect();
-    let mut out = TableMeasurement {
-        mse: vec![Runs::default(); d],
-        asr: vec![Runs::default(); d],
-        joint: Runs::default(),
-        inference: m.solution().fakes().then(Runs::default),
-    };
-    for run in 0..runs {
-        let mut server = m.aggregator();
-        for_each_batch(
-            n,
-            |b, users| -> Result<_, String> {
-                stopped()?;
-                let mut rng = stream_rng(seed, run, Role::Genuine, b);
-                let mut partial = m.aggregator();
-                for i in users {
-                    let r = m.perturb(table.row(i), &mut rng).map_err(|e| fail(&e))?;
-                    partial.add(&r).map_err(|e| fail(&e))?;
-                }
-                Ok(partial)
-            },
-            |partial| server.merge(&partial).map_err(|e| fail(&e)),
-        )?;
-        let estimate = server.estimate(Estimator::Unbiased).map_err(|e| fail(&e))?;
-        for (j, (e, f)) in estimate.iter().zip(&truth).enumerate() {
-            let se: f64 = e.iter().zip(f).map(|(x, t)| (x - t).powi(2)).sum();
-            out.mse[j].0.push(se / e.len() as f64);
-        }
-        if let Some(inference) = &mut out.inference {
-            let attacker = AttributeInference::from_estimates(m, &server).map_err(|e| fail(&e))?;
-            let mut hits = 0u64;
-            for_each_batch(
-                n,
-                |b, users| -> Result<u64, String> {
-                    stopped()?;
-                    let mut rng = stream_rng(seed, run, Role::Genuine, b);
-                    let mut coins = stream_rng(seed, run, Role::Attacker, b);
-                    let mut found = 0u64;
-                    for i in users {
-                        let (report, sampled) = m
-                            .perturb_tracked(table.row(i), &mut rng)
-                            .map_err(|e| fail(&e))?;
-                        let guess = attacker.guess(&report, &mut coins).map_err(|e| fail(&e))?;
-                        found += u64::from(sampled == Some(guess));
-                    }
-                    Ok(found)
-                },
-                |found| {
-                    hits += found;
-                    Ok(())
-                },
-            )?;
-            inference.0.push(hits as f64 / n as f64);
-        }
-        let joint_seed = stream_rng(seed, run, Role::Other(1), 0).next_u64();
-        let joint = measure_joint(m, &rows, joint_seed).map_err(|e| fail(&e))?;
-        for (j, share) in joint.per_attribute.iter().enumerate() {
-            out.asr[j].0.push(*share);
-        }
-        out.joint.0.push(joint.joint);
-    }
-    Ok(out)
+    let t = measure_table(m, table, runs, seed, stop).map_err(|e| match e {
+        TableMeasureError::Stopped => "stopped".to_owned(),
+        e => e.to_string(),
+    })?;
+    Ok(TableMeasurement {
+        mse: t.mse.into_iter().map(Runs).collect(),
+        asr: t.asr.into_iter().map(Runs).collect(),
+        joint: Runs(t.joint),
+        inference: t.inference.map(Runs),
+    })
 }

@@ -7,6 +7,8 @@
 //!   sampled, by the Bayes-optimal attacker;
 //! - re-identification ([`mod@reidentify`]): profiles joined across SMP surveys, matched
 //!   against background knowledge ([`matching`]);
+//! - a whole table collected, run after run ([`table`]): every attribute's error and
+//!   reconstruction rate, the joint one and attribute inference;
 //! - poisoning ([`poison`]): the maximal gain attack's gain on each attribute, fake users
 //!   crafting every report they send (SMP: naming the attribute they attack).
 
@@ -15,6 +17,7 @@ pub mod joint;
 pub mod matching;
 pub mod poison;
 pub mod reidentify;
+pub mod table;
 
 pub use inference::{AttributeInference, InferenceError};
 pub use joint::{JointReconstruction, guess_all, measure_joint};
@@ -25,3 +28,4 @@ pub use poison::{
 pub use reidentify::{
     Reidentification, ReidentifyError, Repetition, Scoring, SurveyPlan, reidentify,
 };
+pub use table::{TableMeasureError, TableMeasurement, measure_table};

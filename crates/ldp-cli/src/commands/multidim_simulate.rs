@@ -3,12 +3,9 @@
 
 use anyhow::Result;
 use ldp_attack::Table;
-use ldp_attack::multidim::{AttributeInference, measure_joint};
+use ldp_attack::multidim::measure_table;
 use ldp_core::AttackSurface;
-use ldp_core::Estimator;
 use ldp_core::multidim::Multidim;
-use ldp_core::simulation::{Role, for_each_batch, stream_rng};
-use rand::Rng;
 
 /// One quantity measured once per run.
 #[derive(Debug, Clone, Default)]
@@ -47,76 +44,18 @@ pub(crate) struct TableMeasurement {
     pub(crate) inference: Option<Runs>,
 }
 
-/// Runs `runs` collections of every record of `table` under `m`. Run r perturbs user i
-/// with the stream of batch i / 4096 of `(seed, r, Genuine)`, aggregates, and estimates;
-/// the attribute-inference attacker then guesses the sampled attribute of the very same
-/// reports (made again from the same streams, its coins from the `Attacker` streams), and
-/// the joint reconstruction is measured on a collection of its own
-/// ([`measure_joint`], seeded from the run).
+/// `ldp_attack::multidim::measure_table`'s runs, summarized as the tool prints them.
 pub(crate) fn measure<M: AttackSurface>(
     m: &Multidim<M>,
     table: &Table,
     runs: u64,
     seed: u64,
 ) -> Result<TableMeasurement> {
-    let d = m.dimensions();
-    let n = table.len();
-    let truth = table.marginals();
-    let rows: Vec<u32> = table.rows().flatten().copied().collect();
-    let mut out = TableMeasurement {
-        mse: vec![Runs::default(); d],
-        asr: vec![Runs::default(); d],
-        joint: Runs::default(),
-        inference: m.solution().fakes().then(Runs::default),
-    };
-    for run in 0..runs {
-        let mut server = m.aggregator();
-        for_each_batch(
-            n,
-            |b, users| -> Result<_> {
-                let mut rng = stream_rng(seed, run, Role::Genuine, b);
-                let mut partial = m.aggregator();
-                for i in users {
-                    partial.add(&m.perturb(table.row(i), &mut rng)?)?;
-                }
-                Ok(partial)
-            },
-            |partial| Ok(server.merge(&partial)?),
-        )?;
-        let estimate = server.estimate(Estimator::Unbiased)?;
-        for (j, (e, f)) in estimate.iter().zip(&truth).enumerate() {
-            let se: f64 = e.iter().zip(f).map(|(x, t)| (x - t).powi(2)).sum();
-            out.mse[j].0.push(se / e.len() as f64);
-        }
-        if let Some(inference) = &mut out.inference {
-            let attacker = AttributeInference::from_estimates(m, &server)?;
-            let mut hits = 0u64;
-            for_each_batch(
-                n,
-                |b, users| -> Result<u64> {
-                    let mut rng = stream_rng(seed, run, Role::Genuine, b);
-                    let mut coins = stream_rng(seed, run, Role::Attacker, b);
-                    let mut found = 0u64;
-                    for i in users {
-                        let (report, sampled) = m.perturb_tracked(table.row(i), &mut rng)?;
-                        let guess = attacker.guess(&report, &mut coins)?;
-                        found += u64::from(sampled == Some(guess));
-                    }
-                    Ok(found)
-                },
-                |found| {
-                    hits += found;
-                    Ok(())
-                },
-            )?;
-            inference.0.push(hits as f64 / n as f64);
-        }
-        let joint_seed = stream_rng(seed, run, Role::Other(1), 0).next_u64();
-        let joint = measure_joint(m, &rows, joint_seed)?;
-        for (j, share) in joint.per_attribute.iter().enumerate() {
-            out.asr[j].0.push(*share);
-        }
-        out.joint.0.push(joint.joint);
-    }
-    Ok(out)
+    let t = measure_table(m, table, runs, seed, &|| false)?;
+    Ok(TableMeasurement {
+        mse: t.mse.into_iter().map(Runs).collect(),
+        asr: t.asr.into_iter().map(Runs).collect(),
+        joint: Runs(t.joint),
+        inference: t.inference.map(Runs),
+    })
 }
