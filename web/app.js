@@ -271,7 +271,7 @@ function freshWorker() {
 
 function resetOwn() {
   own = null;
-  for (const id of ["own-use", "own-perturb", "own-column", "measure-start"]) $(id).disabled = true;
+  for (const id of ["own-use", "own-perturb", "own-column", "measure-start", "several-start"]) $(id).disabled = true;
   $("own-hist").replaceChildren();
   $("own-reports").hidden = true;
   $("own-labels").hidden = true;
@@ -285,6 +285,7 @@ function counted(key) {
 
 async function loadTable(file) {
   cancelMeasure();
+  comparing?.cancel();
   resetOwn();
   freshWorker();
   ownStatus("loading", `Reading ${file.name}…`);
@@ -295,6 +296,7 @@ async function loadTable(file) {
     select.replaceChildren(...t.columns.map((c, i) => new Option(c || `column ${i + 1}`, String(i))));
     select.value = String(t.first);
     select.disabled = false;
+    showColumns(t.columns);
     await showDomain();
   } catch (e) {
     if (e.message !== "replaced by another table") ownStatus("error", e.message);
@@ -427,7 +429,9 @@ async function measureColumn() {
   $("measure-table").tBodies[0].replaceChildren();
   const started = performance.now();
   measuring = runAll({
-    k: d.k, items: d.items, tasks: tasks.map((t) => ({ spec: t.row.spec })), runs, seed,
+    setup: { kind: "population", k: d.k, items: d.items },
+    tasks,
+    message: (t) => ({ kind: "measure", spec: JSON.stringify(t.row.spec), options: { runs, seed, attack: "map" } }),
     progress: (done, total) => {
       bar.value = done;
       measureStatus("running", `Measured ${done} of ${total} instances (${runs} runs each over ${d.items.length.toLocaleString("en")} users)…`);
@@ -520,6 +524,99 @@ function showMeasured(plan, results) {
   return picks.length === 0 && Object.keys(bounds).length > 0 ? " No measured instance meets the bounds above at any budget." : "";
 }
 
+// "Several columns": the solutions of several attributes per user compared on the chosen
+// columns (./measure-worker.js), and the table's re-identification risk.
+const SOLUTIONS = ["spl", "smp", "rsfd", "rsfd-z", "rsrfd"];
+let comparing = null;
+
+function severalStatus(state, text) {
+  $("several-status").dataset.state = state;
+  $("several-status").textContent = text;
+}
+
+function showColumns(columns) {
+  const box = $("several-columns");
+  box.replaceChildren(Object.assign(document.createElement("legend"), { textContent: "Columns" }));
+  columns.forEach((c, i) => {
+    const label = document.createElement("label");
+    const check = Object.assign(document.createElement("input"), { type: "checkbox", value: String(i) });
+    label.append(check, ` ${c || `column ${i + 1}`}`);
+    box.append(label);
+  });
+  $("several-start").disabled = comparing !== null;
+}
+
+async function compareSolutions() {
+  if (!own || comparing) return;
+  let plan;
+  try {
+    const indices = [...$("several-columns").querySelectorAll("input:checked")].map((c) => Number(c.value));
+    const eps = number("several-eps");
+    if (eps === undefined || !(eps > 0)) throw new Error(`ε: a number above 0, got ${$("several-eps").value}`);
+    const runs = wholeField("several-runs", 2);
+    const seed = wholeField("several-seed", 0);
+    if (seed > Number.MAX_SAFE_INTEGER) throw new Error("seed: at most 2^53 - 1 here");
+    const { several } = await ask({ kind: "several", indices });
+    plan = { ...several, eps, runs, seed, protocol: $("several-protocol").value };
+  } catch (e) {
+    severalStatus("error", e.message);
+    counted("severals");
+    return;
+  }
+  const { csv, names, users, dropped, unique, smallest, eps, runs, seed, protocol } = plan;
+  const link = $("several-csv");
+  link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+  link.hidden = false;
+  $("several-start").disabled = true;
+  $("several-cancel").hidden = false;
+  $("several-table").tBodies[0].replaceChildren();
+  const risk = `${names.join(", ")} over ${users.toLocaleString("en")} rows` +
+    (dropped ? ` (${dropped.toLocaleString("en")} with an empty cell left out)` : "") +
+    `: ${label(100 * unique)}% of the rows are unique on these columns, re-identified by anyone who knows them (the smallest group sharing a combination: ${smallest}).`;
+  $("several-status").dataset.unique = String(unique);
+  severalStatus("running", `${risk} Measuring ${SOLUTIONS.length} solutions…`);
+  comparing = runAll({
+    setup: { kind: "table", csv },
+    tasks: SOLUTIONS,
+    message: (solution) => ({ kind: "several", solution, protocol, eps, options: { runs, seed } }),
+    progress: (done, total) => severalStatus("running", `${risk} Measured ${done} of ${total} solutions…`),
+  });
+  try {
+    const results = await comparing.finished;
+    const body = $("several-table").tBodies[0];
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    results.forEach((m, i) => {
+      const tr = document.createElement("tr");
+      tr.dataset.solution = SOLUTIONS[i];
+      if (m.error) {
+        const td = document.createElement("td");
+        td.colSpan = 6;
+        td.className = "error";
+        td.textContent = `${SOLUTIONS[i]}: ${m.error}`;
+        tr.append(td);
+      } else {
+        tr.dataset.result = JSON.stringify(m);
+        const cells = [m.solution, label(mean(m.attributes.map((a) => a.mse))), label(mean(m.attributes.map((a) => a.asr))),
+          band(m.joint_asr, m.joint_asr_se),
+          m.inference === null ? "–" : `${band(m.inference, m.inference_se)} (baseline ${label(m.inference_baseline)})`,
+          m.attributes.map((a) => `${a.attribute}: ${label(a.mse)}; ${label(a.asr)}`).join(" · ")];
+        for (const v of cells) tr.append(Object.assign(document.createElement("td"), { textContent: v }));
+      }
+      body.append(tr);
+    });
+    $("cli-several").textContent = `ldp simulate --dataset columns.csv --solution rsfd --protocol ${protocol} --eps ${eps} --runs ${runs} --seed ${seed}` +
+      " (rsrfd: add --prior-from-data)";
+    severalStatus("ready", `${risk} Measured ${SOLUTIONS.length} solutions, ${runs} runs each, on ${comparing.workers} workers.`);
+  } catch (e) {
+    severalStatus(e.message === "cancelled" ? "cancelled" : "error", e.message === "cancelled" ? `${risk} Cancelled.` : e.message);
+  } finally {
+    comparing = null;
+    $("several-cancel").hidden = true;
+    $("several-start").disabled = !own;
+    counted("severals");
+  }
+}
+
 function guarded(f) {
   return () => {
     try {
@@ -581,6 +678,11 @@ async function main() {
   });
   $("measure-start").addEventListener("click", measureColumn);
   $("measure-cancel").addEventListener("click", cancelMeasure);
+  $("several-start").addEventListener("click", compareSolutions);
+  $("several-cancel").addEventListener("click", () => comparing?.cancel());
+  // Every one-shot protocol the module knows, as `analyze` names them.
+  $("several-protocol").replaceChildren(...analyze("all", 16, 1, {}).map((r) => new Option(r.protocol.toUpperCase(), r.protocol)));
+  $("several-protocol").value = "oue";
   $("own-column").addEventListener("change", () => { cancelMeasure(); showDomain(); });
   $("own-kmax").addEventListener("input", debounced(showDomain, 150));
   $("own-use").addEventListener("click", () => {

@@ -1,24 +1,31 @@
 // Measures protocols on the user's table off the page's thread: each message is one call
-// of the toolkit's measurement (ldp-wasm's `measure`, the library call of `ldp simulate`),
-// so the page stays live and a cancel is the worker's termination.
+// of the toolkit's measurement (ldp-wasm's `measure` and `measureSeveral`, the library
+// calls of `ldp simulate`), so the page stays live and a cancel is the worker's
+// termination.
 
-import init, { Population, measure } from "./pkg/ldp_wasm.js";
+import init, { Population, SeveralColumns, measure, measureSeveral } from "./pkg/ldp_measure.js";
 
 const ready = init();
 let population = null;
+let table = null;
 
 self.onmessage = async ({ data }) => {
   try {
     await ready;
+    const started = performance.now();
+    let m;
     if (data.kind === "population") {
       population?.free();
       population = new Population(data.k, data.items);
-      self.postMessage({ id: data.id, ok: true });
+    } else if (data.kind === "table") {
+      table?.free();
+      table = SeveralColumns.fromCsv(data.csv);
     } else if (data.kind === "measure") {
-      const started = performance.now();
-      const m = measure(data.spec, population, data.options);
-      self.postMessage({ id: data.id, ok: true, m: { ...m, ms: performance.now() - started } });
+      m = measure(data.spec, population, data.options);
+    } else if (data.kind === "several") {
+      m = measureSeveral(data.solution, data.protocol, data.eps, table, data.options);
     }
+    self.postMessage({ id: data.id, ok: true, m: m && { ...m, ms: performance.now() - started } });
   } catch (e) {
     self.postMessage({ id: data.id, ok: false, message: `${e.name}: ${e.message}` });
   }

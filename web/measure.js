@@ -30,9 +30,12 @@ export function specFile(protocol, eps) {
   return `${protocol}-eps${eps}.json`;
 }
 
-// Runs `tasks` ({spec}) on `workers` workers, each holding the population; calls
-// `progress(done, total)` after each. `cancel()` on the returned handle terminates them.
-export function runAll({ k, items, tasks, runs, seed, progress }) {
+// Runs `tasks` on workers (./measure-worker.js), as many as the browser reports cores
+// (at most one per task): each worker first gets `setup` (the data it holds, copied to
+// each), then `message(task)` for one task at a time; `progress(done, total)` after each.
+// A task that fails alone gets `{error}`. `cancel()` on the returned handle terminates
+// the workers.
+export function runAll({ setup, tasks, message, progress }) {
   const size = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, tasks.length));
   const workers = [];
   let stopped = false;
@@ -43,15 +46,10 @@ export function runAll({ k, items, tasks, runs, seed, progress }) {
     let next = 0;
     let done = 0;
     const give = (w) => {
-      if (stopped) return;
-      if (next === tasks.length) return;
+      if (stopped || next === tasks.length) return;
       const i = next++;
       w.onmessage = ({ data }) => {
-        if (!data.ok) {
-          results[i] = { error: data.message };
-        } else {
-          results[i] = data.m;
-        }
+        results[i] = data.ok ? data.m : { error: data.message };
         done += 1;
         progress(done, tasks.length);
         if (done === tasks.length) {
@@ -61,7 +59,7 @@ export function runAll({ k, items, tasks, runs, seed, progress }) {
           give(w);
         }
       };
-      w.postMessage({ id: i, kind: "measure", spec: JSON.stringify(tasks[i].spec), options: { runs, seed, attack: "map" } });
+      w.postMessage({ id: i, ...message(tasks[i]) });
     };
     for (let j = 0; j < size; j += 1) {
       const w = new Worker(new URL("./measure-worker.js", import.meta.url), { type: "module" });
@@ -71,8 +69,7 @@ export function runAll({ k, items, tasks, runs, seed, progress }) {
         if (!data.ok) { cancel(); reject(new Error(data.message)); return; }
         give(w);
       };
-      // Each worker holds its own copy of the column's items.
-      w.postMessage({ id: -1, kind: "population", k, items });
+      w.postMessage({ id: -1, ...setup });
     }
   });
   function cancel() {

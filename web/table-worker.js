@@ -1,7 +1,7 @@
 // Reads and holds a user's table off the page's thread (./table.js), so that a large file
 // never freezes the tab: the page asks for a column as a domain and gets its items back.
 
-import { TableError, categories, parseTable, readText } from "./table.js";
+import { TableError, categories, parseTable, readText, several } from "./table.js";
 
 let table = null;
 
@@ -28,6 +28,9 @@ self.onmessage = async ({ data }) => {
       if (!table) throw new TableError("no table is loaded");
       const d = categories(table, data.index, data.kMax);
       reply(id, { ok: true, domain: d }, [d.items.buffer]);
+    } else if (data.kind === "several") {
+      if (!table) throw new TableError("no table is loaded");
+      reply(id, { ok: true, several: several(table, data.indices) });
     }
   } catch (e) {
     reply(id, { ok: false, message: e instanceof TableError ? e.message : `${data.file?.name ?? "the table"}: ${e.message}` });

@@ -215,3 +215,48 @@ export function categories(table, index, kMax) {
 
 // The label of the bucket of the rarer values.
 export const OTHER = "(other)";
+
+// The most distinct values a column of "Several columns" may hold: more is an id, not an
+// attribute (and the server would keep a counter per value of every attribute).
+export const MAX_SEVERAL_K = 1000;
+
+// Columns `indices` of `table` as a CSV text of their own (a header of their names, then
+// each row whose cells are all filled, quoted where needed), what `ldp simulate --dataset
+// FILE.csv` reads; with the rows left out, and the re-identification risk of the table:
+// the share of rows whose combination of values no other row has, and the smallest
+// group of rows sharing one.
+export function several(table, indices) {
+  if (indices.length < 2) throw new TableError("choose at least two columns");
+  const quote = (v) => (/[",\r\n]/.test(v) || v !== v.trim() ? `"${v.replaceAll("\"", "\"\"")}"` : v);
+  const names = indices.map((i) => table.columns[i] || `column ${i + 1}`);
+  const seen = new Set();
+  for (const n of names) {
+    if (seen.has(n)) throw new TableError(`two chosen columns are named ${n}`);
+    seen.add(n);
+  }
+  const lines = [names.map(quote).join(",")];
+  const groups = new Map();
+  const distinct = indices.map(() => new Set());
+  let dropped = 0;
+  for (const row of table.rows) {
+    const cells = indices.map((i) => row[i].trim());
+    if (cells.some((c) => c === "")) { dropped += 1; continue; }
+    cells.forEach((c, j) => distinct[j].add(c));
+    lines.push(cells.map(quote).join(","));
+    const key = JSON.stringify(cells);
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  const users = lines.length - 1;
+  if (users === 0) throw new TableError("no row has every chosen column filled");
+  distinct.forEach((d, j) => {
+    if (d.size < 2) throw new TableError(`column ${names[j]} holds one value: nothing to estimate`);
+    if (d.size > MAX_SEVERAL_K) throw new TableError(`column ${names[j]} has ${d.size.toLocaleString("en")} distinct values (at most ${MAX_SEVERAL_K.toLocaleString("en")} here): an id, not an attribute`);
+  });
+  let unique = 0;
+  let smallest = Infinity;
+  for (const c of groups.values()) {
+    if (c === 1) unique += 1;
+    smallest = Math.min(smallest, c);
+  }
+  return { csv: lines.join("\n") + "\n", names, users, dropped, domains: distinct.map((d) => d.size), unique: unique / users, smallest };
+}

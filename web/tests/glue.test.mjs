@@ -9,6 +9,9 @@ import { WEB_DIR, ldp } from "./support.mjs";
 
 const glue = await import(join(WEB_DIR, "pkg", "ldp_wasm.js"));
 glue.initSync({ module: readFileSync(join(WEB_DIR, "pkg", "ldp_wasm_bg.wasm")) });
+// The measuring workers' module: the page's, and the measurement.
+const measuring = await import(join(WEB_DIR, "pkg", "ldp_measure.js"));
+measuring.initSync({ module: readFileSync(join(WEB_DIR, "pkg", "ldp_measure_bg.wasm")) });
 
 // Every protocol the CLI knows, from its own help.
 const PROTOCOLS = ["grr", "ss", "sue", "oue", "blh", "olh", "she", "the", "ass", "aue", "alh",
@@ -40,7 +43,7 @@ test("no built file draws from Math.random", () => {
     ...readdirSync(join(WEB_DIR, "pkg")).map((f) => join(WEB_DIR, "pkg", f)),
     ...readdirSync(WEB_DIR).filter((f) => f.endsWith(".js")).map((f) => join(WEB_DIR, f)),
   ];
-  assert.ok(files.some((f) => f.endsWith("ldp_wasm.js")) && files.some((f) => f.endsWith(".wasm")));
+  assert.ok(files.some((f) => f.endsWith("ldp_wasm.js")) && files.some((f) => f.endsWith("ldp_measure.js")) && files.some((f) => f.endsWith(".wasm")));
   for (const file of files) {
     const text = readFileSync(file).toString("latin1");
     assert.ok(!/Math\.random/.test(text), `${file} mentions Math.random`);
@@ -73,12 +76,12 @@ test("measure equals ldp simulate, seed for seed, with the uniform and the MAP a
   const { tmpdir } = await import("node:os");
   const file = join(mkdtempSync(join(tmpdir(), "ldp-glue-")), "items.txt");
   writeFileSync(file, items.join("\n") + "\n");
-  const users = new glue.Population(64, Uint32Array.from(items));
+  const users = new measuring.Population(64, Uint32Array.from(items));
   assert.equal(users.users, 5000);
   assert.equal(users.k, 64);
   for (const [protocol, attack] of [["oue", "paper"], ["olh", "map"], ["ss", "map"]]) {
     const [spec] = glue.analyze(protocol, 64, 2, {}).map((r) => r.spec);
-    const ours = glue.measure(JSON.stringify(spec), users, { runs: 3, seed: 11, attack });
+    const ours = measuring.measure(JSON.stringify(spec), users, { runs: 3, seed: 11, attack });
     const map = attack === "map" ? ["--attack", "map", "--prior-from-data"] : [];
     const [theirs] = JSON.parse(ldp(["simulate", "--protocol", protocol, "--k", "64", "--eps", "2", "--items", file,
       "--runs", "3", "--seed", "11", ...map, "--format", "json"]));
@@ -87,11 +90,11 @@ test("measure equals ldp simulate, seed for seed, with the uniform and the MAP a
     }
   }
   const spec = JSON.stringify(glue.analyze("grr", 64, 2, {})[0].spec);
-  assert.throws(() => new glue.Population(3, Uint32Array.from([0, 3])), { name: "InputError", message: /items:/ });
-  assert.throws(() => glue.measure(spec, users, { runs: 0 }), { name: "ParamError", message: /runs: at least one run/ });
-  assert.throws(() => glue.measure(spec, users, { attack: "bayes" }), { name: "ParamError", message: /attack: expected "paper" or "map"/ });
-  assert.throws(() => glue.measure(spec, users, { rounds: 3 }), { name: "ParamError", message: /unknown field `rounds`/ });
-  assert.throws(() => glue.measure("{}", users, {}), { name: "ParamError", message: /spec:/ });
-  const small = new glue.Population(10, Uint32Array.from([1, 2]));
-  assert.throws(() => glue.measure(spec, small, {}), { name: "ParamError", message: /k = 64 but the data has k = 10/ });
+  assert.throws(() => new measuring.Population(3, Uint32Array.from([0, 3])), { name: "InputError", message: /items:/ });
+  assert.throws(() => measuring.measure(spec, users, { runs: 0 }), { name: "ParamError", message: /runs: at least one run/ });
+  assert.throws(() => measuring.measure(spec, users, { attack: "bayes" }), { name: "ParamError", message: /attack: expected "paper" or "map"/ });
+  assert.throws(() => measuring.measure(spec, users, { rounds: 3 }), { name: "ParamError", message: /unknown field `rounds`/ });
+  assert.throws(() => measuring.measure("{}", users, {}), { name: "ParamError", message: /spec:/ });
+  const small = new measuring.Population(10, Uint32Array.from([1, 2]));
+  assert.throws(() => measuring.measure(spec, small, {}), { name: "ParamError", message: /k = 64 but the data has k = 10/ });
 });

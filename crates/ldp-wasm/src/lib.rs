@@ -4,7 +4,8 @@
 //! raw value never leaves the device, randomness from `crypto.getRandomValues`), and the
 //! closed forms and the protocol choice ([`analyze`], [`choose`], [`tune`],
 //! [`frontier`]), the shuffle accountant ([`shuffle`], [`max_local_eps`]) and the
-//! measurement on real reports ([`measure`] on a [`Population`], as `ldp simulate`), as the
+//! measurement on real reports (with the `measure` feature: `measure` on a `Population`,
+//! and `measure_several` on a table of several attributes, as `ldp simulate`), as the
 //! `ldp` tool gives them. It calls `ldp-core`, `ldp-analytic`, `ldp-optimize` and
 //! `ldp-attack` and adds no algorithm of its own.
 //!
@@ -29,12 +30,18 @@ mod analysis;
 mod args;
 mod client;
 mod error;
+#[cfg(feature = "measure")]
 mod measure;
+#[cfg(feature = "measure")]
+mod several;
 mod shuffle;
 
 pub use analysis::{analyze, choose, frontier, tune};
 pub use client::Client;
+#[cfg(feature = "measure")]
 pub use measure::{Population, measure};
+#[cfg(feature = "measure")]
+pub use several::{SeveralColumns, measure_several};
 pub use shuffle::{max_local_eps, shuffle};
 
 use wasm_bindgen::JsValue;
