@@ -276,6 +276,34 @@ function resetOwn() {
   $("own-reports").hidden = true;
   $("own-labels").hidden = true;
   delete $("own-status").dataset.k;
+  clearMeasured();
+  $("several-table").tBodies[0].replaceChildren();
+  $("several-csv").hidden = true;
+  $("cli-several").textContent = "";
+  severalStatus("empty", "");
+  released("several");
+}
+
+// The object URLs a section offers for download, released when it shows others.
+const offered = { measure: [], several: [] };
+
+function released(section) {
+  for (const url of offered[section]) URL.revokeObjectURL(url);
+  offered[section] = [];
+}
+
+function offer(section, blob) {
+  const url = URL.createObjectURL(blob);
+  offered[section].push(url);
+  return url;
+}
+
+// Nothing measured on another column stays on screen.
+function clearMeasured() {
+  $("measure-table").tBodies[0].replaceChildren();
+  $("own-items").hidden = true;
+  $("cli-measure").textContent = "";
+  released("measure");
 }
 
 // Counts a table's outcome (read or refused), which tests wait for.
@@ -313,6 +341,11 @@ function ownKmax() {
 // The selected column as a domain: the status, the bars, the buttons.
 async function showDomain() {
   if (!own) return;
+  // The measurement of another column (or k) stops, and nothing of it stays.
+  cancelMeasure();
+  clearMeasured();
+  own.domain = null;
+  $("measure-start").disabled = true;
   const { name, rows, format, columns } = own;
   const index = Number($("own-column").value);
   $("own-reports").hidden = true;
@@ -404,6 +437,7 @@ function wholeField(id, least) {
 async function measureColumn() {
   const d = own?.domain;
   if (!d || measuring) return;
+  const table = own;
   let plan;
   try {
     const s = settings();
@@ -447,8 +481,11 @@ async function measureColumn() {
     measureStatus("ready", `Measured ${tasks.length - failed} instances at ${plan.eps.length} budgets, ${runs} runs each, ` +
       `in ${seconds.toFixed(1)} s on ${measuring.workers} workers${failed ? ` (${failed} failed, named in their rows)` : ""}.${note}`);
   } catch (e) {
-    measureStatus(e.message === "cancelled" ? "cancelled" : "error",
-      e.message === "cancelled" ? `Cancelled after ${bar.value} of ${tasks.length} instances.` : e.message);
+    if (own !== table) measureStatus("empty", "");
+    else {
+      measureStatus(e.message === "cancelled" ? "cancelled" : "error",
+        e.message === "cancelled" ? `Cancelled after ${bar.value} of ${tasks.length} instances.` : e.message);
+    }
   } finally {
     measuring = null;
     bar.hidden = true;
@@ -467,6 +504,7 @@ function cancelMeasure() {
 function showMeasured(plan, results) {
   const { d, runs, seed, bounds } = plan;
   const measured = plan.tasks.map((t, i) => ({ ...t, m: results[i] }));
+  released("measure");
   const body = $("measure-table").tBodies[0];
   body.replaceChildren();
   const picks = [];
@@ -488,7 +526,7 @@ function showMeasured(plan, results) {
       } else {
         const m = r.m;
         Object.assign(tr.dataset, {
-          spec: JSON.stringify(r.row.spec), mse: String(m.mse), mseSe: String(m.mse_se), asr: String(m.asr),
+          spec: JSON.stringify(r.row.spec), bits: String(r.row.bits), mse: String(m.mse), mseSe: String(m.mse_se), asr: String(m.asr),
           asrSe: String(m.asr_se), kl: String(m.kl), rankCorr: String(m.rank_corr), front: String(onFront.has(r)),
           ms: String(Math.round(m.ms)),
         });
@@ -506,7 +544,7 @@ function showMeasured(plan, results) {
           const a = document.createElement("a");
           a.textContent = "spec.json";
           a.download = specFile(p, eps);
-          a.href = URL.createObjectURL(new Blob([JSON.stringify(r.row.spec)], { type: "application/json" }));
+          a.href = offer("measure", new Blob([JSON.stringify(r.row.spec)], { type: "application/json" }));
           td.append(a);
         }
         tr.append(td);
@@ -515,7 +553,7 @@ function showMeasured(plan, results) {
     }
   }
   const items = $("own-items");
-  items.href = URL.createObjectURL(new Blob([Array.from(d.items).join("\n") + "\n"], { type: "text/plain" }));
+  items.href = offer("measure", new Blob([Array.from(d.items).join("\n") + "\n"], { type: "text/plain" }));
   items.hidden = false;
   const shown = picks[picks.length - 1] ?? measured.find((r) => !r.m.error);
   $("cli-measure").textContent = shown
@@ -548,6 +586,11 @@ function showColumns(columns) {
 
 async function compareSolutions() {
   if (!own || comparing) return;
+  // Taken at once (the columns are read from the table's worker first): a second click,
+  // or a new table meanwhile, finds it taken.
+  const table = own;
+  comparing = { cancel() {}, workers: 0 };
+  $("several-start").disabled = true;
   let plan;
   try {
     const indices = [...$("several-columns").querySelectorAll("input:checked")].map((c) => Number(c.value));
@@ -559,15 +602,24 @@ async function compareSolutions() {
     const { several } = await ask({ kind: "several", indices });
     plan = { ...several, eps, runs, seed, protocol: $("several-protocol").value };
   } catch (e) {
-    severalStatus("error", e.message);
+    comparing = null;
+    if (own === table) {
+      $("several-start").disabled = false;
+      if (e.message !== "replaced by another table") severalStatus("error", e.message);
+    }
+    counted("severals");
+    return;
+  }
+  if (own !== table) {
+    comparing = null;
     counted("severals");
     return;
   }
   const { csv, names, users, dropped, unique, smallest, eps, runs, seed, protocol } = plan;
+  released("several");
   const link = $("several-csv");
-  link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+  link.href = offer("several", new Blob([csv], { type: "text/csv" }));
   link.hidden = false;
-  $("several-start").disabled = true;
   $("several-cancel").hidden = false;
   $("several-table").tBodies[0].replaceChildren();
   const risk = `${names.join(", ")} over ${users.toLocaleString("en")} rows` +
@@ -581,8 +633,9 @@ async function compareSolutions() {
     message: (solution) => ({ kind: "several", solution, protocol, eps, options: { runs, seed } }),
     progress: (done, total) => severalStatus("running", `${risk} Measured ${done} of ${total} solutions…`),
   });
+  const run = comparing;
   try {
-    const results = await comparing.finished;
+    const results = await run.finished;
     const body = $("several-table").tBodies[0];
     const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
     results.forEach((m, i) => {
@@ -606,9 +659,12 @@ async function compareSolutions() {
     });
     $("cli-several").textContent = `ldp simulate --dataset columns.csv --solution rsfd --protocol ${protocol} --eps ${eps} --runs ${runs} --seed ${seed}` +
       " (rsrfd: add --prior-from-data)";
-    severalStatus("ready", `${risk} Measured ${SOLUTIONS.length} solutions, ${runs} runs each, on ${comparing.workers} workers.`);
+    severalStatus("ready", `${risk} Measured ${SOLUTIONS.length} solutions, ${runs} runs each, on ${run.workers} workers.`);
   } catch (e) {
-    severalStatus(e.message === "cancelled" ? "cancelled" : "error", e.message === "cancelled" ? `${risk} Cancelled.` : e.message);
+    // A new table cancels this one: its section is already cleared.
+    if (own === table) {
+      severalStatus(e.message === "cancelled" ? "cancelled" : "error", e.message === "cancelled" ? `${risk} Cancelled.` : e.message);
+    }
   } finally {
     comparing = null;
     $("several-cancel").hidden = true;
@@ -683,7 +739,7 @@ async function main() {
   // Every one-shot protocol the module knows, as `analyze` names them.
   $("several-protocol").replaceChildren(...analyze("all", 16, 1, {}).map((r) => new Option(r.protocol.toUpperCase(), r.protocol)));
   $("several-protocol").value = "oue";
-  $("own-column").addEventListener("change", () => { cancelMeasure(); showDomain(); });
+  $("own-column").addEventListener("change", showDomain);
   $("own-kmax").addEventListener("input", debounced(showDomain, 150));
   $("own-use").addEventListener("click", () => {
     if (!own?.domain) return;

@@ -36,10 +36,18 @@ export function specFile(protocol, eps) {
 // A task that fails alone gets `{error}`. `cancel()` on the returned handle terminates
 // the workers.
 export function runAll({ setup, tasks, message, progress }) {
+  if (tasks.length === 0) return { finished: Promise.resolve([]), cancel() {}, workers: 0 };
   const size = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, tasks.length));
   const workers = [];
   let stopped = false;
   let fail;
+  // Ends every worker and rejects with `reason`, once: a cancel, or the first failure.
+  const stop = (reason) => {
+    if (stopped) return;
+    stopped = true;
+    for (const w of workers) w.terminate();
+    fail(reason);
+  };
   const finished = new Promise((resolve, reject) => {
     fail = reject;
     const results = new Array(tasks.length);
@@ -49,10 +57,12 @@ export function runAll({ setup, tasks, message, progress }) {
       if (stopped || next === tasks.length) return;
       const i = next++;
       w.onmessage = ({ data }) => {
+        if (stopped) return;
         results[i] = data.ok ? data.m : { error: data.message };
         done += 1;
         progress(done, tasks.length);
         if (done === tasks.length) {
+          stopped = true;
           for (const x of workers) x.terminate();
           resolve(results);
         } else {
@@ -64,21 +74,15 @@ export function runAll({ setup, tasks, message, progress }) {
     for (let j = 0; j < size; j += 1) {
       const w = new Worker(new URL("./measure-worker.js", import.meta.url), { type: "module" });
       workers.push(w);
-      w.onerror = (e) => { cancel(); reject(new Error(`a measuring worker failed: ${e.message}`)); };
+      w.onerror = (e) => stop(new Error(`a measuring worker failed: ${e.message}`));
       w.onmessage = ({ data }) => {
-        if (!data.ok) { cancel(); reject(new Error(data.message)); return; }
-        give(w);
+        if (!data.ok) stop(new Error(data.message));
+        else give(w);
       };
       w.postMessage({ id: -1, ...setup });
     }
   });
-  function cancel() {
-    if (stopped) return;
-    stopped = true;
-    for (const w of workers) w.terminate();
-    fail(new Error("cancelled"));
-  }
-  return { finished, cancel, workers: size };
+  return { finished, cancel: () => stop(new Error("cancelled")), workers: size };
 }
 
 // The rows on the Pareto front of (measured MSE, measured ASR) among `rows`: no other row
@@ -88,12 +92,14 @@ export function front(rows) {
     (b.m.mse < a.m.mse || b.m.asr < a.m.asr)));
 }
 
-// At one budget: the front's row of lowest measured MSE that meets the bounds (measured
-// ASR at most asr_max, bits at most bits_max), or null.
+// At one budget: the row of lowest measured MSE that meets the bounds (measured ASR at
+// most asr_max, bits at most bits_max), or null. With an ASR bound alone it lies on the
+// front; a size bound may pick a row the front leaves out (one that a larger report
+// dominates).
 export function recommend(rows, bounds) {
   const meets = (r) => (bounds.asr_max === undefined || r.m.asr <= bounds.asr_max) &&
     (bounds.bits_max === undefined || r.row.bits <= bounds.bits_max);
-  return front(rows).filter(meets).sort((a, b) => a.m.mse - b.m.mse)[0] ?? null;
+  return rows.filter(meets).sort((a, b) => a.m.mse - b.m.mse)[0] ?? null;
 }
 
 // "1.2e-5 ± 3.4e-7": a mean and its 95% band (1.96 standard errors).

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { WEB_DIR, ldp } from "./support.mjs";
+import { WEB_DIR, close, ldp } from "./support.mjs";
 
 const glue = await import(join(WEB_DIR, "pkg", "ldp_wasm.js"));
 glue.initSync({ module: readFileSync(join(WEB_DIR, "pkg", "ldp_wasm_bg.wasm")) });
@@ -85,8 +85,13 @@ test("measure equals ldp simulate, seed for seed, with the uniform and the MAP a
     const map = attack === "map" ? ["--attack", "map", "--prior-from-data"] : [];
     const [theirs] = JSON.parse(ldp(["simulate", "--protocol", protocol, "--k", "64", "--eps", "2", "--items", file,
       "--runs", "3", "--seed", "11", ...map, "--format", "json"]));
-    for (const key of ["asr", "asr_se", "asr_expected", "mse", "mse_se", "mse_expected", "kl", "kl_se", "rank_corr", "rank_corr_se"]) {
+    // The same reports and guesses; KL and the closed forms go through ln and exp, which
+    // WebAssembly's math library may round otherwise in the last place.
+    for (const key of ["asr", "asr_se", "mse", "mse_se", "rank_corr", "rank_corr_se"]) {
       assert.equal(ours[key], theirs[key], `${protocol} ${attack}: ${key}`);
+    }
+    for (const key of ["asr_expected", "mse_expected", "kl", "kl_se"]) {
+      assert.ok(close(ours[key], theirs[key]), `${protocol} ${attack}: ${key} ${ours[key]} vs ${theirs[key]}`);
     }
   }
   const spec = JSON.stringify(glue.analyze("grr", 64, 2, {})[0].spec);

@@ -1,6 +1,9 @@
 //! Several attributes per user, measured on a table, as `ldp simulate --dataset FILE.csv
 //! --solution NAME` gives it: the same library calls (`ldp_attack::Table::from_csv_labels`,
-//! `ldp_attack::multidim::measure_table`), the same seeds, the same numbers.
+//! `ldp_attack::multidim::measure_table`), the same seeds, the same numbers (to rounding:
+//! the attribute-inference attacker's posteriors go through `exp` and `ln`, which
+//! WebAssembly's math library may round otherwise than the system's, so a near tie can
+//! fall the other way).
 
 use ldp_attack::Table;
 use ldp_attack::multidim::measure_table;

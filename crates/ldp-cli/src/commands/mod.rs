@@ -55,9 +55,10 @@ pub(crate) struct ProtocolArgs {
     /// preset's values).
     #[arg(long)]
     pub(crate) param: Option<ParamValues>,
-    /// The instance as a spec file (JSON, as `ldp analyze --format json`'s `spec`, the
-    /// page's spec.json and the Python package's `Mechanism.spec` write it), instead of
-    /// --protocol, --k, --eps and --param (perturb, aggregate and attack).
+    /// The instance as a spec file (JSON, as the page's spec.json, the browser module's
+    /// `Client.spec` and the Python package's `Mechanism.spec` write it), instead of
+    /// --protocol, --k, --eps and --param (perturb, aggregate, attack, and simulate of
+    /// one attribute).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["protocol", "k", "eps", "param"])]
     pub(crate) spec: Option<std::path::PathBuf>,
     /// How an adaptive protocol is tuned.
@@ -91,7 +92,7 @@ impl ProtocolArgs {
     fn without_spec(&self) -> Result<()> {
         match &self.spec {
             Some(path) => anyhow::bail!(
-                "--spec {}: this command takes --protocol, --k and --eps (perturb, aggregate and attack take a spec file)",
+                "--spec {}: this use takes --protocol, --k and --eps (a spec file is one attribute's instance, for perturb, aggregate, attack and simulate)",
                 path.display()
             ),
             None => Ok(()),
@@ -135,6 +136,14 @@ impl ProtocolArgs {
         let Some(path) = &self.spec else {
             return Ok(self.resolve()?.spec);
         };
+        // The spec is the instance: nothing is left to tune.
+        if let Some(knob) = self.tuning.request.given() {
+            anyhow::bail!(
+                "--{}: --spec {} is the whole instance; tuning flags do not apply",
+                knob.name().replace('_', "-"),
+                path.display()
+            );
+        }
         let context = || format!("--spec {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
         serde_json::from_str(&text).with_context(context)

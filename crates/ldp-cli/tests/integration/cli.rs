@@ -825,8 +825,17 @@ fn a_spec_file_stands_for_the_protocol_flags() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "this command takes --protocol, --k and --eps",
+            "this use takes --protocol, --k and --eps",
         ));
+    // The spec is the whole instance: a tuning flag beside it is refused by name.
+    ldp()
+        .args(["perturb", "--spec", spec, "--w-asr", "0.3"])
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("--w-asr: --spec")
+                .and(predicate::str::contains("tuning flags do not apply")),
+        );
     ldp()
         .args(["perturb", "--k", "6", "--eps", "1"])
         .assert()
