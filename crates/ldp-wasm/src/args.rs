@@ -106,3 +106,13 @@ pub(crate) fn options<T: DeserializeOwned + Default>(value: &JsValue) -> Result<
         .and_then(T::deserialize)
         .map_err(|e| error(Kind::Param, format!("options: {e}")))
 }
+
+/// A measurement's `runs` (1 to `max`) and `seed`, as the options gave them.
+#[cfg(feature = "measure")]
+pub(crate) fn runs_and_seed(runs: f64, seed: f64, max: f64) -> Result<(u64, u64), JsValue> {
+    let runs = whole("runs", runs, max)? as u64;
+    if runs == 0 {
+        return Err(error(Kind::Param, "runs: at least one run is needed"));
+    }
+    Ok((runs, self::seed(&JsValue::from_f64(seed))?))
+}

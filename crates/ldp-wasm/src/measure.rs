@@ -91,11 +91,7 @@ pub fn measure(spec: &str, population: &Population, options: JsValue) -> Result<
     let spec: Spec =
         serde_json::from_str(spec).map_err(|e| error(Kind::Param, format!("spec: {e}")))?;
     let o: MeasureOptions = args::options(&options)?;
-    let runs = args::whole("runs", o.runs, MAX_RUNS)? as u64;
-    if runs == 0 {
-        return Err(error(Kind::Param, "runs: at least one run is needed"));
-    }
-    let seed = args::seed(&JsValue::from_f64(o.seed))?;
+    let (runs, seed) = args::runs_and_seed(o.runs, o.seed, MAX_RUNS)?;
     let pop = &population.inner;
     let prior = match o.attack.as_str() {
         "paper" => None,

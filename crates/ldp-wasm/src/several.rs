@@ -6,7 +6,7 @@
 //! fall the other way).
 
 use ldp_attack::Table;
-use ldp_attack::multidim::measure_table;
+use ldp_attack::multidim::{TableMeasurement, measure_table};
 use ldp_core::multidim::{MultidimSpec, Priors, Solution};
 use ldp_core::{ParamError, Spec, dispatch_multidim};
 use ldp_optimize::{InstanceRequest, TuneRequest};
@@ -106,11 +106,7 @@ pub fn measure_several(
     let protocol = args::protocol(protocol)?;
     let eps = args::budget(eps)?;
     let o: Options = args::options(&options)?;
-    let runs = args::whole("runs", o.runs, MAX_RUNS)? as u64;
-    if runs == 0 {
-        return Err(error(Kind::Param, "runs: at least one run is needed"));
-    }
-    let seed = args::seed(&JsValue::from_f64(o.seed))?;
+    let (runs, seed) = args::runs_and_seed(o.runs, o.seed, MAX_RUNS)?;
     let t = &table.table;
     let priors = match solution {
         Solution::RsRfd => Some(
@@ -141,7 +137,7 @@ pub fn measure_several(
     let m = dispatch_multidim!(&spec, m => measure_table(&m, t, runs, seed, &|| false))
         .map_err(|e| error(Kind::Param, e))?
         .map_err(|e| error(Kind::Input, e))?;
-    let summary = |runs: &[f64]| ldp_core::simulation::Estimate::from_runs(runs.iter().copied());
+    let summary = TableMeasurement::summary;
     let se = |e: ldp_core::simulation::Estimate| e.se.is_finite().then_some(e.se);
     let attributes: Vec<_> = (0..t.dimensions())
         .map(|j| {

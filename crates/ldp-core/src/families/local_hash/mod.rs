@@ -359,11 +359,8 @@ impl Mechanism for LocalHashing {
     }
 
     fn log_likelihoods(&self, report: &LhReport, out: &mut Vec<f64>) {
-        let (supported, unsupported) = (
-            self.log_likelihood_given(true),
-            self.log_likelihood_given(false),
-        );
-        two_valued_log_likelihoods(self, report, supported, unsupported, out);
+        let given = |supported| self.log_likelihood_given(supported);
+        two_valued_log_likelihoods(self, report, given(true), given(false), out);
     }
 
     fn aggregator(&self) -> SupportCounts<LocalHashing> {
