@@ -108,13 +108,15 @@ impl IndependentBits {
 
     /// `ln P[ones | item]`.
     pub(crate) fn log_likelihood(&self, report: &OnesReport, item: u32) -> f64 {
-        self.log_likelihood_given(report, report.ones.binary_search(&item).is_ok())
+        let has_x = report.ones.binary_search(&item).is_ok();
+        self.log_likelihood_given(report.ones.len(), has_x)
     }
 
-    /// `ln P[ones | item]` for an item whose bit is set (`has_x`) or clear in `ones`.
-    pub(crate) fn log_likelihood_given(&self, report: &OnesReport, has_x: bool) -> f64 {
+    /// `ln P[ones | item]` for a report with `set` one-bits, for an item whose bit is set
+    /// (`has_x`) or clear: the likelihood depends on the report only through these two.
+    pub(crate) fn log_likelihood_given(&self, set: usize, has_x: bool) -> f64 {
         let (p, q) = (self.p, self.q);
-        let set = report.ones.len() as f64;
+        let set = set as f64;
         let (true_bit, others_set) = if has_x {
             (p.ln(), set - 1.0)
         } else {
@@ -181,8 +183,8 @@ macro_rules! independent_bits_mechanism {
                 $crate::mechanism::two_valued_log_likelihoods(
                     self,
                     report,
-                    self.bits.log_likelihood_given(report, true),
-                    self.bits.log_likelihood_given(report, false),
+                    self.bits.log_likelihood_given(report.ones.len(), true),
+                    self.bits.log_likelihood_given(report.ones.len(), false),
                     out,
                 );
             }

@@ -422,3 +422,28 @@ fn extreme_budgets_neither_panic_nor_produce_nan() {
         }
     }
 }
+
+#[test]
+fn a_sketch_report_with_a_cell_outside_its_row_names_the_first_such_cell() {
+    // h = 3 rows of m = 4 columns: row j's cells are 4j..4j+4, its own cell 12 + j.
+    let cms = ldp_core::families::sketch::CountMeanSketch::new(k(5), eps(1.0), 3, 4).unwrap();
+    let ones = |v: &[u32]| OnesReport { ones: v.to_vec() };
+    let outside = |value, bound| {
+        Err(ReportError::OutOfRange {
+            field: "ones",
+            value,
+            bound,
+        })
+    };
+    assert_eq!(cms.validate(&ones(&[4, 7, 13])), Ok(()));
+    assert_eq!(cms.validate(&ones(&[13])), Ok(()));
+    // Below the row, then above it: the first cell outside is named.
+    assert_eq!(cms.validate(&ones(&[1, 5, 13])), outside(1, 8));
+    assert_eq!(cms.validate(&ones(&[1, 9, 13])), outside(1, 8));
+    assert_eq!(cms.validate(&ones(&[1, 5, 6, 12])), outside(5, 4));
+    assert_eq!(cms.validate(&ones(&[5, 8, 9, 13])), outside(8, 8));
+    assert!(matches!(
+        cms.validate(&ones(&[4, 5])),
+        Err(ReportError::Shape { .. })
+    ));
+}

@@ -55,3 +55,33 @@ fn log_likelihoods_are_the_per_item_ones_bit_for_bit() {
     }
     assert!(checked > 100, "{checked} instances");
 }
+
+/// The sketches walk their support a block of hashed items at a time (CMS looks each
+/// column up in the report's cells or in a bitmap of the row, by the domain's size beside
+/// the row's): the items `supports` accepts one by one, in order.
+#[test]
+fn the_sketches_support_scans_are_the_per_item_tests() {
+    use ldp_core::Support;
+    use ldp_core::families::sketch::{CountMeanSketch, HadamardCountMeanSketch};
+
+    fn same<M: Support>(m: &M) {
+        let k = m.domain_size().get();
+        let mut rng = stream_rng(7, 0, Role::Genuine, 0);
+        for x in (0..k).step_by((k as usize / 40).max(1)) {
+            let report = m.perturb(x, &mut rng).unwrap();
+            let mut walked = Vec::new();
+            m.for_each_supported(&report, |i| walked.push(i));
+            let each: Vec<u32> = (0..k).filter(|&i| m.supports(&report, i)).collect();
+            assert_eq!(walked, each, "{:?}", m.spec());
+        }
+    }
+    let eps = Epsilon::new(1.0).unwrap();
+    for k in [3, 16, 37, 2000] {
+        let k = DomainSize::new(k).unwrap();
+        // Narrow rows take the bitmap at every k here, wide ones the lookups at small k.
+        for (hashes, width) in [(4, 8), (16, 1024), (256, 1024)] {
+            same(&CountMeanSketch::new(k, eps, hashes, width).unwrap());
+            same(&HadamardCountMeanSketch::new(k, eps, hashes, width).unwrap());
+        }
+    }
+}

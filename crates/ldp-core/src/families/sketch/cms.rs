@@ -11,9 +11,11 @@
 //! `c = (e^(eps/2) + 1) / (e^(eps/2) - 1)` (Apple's `h ((c/2) v + 1/2)` summed over the
 //! row's ±1 vectors), then estimates as every sketch does (`estimate_from_sketch` in the sketch module).
 
+use std::ops::ControlFlow;
+
 use rand::{Rng, RngExt};
 
-use super::{check_shape, column, estimate_from_sketch};
+use super::{check_shape, column, estimate_from_sketch, for_each_column_block};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
@@ -102,6 +104,14 @@ impl CountMeanSketch {
         self.hashes * self.width
     }
 
+    /// Moves a row's one-bits (columns `0..m`) to the row's cells, and appends the row's
+    /// own cell.
+    fn place_in_row(&self, row: u32, report: &mut OnesReport) {
+        let offset = row * self.width;
+        report.ones.iter_mut().for_each(|c| *c += offset);
+        report.ones.push(self.markers() + row);
+    }
+
     /// A valid report's row, and its one-bits' columns.
     fn split<'a>(&self, report: &'a OnesReport) -> (u32, impl Iterator<Item = u32> + 'a) {
         let (&marker, cells) = report.ones.split_last().expect("a valid report");
@@ -140,10 +150,25 @@ impl Mechanism for CountMeanSketch {
             .bits
             .perturb(column(item, row, self.width), rng)
             .expect("a column is below the width");
-        let offset = row * self.width;
-        report.ones.iter_mut().for_each(|c| *c += offset);
-        report.ones.push(self.markers() + row);
+        self.place_in_row(row, &mut report);
         Ok(report)
+    }
+
+    /// [`Mechanism::perturb`] into `report`'s memory: a report holds about `m q` cells.
+    #[inline]
+    fn perturb_into<R: Rng + ?Sized>(
+        &self,
+        item: u32,
+        rng: &mut R,
+        report: &mut OnesReport,
+    ) -> Result<(), ItemOutOfRange> {
+        self.k.check_item(item)?;
+        let row = rng.random_range(0..self.hashes);
+        self.bits
+            .perturb_into(column(item, row, self.width), rng, report)
+            .expect("a column is below the width");
+        self.place_in_row(row, report);
+        Ok(())
     }
 
     /// Sorted distinct cells below `h (m + 1)`, exactly one of them a row's own cell (the
@@ -163,7 +188,10 @@ impl Mechanism for CountMeanSketch {
         }
         let row = marker - self.markers();
         let (lo, hi) = (row * self.width, (row + 1) * self.width);
-        match cells.iter().find(|&&c| c < lo || c >= hi) {
+        // Sorted: cells below the row's come first, cells above it last.
+        let below = cells.first().filter(|&&c| c < lo);
+        let above = cells.get(cells.partition_point(|&c| c < hi));
+        match below.or(above) {
             Some(&c) => Err(ReportError::OutOfRange {
                 field: "ones",
                 value: u64::from(c),
@@ -175,21 +203,18 @@ impl Mechanism for CountMeanSketch {
 
     /// `-ln h` plus the row's bits' log-likelihood.
     fn log_likelihood(&self, report: &OnesReport, item: u32) -> f64 {
-        let (row, columns) = self.split(report);
-        let bits = OnesReport {
-            ones: columns.collect(),
-        };
+        // The row's one-bits: every cell but the row's own.
+        let set = report.ones.len() - 1;
         self.bits
-            .log_likelihood(&bits, column(item, row, self.width))
+            .log_likelihood_given(set, self.supports(report, item))
             - f64::from(self.hashes).ln()
     }
 
     fn log_likelihoods(&self, report: &OnesReport, out: &mut Vec<f64>) {
-        let (_, columns) = self.split(report);
-        let bits = OnesReport {
-            ones: columns.collect(),
-        };
-        let given = |set| self.bits.log_likelihood_given(&bits, set) - f64::from(self.hashes).ln();
+        // The row's one-bits: every cell but the row's own.
+        let set = report.ones.len() - 1;
+        let given =
+            |has_x| self.bits.log_likelihood_given(set, has_x) - f64::from(self.hashes).ln();
         two_valued_log_likelihoods(self, report, given(true), given(false), out);
     }
 
@@ -199,15 +224,34 @@ impl Mechanism for CountMeanSketch {
 }
 
 impl Support for CountMeanSketch {
-    /// The items whose column in the report's row is set: O(k) hashes.
+    /// The items whose column in the report's row is set: the domain's columns hashed a
+    /// block of items at a time, each looked up in the report's sorted cells when the
+    /// domain is small beside the row, else in a bitmap of the row.
     fn for_each_supported(&self, report: &OnesReport, mut visit: impl FnMut(u32)) {
         let (row, columns) = self.split(report);
-        let mut set = vec![false; self.width as usize];
-        columns.for_each(|c| set[c as usize] = true);
-        for item in 0..self.k.get() {
-            if set[column(item, row, self.width) as usize] {
-                visit(item);
-            }
+        let (cells, k) = (&report.ones[..report.ones.len() - 1], self.k.get());
+        let offset = row * self.width;
+        let searches = k as usize * (usize::BITS - cells.len().leading_zeros()) as usize;
+        if searches <= self.width as usize + cells.len() {
+            for_each_column_block(k, row, self.width, |base, block| {
+                for (item, &c) in (base..).zip(block) {
+                    if cells.binary_search(&(offset + c)).is_ok() {
+                        visit(item);
+                    }
+                }
+                ControlFlow::Continue(())
+            });
+        } else {
+            let mut set = vec![false; self.width as usize];
+            columns.for_each(|c| set[c as usize] = true);
+            for_each_column_block(k, row, self.width, |base, block| {
+                for (item, &c) in (base..).zip(block) {
+                    if set[c as usize] {
+                        visit(item);
+                    }
+                }
+                ControlFlow::Continue(())
+            });
         }
     }
 

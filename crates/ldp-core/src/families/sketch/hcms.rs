@@ -9,15 +9,19 @@
 //! `c = (e^eps + 1) / (e^eps - 1)`, then estimates as every sketch does
 //! (`estimate_from_sketch` in the sketch module). O(n + h m log m + h k).
 
+use std::ops::ControlFlow;
+
 use rand::{Rng, RngExt};
 use rand_distr::{Bernoulli, Distribution};
 
-use super::{check_shape, column, estimate_from_sketch};
+use super::{check_shape, column, estimate_from_sketch, for_each_column_block};
 use crate::attack_surface::{AttackSurface, MaxGain};
 use crate::error::{AggregateError, ItemOutOfRange, ParamError, ReportError};
 use crate::exact_outputs::{Coverage, ExactOutputs, TooManyOutputs};
 use crate::families::{FamilyMechanism, FamilyParams};
-use crate::mechanism::{Mechanism, Support, check_runnable, eq_by_spec};
+use crate::mechanism::{
+    Mechanism, Support, check_runnable, eq_by_spec, two_valued_log_likelihoods,
+};
 use crate::output_counts::{CountedOutputs, OutputCounts};
 use crate::report::{LhReport, ReportLimits};
 use crate::server::Clip;
@@ -142,20 +146,28 @@ impl Mechanism for HadamardCountMeanSketch {
         }
     }
 
+    fn log_likelihoods(&self, report: &LhReport, out: &mut Vec<f64>) {
+        two_valued_log_likelihoods(self, report, self.ln_kept, self.ln_flipped, out);
+    }
+
     fn aggregator(&self) -> OutputCounts<HadamardCountMeanSketch> {
         OutputCounts::new(self.clone())
     }
 }
 
 impl Support for HadamardCountMeanSketch {
-    /// The items whose column in the report's row has the report's sign: O(k) hashes.
+    /// The items whose column in the report's row has the report's sign: O(k) hashes, a
+    /// block of items at a time.
     fn for_each_supported(&self, report: &LhReport, mut visit: impl FnMut(u32)) {
         let (row, coefficient) = self.split(report);
-        for item in 0..self.k.get() {
-            if hadamard_bit(coefficient, column(item, row, self.width)) == report.y {
-                visit(item);
+        for_each_column_block(self.k.get(), row, self.width, |base, block| {
+            for (item, &c) in (base..).zip(block) {
+                if hadamard_bit(coefficient, c) == report.y {
+                    visit(item);
+                }
             }
-        }
+            ControlFlow::Continue(())
+        });
     }
 
     #[inline]
