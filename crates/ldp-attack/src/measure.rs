@@ -7,9 +7,11 @@
 //! the genuine reports are the same with or without poisoning (common random numbers), so
 //! the poisoning gain is measured as a paired difference.
 
+use std::ops::Range;
+
 use crate::par::*;
 pub use ldp_core::simulation::Estimate;
-use ldp_core::simulation::{Role, Streams, for_each_batch};
+use ldp_core::simulation::{Role, Streams, fold_batches, for_each_batch};
 use ldp_core::{Aggregator, AttackSurface, Clip, FamilyMechanism, MaxGain, Spec, dispatch};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -318,47 +320,66 @@ fn one_run<M: FamilyMechanism + AttackSurface>(
     // Without an attack, the paper's server: SHE sums reports unclipped.
     let clip = attack.map_or(Clip::Off, |a| a.clip);
     let items = pop.items();
-    let mut server = m.server(clip);
-    let mut hits = 0u64;
-    let outcome: Result<(), std::convert::Infallible> = for_each_batch(
-        items.len(),
-        |b, users| {
-            let (mut rng, mut attacker_rng) = (genuine.batch(b), attacker.batch(b));
-            let mut partial = m.server(clip);
-            let (mut scratch, mut likelihoods) = (Vec::new(), Vec::new());
-            let mut report = None;
-            let mut hits = 0u64;
-            for &x in &items[users] {
-                let guess = match &config.attack {
-                    ReconstructionAttack::Paper => m.genuine_user(
-                        x,
-                        &mut partial,
-                        &mut rng,
-                        &mut attacker_rng,
-                        &mut report,
-                        &mut scratch,
-                    ),
-                    ReconstructionAttack::Map(prior) => {
-                        let report = m
-                            .perturb(x, &mut rng)
-                            .expect("population items are in the domain");
-                        partial
-                            .add(&report)
-                            .expect("genuine reports are valid and fewer than 2^64");
-                        map_guess(m, &report, prior, &mut likelihoods, &mut attacker_rng)
-                    }
-                };
-                hits += u64::from(guess == x);
-            }
-            Ok((partial, hits))
-        },
-        |(partial, h)| {
-            server.merge(&partial).expect("same mechanism");
-            hits += h;
-            Ok(())
-        },
-    );
-    let Ok(()) = outcome;
+    // Batch b's users, aggregated into `partial`: the attack's hits.
+    let batch = |partial: &mut M::Aggregator, b: u64, users: Range<usize>| {
+        let (mut rng, mut attacker_rng) = (genuine.batch(b), attacker.batch(b));
+        let (mut scratch, mut likelihoods) = (Vec::new(), Vec::new());
+        let mut report = None;
+        let mut hits = 0u64;
+        for &x in &items[users] {
+            let guess = match &config.attack {
+                ReconstructionAttack::Paper => m.genuine_user(
+                    x,
+                    partial,
+                    &mut rng,
+                    &mut attacker_rng,
+                    &mut report,
+                    &mut scratch,
+                ),
+                ReconstructionAttack::Map(prior) => {
+                    let report = m
+                        .perturb_reusing(x, &mut rng, &mut report)
+                        .expect("population items are in the domain");
+                    partial
+                        .add(report)
+                        .expect("genuine reports are valid and fewer than 2^64");
+                    map_guess(m, report, prior, &mut likelihoods, &mut attacker_rng)
+                }
+            };
+            hits += u64::from(guess == x);
+        }
+        hits
+    };
+    let (server, hits) = if M::Aggregator::EXACT_MERGE {
+        fold_batches(
+            items.len(),
+            || (m.server(clip), 0),
+            |(server, hits), b, users| *hits += batch(server, b, users),
+            |(server, hits), (other, more)| {
+                server.merge(&other).expect("same mechanism");
+                *hits += more;
+            },
+        )
+        .expect("at least one user")
+    } else {
+        // Sums merge in batch order, as any thread count gives them.
+        let (mut server, mut hits) = (m.server(clip), 0);
+        let outcome: Result<(), std::convert::Infallible> = for_each_batch(
+            items.len(),
+            |b, users| {
+                let mut partial = m.server(clip);
+                let h = batch(&mut partial, b, users);
+                Ok((partial, h))
+            },
+            |(partial, h)| {
+                server.merge(&partial).expect("same mechanism");
+                hits += h;
+                Ok(())
+            },
+        );
+        let Ok(()) = outcome;
+        (server, hits)
+    };
     let clean = server.raw_estimate().expect("at least one user");
     let mse = clean
         .iter()

@@ -34,6 +34,12 @@ pub trait Aggregator: Clone + Debug + Send + Sync + Wire {
     /// Adds everything `other` has aggregated. Both must be built for the same mechanism.
     fn merge(&mut self, other: &Self) -> Result<(), AggregateError>;
 
+    /// Whether merging is exact: the same reports give the same state however they were
+    /// split between aggregators and merged (integer counts, not floating-point sums).
+    /// Simulations then fold many batches into one aggregator
+    /// ([`crate::simulation::fold_batches`]).
+    const EXACT_MERGE: bool = false;
+
     /// Number of reports aggregated.
     fn count(&self) -> u64;
 
@@ -309,6 +315,8 @@ impl<M: PureProtocol> SupportCounts<M> {
 
 impl<M: PureProtocol<Aggregator = Self>> Aggregator for SupportCounts<M> {
     type Mechanism = M;
+
+    const EXACT_MERGE: bool = true;
 
     fn mechanism(&self) -> &M {
         &self.mechanism

@@ -131,6 +131,8 @@ impl<M: CountedOutputs> OutputCounts<M> {
 impl<M: CountedOutputs<Aggregator = Self>> Aggregator for OutputCounts<M> {
     type Mechanism = M;
 
+    const EXACT_MERGE: bool = true;
+
     fn mechanism(&self) -> &M {
         &self.mechanism
     }

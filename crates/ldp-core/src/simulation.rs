@@ -264,6 +264,50 @@ where
     Ok(())
 }
 
+/// [`for_each_batch`] for results whose merge is exact however the batches are grouped
+/// (integer counts, [`Aggregator::EXACT_MERGE`]): the batches fold into one accumulator
+/// per worker, made by `init`, instead of one each, and `merge` adds the workers'
+/// accumulators. Each batch still draws from its own stream, so the result is
+/// `for_each_batch`'s on any thread count, without a fresh accumulator (a server of
+/// many cells: a sketch, FLH's seeds by values) per batch. `add(acc, b, users)` folds
+/// batch b in. None for no users.
+///
+/// ```
+/// use ldp_core::simulation::fold_batches;
+/// let count = |n: &mut usize, _, users: std::ops::Range<usize>| *n += users.len();
+/// let users = fold_batches(10_000, || 0, count, |n, more| *n += more);
+/// assert_eq!(users, Some(10_000));
+/// ```
+pub fn fold_batches<T: Send>(
+    users: usize,
+    init: impl Fn() -> T + Sync + Send,
+    add: impl Fn(&mut T, u64, Range<usize>) + Sync + Send,
+    merge: impl Fn(&mut T, T) + Sync + Send,
+) -> Option<T> {
+    let batches = users.div_ceil(USERS_PER_STREAM);
+    let range = |b: usize| b * USERS_PER_STREAM..users.min((b + 1) * USERS_PER_STREAM);
+    let fold = |mut acc: T, b: usize| {
+        add(&mut acc, b as u64, range(b));
+        acc
+    };
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        (0..batches)
+            .into_par_iter()
+            .fold(&init, fold)
+            .reduce_with(|mut acc, other| {
+                merge(&mut acc, other);
+                acc
+            })
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = &merge;
+        (batches > 0).then(|| (0..batches).fold(init(), fold))
+    }
+}
+
 /// Perturbs user `i`'s item `items[i]` for every user and returns the reports in user
 /// order. User `i` draws from batch `i / USERS_PER_STREAM` of the `role` stream.
 pub fn perturb_all<M: Mechanism>(
