@@ -303,6 +303,7 @@ function clearMeasured() {
   $("measure-table").tBodies[0].replaceChildren();
   $("own-items").hidden = true;
   $("cli-measure").textContent = "";
+  $("cli-linked-line").hidden = true;
   released("measure");
 }
 
@@ -445,15 +446,17 @@ async function measureColumn() {
     const runs = wholeField("measure-runs", 2);
     const seed = wholeField("measure-seed", 0);
     if (seed > Number.MAX_SAFE_INTEGER) throw new Error("seed: at most 2^53 - 1 here");
+    // Empty: no attack on linked reports.
+    const linked = number("measure-linked") === undefined ? null : wholeField("measure-linked", 1);
     const options = { ...s.weights, ...s.bias };
     const all = instances(d.k, eps, options);
-    plan = { d, eps, runs, seed, bounds: s.bounds, all, tasks: all.filter((t) => !t.row.error) };
+    plan = { d, eps, runs, seed, linked, bounds: s.bounds, all, tasks: all.filter((t) => !t.row.error) };
   } catch (e) {
     measureStatus("error", e.message);
     counted("measures");
     return;
   }
-  const { tasks, runs, seed } = plan;
+  const { tasks, runs, seed, linked } = plan;
   const bar = $("measure-progress");
   bar.hidden = false;
   bar.max = tasks.length;
@@ -465,7 +468,10 @@ async function measureColumn() {
   measuring = runAll({
     setup: { kind: "population", k: d.k, items: d.items },
     tasks,
-    message: (t) => ({ kind: "measure", spec: JSON.stringify(t.row.spec), options: { runs, seed, attack: "map" } }),
+    message: (t) => ({
+      kind: "measure", spec: JSON.stringify(t.row.spec), options: { runs, seed, attack: "map" },
+      linked: linked && { runs, seed, collections: [linked] },
+    }),
     progress: (done, total) => {
       bar.value = done;
       measureStatus("running", `Measured ${done} of ${total} instances (${runs} runs each over ${d.items.length.toLocaleString("en")} users)…`);
@@ -502,7 +508,7 @@ function cancelMeasure() {
 // The measured rows, by budget then measured MSE; the front marked; each budget's
 // recommendation named, with its spec to download.
 function showMeasured(plan, results) {
-  const { d, runs, seed, bounds } = plan;
+  const { d, runs, seed, linked, bounds } = plan;
   const measured = plan.tasks.map((t, i) => ({ ...t, m: results[i] }));
   released("measure");
   const body = $("measure-table").tBodies[0];
@@ -530,15 +536,18 @@ function showMeasured(plan, results) {
           asrSe: String(m.asr_se), kl: String(m.kl), rankCorr: String(m.rank_corr), front: String(onFront.has(r)),
           ms: String(Math.round(m.ms)),
         });
+        if (m.linked) Object.assign(tr.dataset, { linkedAsr: String(m.linked.asr[0]), linkedAsrSe: String(m.linked.asr_se[0]) });
         if (onFront.has(r)) tr.classList.add("front");
         if (r === pick) { tr.classList.add("recommended"); tr.dataset.recommended = "true"; }
         cells = [p.toUpperCase() + (r === pick ? " (recommended)" : ""), label(eps), cell(r.row.param),
           band(m.mse, m.mse_se), cell(m.mse_expected), band(m.kl, m.kl_se), band(m.rank_corr, m.rank_corr_se),
-          band(m.asr, m.asr_se), cell(m.asr_expected), cell(r.row.asr), cell(r.row.epg), cell(r.row.bits), null];
+          band(m.asr, m.asr_se), cell(m.asr_expected), cell(r.row.asr),
+          m.linked ? band(m.linked.asr[0], m.linked.asr_se[0]) : "–", m.linked ? cell(m.linked.asr_expected[0]) : "–",
+          cell(r.row.epg), cell(r.row.bits), null];
       }
       cells.forEach((v, i) => {
         const td = document.createElement("td");
-        if (failure && i === 2) { td.colSpan = 11; td.className = "error"; }
+        if (failure && i === 2) { td.colSpan = 13; td.className = "error"; }
         if (v !== null) td.textContent = v;
         else {
           const a = document.createElement("a");
@@ -559,6 +568,10 @@ function showMeasured(plan, results) {
   $("cli-measure").textContent = shown
     ? `ldp simulate --spec ${specFile(shown.row.protocol, shown.eps)} --items items.txt --runs ${runs} --seed ${seed} --attack map --prior-from-data`
     : "";
+  $("cli-linked").textContent = shown && linked
+    ? `ldp simulate --spec ${specFile(shown.row.protocol, shown.eps)} --items items.txt --runs ${runs} --seed ${seed} --collections ${linked}`
+    : "";
+  $("cli-linked-line").hidden = !(shown && linked);
   return picks.length === 0 && Object.keys(bounds).length > 0 ? " No measured instance meets the bounds above at any budget." : "";
 }
 

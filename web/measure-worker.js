@@ -1,9 +1,9 @@
 // Measures protocols on the user's table off the page's thread: each message is one call
-// of the toolkit's measurement (ldp-wasm's `measure` and `measureSeveral`, the library
+// of the toolkit's measurement (ldp-wasm's `measure`, `measureLinked` and `measureSeveral`, the library
 // calls of `ldp simulate`), so the page stays live and a cancel is the worker's
 // termination.
 
-import init, { Population, SeveralColumns, measure, measureSeveral } from "./pkg/ldp_measure.js";
+import init, { Population, SeveralColumns, measure, measureLinked, measureSeveral } from "./pkg/ldp_measure.js";
 
 const ready = init();
 let population = null;
@@ -22,6 +22,8 @@ self.onmessage = async ({ data }) => {
       table = SeveralColumns.fromCsv(data.csv);
     } else if (data.kind === "measure") {
       m = measure(data.spec, population, data.options);
+      // With t: the attack on t linked reports too (`ldp simulate --collections t`).
+      if (data.linked) m = { ...m, linked: measureLinked(data.spec, population, data.linked) };
     } else if (data.kind === "several") {
       m = measureSeveral(data.solution, data.protocol, data.eps, table, data.options);
     }

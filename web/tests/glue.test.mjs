@@ -103,3 +103,33 @@ test("measure equals ldp simulate, seed for seed, with the uniform and the MAP a
   const small = new measuring.Population(10, Uint32Array.from([1, 2]));
   assert.throws(() => measuring.measure(spec, small, {}), { name: "ParamError", message: /k = 64 but the data has k = 10/ });
 });
+
+test("measureLinked equals ldp simulate --collections, seed for seed", async () => {
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const file = join(mkdtempSync(join(tmpdir(), "ldp-glue-")), "items.txt");
+  writeFileSync(file, items.join("\n") + "\n");
+  const users = new measuring.Population(64, Uint32Array.from(items));
+  for (const protocol of ["grr", "oue", "she"]) {
+    const [spec] = glue.analyze(protocol, 64, 1, {}).map((r) => r.spec);
+    // Unsorted, with a repeat: sorted and deduplicated, as the CLI does.
+    const ours = measuring.measureLinked(JSON.stringify(spec), users, { runs: 2, seed: 4, collections: [10, 1, 3, 10] });
+    const theirs = JSON.parse(ldp(["simulate", "--protocol", protocol, "--k", "64", "--eps", "1", "--items", file,
+      "--runs", "2", "--seed", "4", "--collections", "10,1,3,10", "--format", "json"]));
+    assert.deepEqual(ours.collections, [1, 3, 10]);
+    assert.deepEqual(ours.collections, theirs.map((r) => r.collections));
+    assert.equal(ours.users, 5000);
+    assert.deepEqual(ours.asr, theirs.map((r) => r.asr), protocol);
+    assert.deepEqual(ours.asr_se, theirs.map((r) => r.asr_se), protocol);
+    theirs.forEach((r, i) => assert.ok(r.asr_expected === null ? ours.asr_expected[i] === null
+      : close(ours.asr_expected[i], r.asr_expected), `${protocol}: ${ours.asr_expected[i]} vs ${r.asr_expected}`));
+    // More linked reports, more found.
+    assert.ok(ours.asr[2] > ours.asr[0], `${protocol}: ${ours.asr}`);
+  }
+  const spec = JSON.stringify(glue.analyze("grr", 64, 1, {})[0].spec);
+  assert.throws(() => measuring.measureLinked(spec, users, { collections: [0] }), { name: "ParamError", message: /collections: at least one report/ });
+  assert.throws(() => measuring.measureLinked(spec, users, { collections: [2.5] }), { name: "ParamError", message: /collections: expected a whole number/ });
+  assert.throws(() => measuring.measureLinked(spec, users, { collections: [] }), { name: "ParamError", message: /collections/ });
+  assert.throws(() => measuring.measureLinked(spec, users, { runs: 0 }), { name: "ParamError", message: /runs: at least one run/ });
+  assert.throws(() => measuring.measureLinked(spec, users, { t: 3 }), { name: "ParamError", message: /unknown field `t`/ });
+});

@@ -553,10 +553,11 @@ test("a screenshot of the page", { skip: !SCREENSHOT && "LDP_SCREENSHOT is not s
 });
 
 // Starts "Measure every protocol" with these fields and waits for its outcome.
-async function measureAll({ eps, runs, seed }) {
+async function measureAll({ eps, runs, seed, linked = "" }) {
   await page.fill("#measure-eps", eps);
   await page.fill("#measure-runs", String(runs));
   await page.fill("#measure-seed", String(seed));
+  await page.fill("#measure-linked", String(linked));
   const before = await page.evaluate(() => Number(document.body.dataset.measures ?? 0));
   await page.click("#measure-start");
   return before;
@@ -589,7 +590,7 @@ test("every protocol measured on the table gives the numbers of `ldp simulate`",
   const { state, text: said } = await loadTable(csv("cities.csv", text));
   assert.equal(state, "ready", said);
   assert.equal(await page.getAttribute("#own-status", "data-k"), "6");
-  const before = await measureAll({ eps: "4, 1", runs: 3, seed: 7 });
+  const before = await measureAll({ eps: "4, 1", runs: 3, seed: 7, linked: 5 });
   const outcome = await measured(before);
   assert.equal(outcome.state, "ready", outcome.text);
   assert.match(outcome.text, /Measured \d+ instances at 2 budgets, 3 runs each/);
@@ -614,6 +615,11 @@ test("every protocol measured on the table gives the numbers of `ldp simulate`",
     for (const [mine, theirs] of [["mse", "mse"], ["asr", "asr"], ["kl", "kl"], ["rankCorr", "rank_corr"]]) {
       assert.ok(close(Number(r[mine]), cli[theirs]), `${r.protocol} at eps ${r.eps}: ${mine} ${r[mine]} vs ${cli[theirs]}`);
     }
+    // The attack on 5 linked reports: `ldp simulate --collections 5`.
+    const [after] = ldpJson(["simulate", "--spec", spec, "--items", file, "--runs", "3", "--seed", "7", "--collections", "5"]);
+    assert.equal(after.collections, 5);
+    assert.ok(close(Number(r.linkedAsr), after.asr), `${r.protocol} at eps ${r.eps}: after 5 linked ${r.linkedAsr} vs ${after.asr}`);
+    assert.ok(close(Number(r.linkedAsrSe), after.asr_se), `${r.protocol}: its SE ${r.linkedAsrSe} vs ${after.asr_se}`);
   }
   // The command line the page shows reads the recommended row's spec.json as downloaded.
   const line = await page.textContent("#cli-measure");
@@ -623,6 +629,8 @@ test("every protocol measured on the table gives the numbers of `ldp simulate`",
     return (await fetch(link.href)).text();
   }, name);
   fs.writeFileSync(path.join(dir, name), exported);
+  assert.equal(await page.textContent("#cli-linked"),
+    `ldp simulate --spec ${name} --items items.txt --runs 3 --seed 7 --collections 5`);
   // It drives the tool's client and server unchanged: reports of the column, estimated.
   const reports = ldp(["perturb", "--spec", path.join(dir, name), "--seed", "5"], items);
   const estimate = ldp(["aggregate", "--spec", path.join(dir, name)], reports);
@@ -649,6 +657,7 @@ test("every protocol measured on the table gives the numbers of `ldp simulate`",
   assert.equal(await page.$$eval("#measure-table tbody tr", (trs) => trs.length), 0);
   assert.equal(await page.isHidden("#own-items"), true);
   assert.equal(await page.textContent("#cli-measure"), "");
+  assert.equal(await page.isHidden("#cli-linked-line"), true);
   assert.deepEqual(page.errors, []);
 });
 

@@ -4,7 +4,7 @@
 //! raw value never leaves the device, randomness from `crypto.getRandomValues`), and the
 //! closed forms and the protocol choice ([`analyze`], [`choose`], [`tune`],
 //! [`frontier`]), the shuffle accountant ([`shuffle`], [`max_local_eps`]) and the
-//! measurement on real reports (with the `measure` feature: `measure` on a `Population`,
+//! measurement on real reports (with the `measure` feature: `measure` and `measure_linked` on a `Population`,
 //! and `measure_several` on a table of several attributes, as `ldp simulate`), as the
 //! `ldp` tool gives them. It calls `ldp-core`, `ldp-analytic`, `ldp-optimize` and
 //! `ldp-attack` and adds no algorithm of its own.
@@ -39,7 +39,7 @@ mod shuffle;
 pub use analysis::{analyze, choose, frontier, tune};
 pub use client::Client;
 #[cfg(feature = "measure")]
-pub use measure::{Population, measure};
+pub use measure::{Population, measure, measure_linked};
 #[cfg(feature = "measure")]
 pub use several::{SeveralColumns, measure_several};
 pub use shuffle::{max_local_eps, shuffle};

@@ -58,7 +58,7 @@ pub(crate) enum Values<'a> {
 /// in one row.
 pub(crate) fn simulate_rows(
     target: &Target,
-    name: &'static str,
+    name: &str,
     values: &Values<'_>,
     runs: u64,
     seed: u64,

@@ -114,7 +114,7 @@ pub(crate) enum Target {
 /// beside the exact closed form where there is one.
 pub(crate) fn simulate_rows(
     target: &Target,
-    name: &'static str,
+    name: &str,
     population: &ldp_attack::Population,
     runs: u64,
     seed: u64,

@@ -204,7 +204,7 @@ fn run_linked(a: &SimulateArgs, collections: &[u32]) -> Result<()> {
     let (target, name) = repeated_target(a, "--collections")?;
     let pop = population(a, target_k(&target))?;
     let (columns, rows) =
-        longitudinal::simulate_rows(&target, name, &pop, a.runs, a.seed, collections)?;
+        longitudinal::simulate_rows(&target, &name, &pop, a.runs, a.seed, collections)?;
     print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 
@@ -217,7 +217,7 @@ fn run_changes(a: &SimulateArgs, days: u32, rate: f64) -> Result<()> {
         days,
         rate,
     };
-    let (columns, rows) = change::simulate_rows(&target, name, &values, a.runs, a.seed)?;
+    let (columns, rows) = change::simulate_rows(&target, &name, &values, a.runs, a.seed)?;
     print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 
@@ -229,7 +229,7 @@ fn run_replayed(a: &SimulateArgs, path: &PathBuf) -> Result<()> {
     let text = std::fs::read_to_string(path).with_context(context)?;
     let trajectories = Trajectories::parse_csv(k, &text).with_context(context)?;
     let values = change::Values::Replayed(&trajectories);
-    let (columns, rows) = change::simulate_rows(&target, name, &values, a.runs, a.seed)?;
+    let (columns, rows) = change::simulate_rows(&target, &name, &values, a.runs, a.seed)?;
     print(&mut std::io::stdout().lock(), a.format, &columns, &rows)
 }
 
@@ -242,7 +242,7 @@ fn target_k(target: &longitudinal::Target) -> ldp_core::DomainSize {
 
 /// What each user sends at every collection: a fresh report, a permanent memo or a
 /// memoized protocol; `mode` names the flag that asked for repeated collection.
-fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target, &'static str)> {
+fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target, String)> {
     for (flag, given) in [
         ("--poison", a.poison.is_some()),
         ("--attack map", a.attack == AttackArg::Map),
@@ -263,7 +263,7 @@ fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target
         let name = crate::protocol::parse_protocol(a.protocol.name()?)?.name();
         return Ok((
             longitudinal::Target::Permanent(a.protocol.resolve()?.spec),
-            name,
+            name.to_owned(),
         ));
     }
     Ok(if a.memoize {
@@ -281,7 +281,14 @@ fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target
             longitudinal::eps_perm(a.eps_perm)?,
             crate::protocol::budget(p.eps()?)?,
         )?;
-        (longitudinal::Target::Memoized(l), protocol.name())
+        (
+            longitudinal::Target::Memoized(l),
+            protocol.name().to_owned(),
+        )
+    } else if a.protocol.spec.is_some() {
+        // A one-shot instance read whole from its spec file.
+        let spec = a.protocol.spec()?;
+        (longitudinal::Target::OneShot(spec), a.protocol.label(&spec))
     } else {
         if longitudinal::is_memoized(a.protocol.name()?) {
             bail!(
@@ -292,7 +299,7 @@ fn repeated_target(a: &SimulateArgs, mode: &str) -> Result<(longitudinal::Target
         let name = crate::protocol::parse_protocol(a.protocol.name()?)?.name();
         (
             longitudinal::Target::OneShot(a.protocol.resolve()?.spec),
-            name,
+            name.to_owned(),
         )
     })
 }

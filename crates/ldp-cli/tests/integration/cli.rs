@@ -811,6 +811,27 @@ fn a_spec_file_stands_for_the_protocol_flags() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("--spec").and(predicate::str::contains("eps")));
+    // The attack on linked fresh reports of a spec's instance (the page's column "ASR
+    // after t linked") is the flags' one.
+    let items_file = dir.join("items.txt");
+    std::fs::write(&items_file, &items).unwrap();
+    let linked = |instance: &[&str]| {
+        let common = ["--items", items_file.to_str().unwrap(), "--runs", "2"];
+        let args = [
+            &["simulate"][..],
+            instance,
+            &common,
+            &["--collections", "1,3"],
+        ]
+        .concat();
+        stdout(ldp().args(args))
+    };
+    let by_spec = linked(&["--spec", spec]);
+    assert_eq!(
+        by_spec,
+        linked(&["--protocol", "grr", "--k", "6", "--eps", "1"])
+    );
+    assert_eq!(by_spec.lines().count(), 3, "{by_spec}");
     // The commands that name their protocol say so.
     ldp()
         .args([
@@ -821,6 +842,7 @@ fn a_spec_file_stands_for_the_protocol_flags() {
             "adult-age",
             "--collections",
             "1,2",
+            "--permanent",
         ])
         .assert()
         .failure()
