@@ -40,13 +40,6 @@ function cliFlags(options) {
   return Object.entries(options).map(([k, v]) => ` --${k.replace("_", "-")} ${v}`).join("");
 }
 
-// At most MAX_DRAWN points of a frontier, evenly chosen, both ends kept.
-function thinned(points) {
-  if (points.length <= MAX_DRAWN) return points;
-  const step = (points.length - 1) / (MAX_DRAWN - 1);
-  return Array.from({ length: MAX_DRAWN }, (_, i) => points[Math.round(i * step)]);
-}
-
 // Runs `f` once the inputs have been still for a moment, not on every keystroke.
 function debounced(f, ms) {
   let timer;
@@ -163,7 +156,8 @@ function render() {
   const frontiers = [];
   for (const p of tuned) {
     try {
-      frontiers.push({ protocol: p, points: thinned(frontier(p, s.k, s.eps, "asr,mse")) });
+      // At most MAX_DRAWN points, evenly chosen, both ends kept (thinned in the module).
+      frontiers.push({ protocol: p, points: frontier(p, s.k, s.eps, "asr,mse", {}, MAX_DRAWN) });
     } catch (e) {
       $("status").textContent = `${p.toUpperCase()}'s frontier: ${e.message}`;
     }
@@ -465,6 +459,7 @@ async function measureColumn() {
   $("measure-cancel").hidden = false;
   $("measure-table").tBodies[0].replaceChildren();
   const started = performance.now();
+  let finished = 0;
   measuring = runAll({
     setup: { kind: "population", k: d.k, items: d.items },
     tasks,
@@ -472,8 +467,9 @@ async function measureColumn() {
       kind: "measure", spec: JSON.stringify(t.row.spec), options: { runs, seed, attack: "map" },
       linked: linked && { runs, seed, collections: [linked] },
     }),
-    progress: (done, total) => {
-      bar.value = done;
+    progress: (done, total, share) => {
+      finished = done;
+      bar.value = share;
       measureStatus("running", `Measured ${done} of ${total} instances (${runs} runs each over ${d.items.length.toLocaleString("en")} users)…`);
     },
   });
@@ -490,7 +486,7 @@ async function measureColumn() {
     if (own !== table) measureStatus("empty", "");
     else {
       measureStatus(e.message === "cancelled" ? "cancelled" : "error",
-        e.message === "cancelled" ? `Cancelled after ${bar.value} of ${tasks.length} instances.` : e.message);
+        e.message === "cancelled" ? `Cancelled after ${finished} of ${tasks.length} instances.` : e.message);
     }
   } finally {
     measuring = null;

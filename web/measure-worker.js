@@ -21,7 +21,9 @@ self.onmessage = async ({ data }) => {
       table?.free();
       table = SeveralColumns.fromCsv(data.csv);
     } else if (data.kind === "measure") {
-      m = measure(data.spec, population, data.options);
+      // Each run's start: the page's progress bar moves within a long instance.
+      const part = (done) => self.postMessage({ id: data.id, part: done / (data.options.runs ?? 10) });
+      m = measure(data.spec, population, data.options, part);
       // With t: the attack on t linked reports too (`ldp simulate --collections t`).
       if (data.linked) m = { ...m, linked: measureLinked(data.spec, population, data.linked) };
     } else if (data.kind === "several") {
@@ -29,6 +31,8 @@ self.onmessage = async ({ data }) => {
     }
     self.postMessage({ id: data.id, ok: true, m: m && { ...m, ms: performance.now() - started } });
   } catch (e) {
-    self.postMessage({ id: data.id, ok: false, message: `${e.name}: ${e.message}` });
+    // A RuntimeError is a trap (a panic in the module): the page replaces this worker.
+    const trap = e instanceof WebAssembly.RuntimeError;
+    self.postMessage({ id: data.id, ok: false, trap, message: `${e.name}: ${e.message}` });
   }
 };

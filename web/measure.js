@@ -32,13 +32,16 @@ export function specFile(protocol, eps) {
 
 // Runs `tasks` on workers (./measure-worker.js), as many as the browser reports cores
 // (at most one per task): each worker first gets `setup` (the data it holds, copied to
-// each), then `message(task)` for one task at a time; `progress(done, total)` after each.
+// each), then `message(task)` for one task at a time; `progress(done, total, share)`
+// after each, and whenever a worker posts `{part}` (the share of its task done): `share`
+// counts the tasks done and the parts of those under way. A task that traps the module
+// (`{trap: true}`) fails in its row, and its worker is replaced.
 // A task that fails alone gets `{error}`. `cancel()` on the returned handle terminates
 // the workers.
 export function runAll({ setup, tasks, message, progress }) {
   if (tasks.length === 0) return { finished: Promise.resolve([]), cancel() {}, workers: 0 };
   const size = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, tasks.length));
-  const workers = [];
+  const workers = new Set();
   let stopped = false;
   let fail;
   // Ends every worker and rejects with `reason`, once: a cancel, or the first failure.
@@ -51,36 +54,52 @@ export function runAll({ setup, tasks, message, progress }) {
   const finished = new Promise((resolve, reject) => {
     fail = reject;
     const results = new Array(tasks.length);
+    const parts = new Map();
     let next = 0;
     let done = 0;
-    const give = (w) => {
-      if (stopped || next === tasks.length) return;
-      const i = next++;
-      w.onmessage = ({ data }) => {
-        if (stopped) return;
-        results[i] = data.ok ? data.m : { error: data.message };
-        done += 1;
-        progress(done, tasks.length);
-        if (done === tasks.length) {
-          stopped = true;
-          for (const x of workers) x.terminate();
-          resolve(results);
-        } else {
-          give(w);
-        }
-      };
-      w.postMessage({ id: i, ...message(tasks[i]) });
-    };
-    for (let j = 0; j < size; j += 1) {
+    const share = () => done + [...parts.values()].reduce((s, p) => s + p, 0);
+    // A worker given `setup`, then tasks while any is left.
+    const spawn = () => {
       const w = new Worker(new URL("./measure-worker.js", import.meta.url), { type: "module" });
-      workers.push(w);
+      workers.add(w);
       w.onerror = (e) => stop(new Error(`a measuring worker failed: ${e.message}`));
       w.onmessage = ({ data }) => {
         if (!data.ok) stop(new Error(data.message));
         else give(w);
       };
       w.postMessage({ id: -1, ...setup });
-    }
+    };
+    const give = (w) => {
+      if (stopped || next === tasks.length) return;
+      const i = next++;
+      w.onmessage = ({ data }) => {
+        if (stopped) return;
+        if (data.part !== undefined) {
+          parts.set(i, data.part);
+          progress(done, tasks.length, share());
+          return;
+        }
+        parts.delete(i);
+        results[i] = data.ok ? data.m : { error: data.message };
+        done += 1;
+        progress(done, tasks.length, share());
+        if (done === tasks.length) {
+          stopped = true;
+          for (const x of workers) x.terminate();
+          resolve(results);
+        } else if (data.trap) {
+          // A trap (a panic in the module) leaves its memory in no known state: the task
+          // failed in its row, and a fresh worker takes the next ones.
+          w.terminate();
+          workers.delete(w);
+          spawn();
+        } else {
+          give(w);
+        }
+      };
+      w.postMessage({ id: i, ...message(tasks[i]) });
+    };
+    for (let j = 0; j < size; j += 1) spawn();
   });
   return { finished, cancel: () => stop(new Error("cancelled")), workers: size };
 }

@@ -133,3 +133,58 @@ test("measureLinked equals ldp simulate --collections, seed for seed", async () 
   assert.throws(() => measuring.measureLinked(spec, users, { runs: 0 }), { name: "ParamError", message: /runs: at least one run/ });
   assert.throws(() => measuring.measureLinked(spec, users, { t: 3 }), { name: "ParamError", message: /unknown field `t`/ });
 });
+
+test("the worker pool: a trapped worker is replaced, its task fails alone, and progress counts parts", async () => {
+  const { runAll } = await import(join(WEB_DIR, "measure.js"));
+  // Workers that answer as measure-worker.js does: "b" traps its worker, and a trapped
+  // worker answers nothing right afterwards (its memory is in no known state).
+  const made = [];
+  class FakeWorker {
+    constructor() {
+      this.trapped = false;
+      this.terminated = false;
+      made.push(this);
+    }
+    postMessage({ id, task }) {
+      setTimeout(() => {
+        if (this.terminated) return;
+        if (id === -1) return this.onmessage({ data: { id, ok: true } });
+        if (this.trapped) return this.onmessage({ data: { id, ok: false, message: "poisoned" } });
+        this.onmessage({ data: { id, part: 0.5 } });
+        if (task === "b") {
+          this.trapped = true;
+          return this.onmessage({ data: { id, ok: false, trap: true, message: "RuntimeError: unreachable" } });
+        }
+        this.onmessage({ data: { id, ok: true, m: task.toUpperCase() } });
+      }, 1);
+    }
+    terminate() {
+      this.terminated = true;
+    }
+  }
+  const saved = { Worker: globalThis.Worker, navigator: Object.getOwnPropertyDescriptor(globalThis, "navigator") };
+  globalThis.Worker = FakeWorker;
+  Object.defineProperty(globalThis, "navigator", { value: { hardwareConcurrency: 2 }, configurable: true });
+  try {
+    const seen = [];
+    const run = runAll({
+      setup: {},
+      tasks: ["a", "b", "c", "d", "e"],
+      message: (task) => ({ task }),
+      progress: (done, total, share) => seen.push([done, total, share]),
+    });
+    assert.equal(run.workers, 2);
+    const results = await run.finished;
+    assert.deepEqual(results, ["A", { error: "RuntimeError: unreachable" }, "C", "D", "E"]);
+    // Two workers, then one more in place of the trapped one, which was ended.
+    assert.equal(made.length, 3);
+    assert.ok(made.filter((w) => w.trapped).every((w) => w.terminated));
+    // Parts move the bar between two tasks' ends; it ends full.
+    assert.ok(seen.some(([done, , share]) => share % 1 !== 0 && share > done));
+    assert.deepEqual(seen.at(-1), [5, 5, 5]);
+  } finally {
+    globalThis.Worker = saved.Worker;
+    if (saved.navigator) Object.defineProperty(globalThis, "navigator", saved.navigator);
+    else delete globalThis.navigator;
+  }
+});

@@ -108,6 +108,13 @@ struct Module<'a> {
     budget: usize,
 }
 
+impl Module<'_> {
+    /// Its `RUSTFLAGS`.
+    fn rustflags(&self) -> String {
+        format!("-C target-feature={}", self.target_features)
+    }
+}
+
 /// The page's module: small (opt-level "s"), and only the WebAssembly every browser of
 /// the last years runs.
 const PAGE_MODULE: Module<'static> = Module {
@@ -149,7 +156,7 @@ fn build_module(crate_dir: &Path, out: &Path, module: &Module<'_>) -> Result<Str
         .current_dir(crate_dir);
     if !target_features.is_empty() {
         // With --target, the flags reach the module's crates, not build scripts.
-        build.env("RUSTFLAGS", format!("-C target-feature={target_features}"));
+        build.env("RUSTFLAGS", module.rustflags());
     }
     run_ok(&mut build, "building crates/ldp-wasm for wasm32")?;
     let wasm_file =
@@ -210,9 +217,18 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
         );
         return Ok(());
     }
+    // Built as the workers' module is (its profile and flags, so the build just made
+    // serves), which has everything the page's has.
     run_ok(
         cargo()
-            .args(["test", "--release", "--locked", "--features", "measure"])
+            .args(["test", "--profile", MEASURE_MODULE.profile, "--locked"])
+            .args(
+                MEASURE_MODULE
+                    .features
+                    .iter()
+                    .flat_map(|f| ["--features", f]),
+            )
+            .env("RUSTFLAGS", MEASURE_MODULE.rustflags())
             .current_dir(root.join("crates/ldp-wasm")),
         "the module's tests under Node (wasm-bindgen-test-runner)",
     )?;

@@ -163,7 +163,10 @@ pub fn tune(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValu
 /// `ldp frontier --protocol P --k K --eps E --objectives LIST`: the Pareto frontier of an
 /// adaptive protocol's parameter over its paper space, in `objectives` (two or more of
 /// `asr, mse, epg, bits`, comma-separated; default `"asr,mse"`). Returns an array of
-/// `{param, asr, mse, ...}` in parameter order.
+/// `{param, asr, mse, ...}` in parameter order. With `maxPoints` (at least 2), at most
+/// that many, evenly chosen by position with both ends kept: what a plot draws (ASS's
+/// frontier has tens of thousands of points at k = 100,000, and making them JavaScript
+/// objects took most of a second).
 #[wasm_bindgen]
 pub fn frontier(
     protocol: &str,
@@ -171,6 +174,7 @@ pub fn frontier(
     eps: f64,
     objectives: Option<String>,
     options: JsValue,
+    #[wasm_bindgen(js_name = maxPoints)] max_points: Option<f64>,
 ) -> Result<JsValue, JsValue> {
     let settings: TuneRequest = args::options(&options)?;
     let p = args::protocol(protocol)?;
@@ -188,8 +192,19 @@ pub fn frontier(
         .frontier(p, args::domain(k)?, args::budget(eps)?, &objectives)
         .map_err(request)?;
     let set = ObjectiveSet::of(&objectives);
-    let rows: Vec<Value> = front
-        .iter()
+    let kept = match max_points {
+        None => (0..front.len()).collect(),
+        Some(m) => {
+            let m = args::whole("maxPoints", m, f64::from(u32::MAX))? as usize;
+            if m < 2 {
+                return Err(error(Kind::Param, "maxPoints: at least 2 (both ends)"));
+            }
+            evenly(front.len(), m)
+        }
+    };
+    let rows: Vec<Value> = kept
+        .into_iter()
+        .map(|i| &front[i])
         .map(|c| {
             let mut object = Map::new();
             object.insert("param".into(), json!(c.param()));
@@ -200,4 +215,14 @@ pub fn frontier(
         })
         .collect();
     crate::to_js(&rows)
+}
+
+/// At most `m` (at least 2) of the positions `0..len`, evenly spaced, both ends kept: the
+/// page's thinning of a frontier (`round(i (len - 1) / (m - 1))`, as JavaScript rounds).
+fn evenly(len: usize, m: usize) -> Vec<usize> {
+    if len <= m {
+        return (0..len).collect();
+    }
+    let step = (len - 1) as f64 / (m - 1) as f64;
+    (0..m).map(|i| (i as f64 * step).round() as usize).collect()
 }

@@ -3,6 +3,9 @@
 //! every protocol on the user's own table by calling [`measure`] from Web Workers, one
 //! instance per call; cancelling is terminating the worker.
 
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use ldp_analytic::compare::Row;
 use ldp_attack::{MeasureConfig, Prior, ReconstructionAttack};
 use ldp_core::Spec;
@@ -74,20 +77,59 @@ impl Default for MeasureOptions {
 /// The most runs one call measures: enough for any band, small enough to answer.
 const MAX_RUNS: f64 = 10_000.0;
 
+thread_local! {
+    /// The `onRun` callback of the [`measure`] call under way.
+    static ON_RUN: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
+/// Calls the `onRun` callback of the [`measure`] call under way, if any, with the runs
+/// done. A callback that throws is not the measurement's failure: it is ignored.
+fn runs_done(done: u64) {
+    ON_RUN.with(|f| {
+        if let Some(f) = &*f.borrow() {
+            let _ = f.call1(&JsValue::NULL, &JsValue::from_f64(done as f64));
+        }
+    });
+}
+
+/// Holds `on_run` as the callback of the call under way, until dropped.
+struct OnRun;
+
+impl OnRun {
+    fn set(on_run: Option<js_sys::Function>) -> OnRun {
+        ON_RUN.with(|f| *f.borrow_mut() = on_run);
+        OnRun
+    }
+}
+
+impl Drop for OnRun {
+    fn drop(&mut self) {
+        ON_RUN.with(|f| *f.borrow_mut() = None);
+    }
+}
+
 /// `ldp simulate --items FILE --runs R --seed S [--attack map --prior-from-data]` for the
 /// instance `spec` (its JSON form, as `analyze` rows and `Client.spec` give it): `{runs,
 /// users, asr, asr_se, asr_expected, mse, mse_se, mse_expected, kl, kl_se, rank_corr,
 /// rank_corr_se}`, the CLI's columns and numbers. A standard error after one run is
 /// `null`, and so is `rank_corr` where the top items' true frequencies all tie.
 /// `options`: `runs` (default 10), `seed` (default 0), `attack` (`"paper"` or `"map"`).
+/// `onRun`, if given, is called with the number of runs done before each run starts
+/// (0, 1, ..., runs - 1): a progress bar within one long call.
 ///
 /// ```js
 /// const spec = analyze("oue", 3, 1.0)[0].spec;
-/// const m = measure(JSON.stringify(spec), users, { runs: 20, seed: 1, attack: "map" });
+/// const m = measure(JSON.stringify(spec), users, { runs: 20, seed: 1, attack: "map" },
+///   (done) => postMessage({ done }));
 /// m.mse; m.mse_se; m.asr; m.asr_expected;
 /// ```
 #[wasm_bindgen]
-pub fn measure(spec: &str, population: &Population, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn measure(
+    spec: &str,
+    population: &Population,
+    options: JsValue,
+    #[wasm_bindgen(js_name = onRun)] on_run: Option<js_sys::Function>,
+) -> Result<JsValue, JsValue> {
     let spec: Spec =
         serde_json::from_str(spec).map_err(|e| error(Kind::Param, format!("spec: {e}")))?;
     let o: MeasureOptions = args::options(&options)?;
@@ -111,7 +153,15 @@ pub fn measure(spec: &str, population: &Population, options: JsValue) -> Result<
             .map_or(ReconstructionAttack::Paper, ReconstructionAttack::Map),
         poisoning: None,
     };
-    let m = ldp_attack::measure(&spec, pop, &config).map_err(|e| error(Kind::Param, e))?;
+    // Asked before each run, on this thread: the runs started so far are the runs done.
+    let _on_run = OnRun::set(on_run);
+    let started = AtomicU64::new(0);
+    let before_run = || {
+        runs_done(started.fetch_add(1, Ordering::Relaxed));
+        false
+    };
+    let m = ldp_attack::measure_until(&spec, pop, &config, &before_run)
+        .map_err(|e| error(Kind::Param, e))?;
     let asr = match &prior {
         None => Row::asr(&spec, m.asr),
         Some(p) => {

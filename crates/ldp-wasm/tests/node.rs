@@ -171,9 +171,24 @@ fn choose_is_the_libraries_choice() {
 fn tune_and_frontier_answer_as_the_cli() {
     let t = tune("aue", 100.0, 4.0, JsValue::UNDEFINED).unwrap();
     assert!((num(&t, "param") - 0.818).abs() < 1e-3, "the appendix's p");
-    let front = frontier("ass", 100.0, 1.0, None, JsValue::UNDEFINED).unwrap();
+    let front = frontier("ass", 100.0, 1.0, None, JsValue::UNDEFINED, None).unwrap();
     let front: js_sys::Array = front.dyn_into().unwrap();
     assert!(front.length() > 2);
+    // Thinned for a plot: evenly by position, both ends kept, at most the points asked.
+    let params = |a: &js_sys::Array| a.iter().map(|c| num(&c, "param")).collect::<Vec<_>>();
+    let all = params(&front);
+    for m in [2, 5, 7] {
+        let thin = frontier("ass", 100.0, 1.0, None, JsValue::UNDEFINED, Some(m as f64)).unwrap();
+        let thin = params(&thin.dyn_into().unwrap());
+        let step = (all.len() - 1) as f64 / (m - 1) as f64;
+        let expected: Vec<f64> = (0..m)
+            .map(|i| all[(i as f64 * step).round() as usize])
+            .collect();
+        assert_eq!(thin, expected, "{m} points");
+        assert_eq!((thin[0], thin[m - 1]), (all[0], all[all.len() - 1]));
+    }
+    let many = frontier("ass", 100.0, 1.0, None, JsValue::UNDEFINED, Some(1e6)).unwrap();
+    assert_eq!(params(&many.dyn_into().unwrap()), all);
     // A frontier: MSE falls as ASR rises.
     let points: Vec<(f64, f64)> = front
         .iter()
@@ -289,9 +304,14 @@ fn bad_input_is_refused_by_name() {
             "draws",
         ),
         (
-            frontier("grr", 100.0, 1.0, None, JsValue::UNDEFINED).map(drop),
+            frontier("grr", 100.0, 1.0, None, JsValue::UNDEFINED, None).map(drop),
             "ParamError",
             "protocol",
+        ),
+        (
+            frontier("ass", 100.0, 1.0, None, JsValue::UNDEFINED, Some(1.0)).map(drop),
+            "ParamError",
+            "maxPoints: at least 2",
         ),
     ];
     for (i, (result, name, needle)) in cases.into_iter().enumerate() {
