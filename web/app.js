@@ -442,6 +442,7 @@ async function measureColumn() {
     if (seed > Number.MAX_SAFE_INTEGER) throw new Error("seed: at most 2^53 - 1 here");
     // Empty: no attack on linked reports.
     const linked = number("measure-linked") === undefined ? null : wholeField("measure-linked", 1);
+    if (linked > 10_000) throw new Error(`linked: at most 10,000 reports, got ${linked}`);
     const options = { ...s.weights, ...s.bias };
     const all = instances(d.k, eps, options);
     plan = { d, eps, runs, seed, linked, bounds: s.bounds, all, tasks: all.filter((t) => !t.row.error) };
@@ -532,13 +533,19 @@ function showMeasured(plan, results) {
           asrSe: String(m.asr_se), kl: String(m.kl), rankCorr: String(m.rank_corr), front: String(onFront.has(r)),
           ms: String(Math.round(m.ms)),
         });
-        if (m.linked) Object.assign(tr.dataset, { linkedAsr: String(m.linked.asr[0]), linkedAsrSe: String(m.linked.asr_se[0]) });
+        if (m.linked && !m.linked.error) {
+          Object.assign(tr.dataset, {
+            linkedAsr: String(m.linked.asr[0]), linkedAsrSe: String(m.linked.asr_se[0]),
+            linkedAsrExpected: String(m.linked.asr_expected[0]),
+          });
+        }
         if (onFront.has(r)) tr.classList.add("front");
         if (r === pick) { tr.classList.add("recommended"); tr.dataset.recommended = "true"; }
         cells = [p.toUpperCase() + (r === pick ? " (recommended)" : ""), label(eps), cell(r.row.param),
           band(m.mse, m.mse_se), cell(m.mse_expected), band(m.kl, m.kl_se), band(m.rank_corr, m.rank_corr_se),
           band(m.asr, m.asr_se), cell(m.asr_expected), cell(r.row.asr),
-          m.linked ? band(m.linked.asr[0], m.linked.asr_se[0]) : "–", m.linked ? cell(m.linked.asr_expected[0]) : "–",
+          m.linked?.error ?? (m.linked ? band(m.linked.asr[0], m.linked.asr_se[0]) : "–"),
+          m.linked && !m.linked.error ? cell(m.linked.asr_expected[0]) : "–",
           cell(r.row.epg), cell(r.row.bits), null];
       }
       cells.forEach((v, i) => {

@@ -21,11 +21,23 @@ self.onmessage = async ({ data }) => {
       table?.free();
       table = SeveralColumns.fromCsv(data.csv);
     } else if (data.kind === "measure") {
-      // Each run's start: the page's progress bar moves within a long instance.
-      const part = (done) => self.postMessage({ id: data.id, part: done / (data.options.runs ?? 10) });
+      // Each run's start: the page's progress bar moves within a long instance. With t
+      // linked reports, the attack on them (about t times the work, without a callback)
+      // takes its share of the bar at its end.
+      const own = data.linked ? 1 / (1 + data.linked.collections[0]) : 1;
+      const part = (done) => self.postMessage({ id: data.id, part: own * done / (data.options.runs ?? 10) });
       m = measure(data.spec, population, data.options, part);
-      // With t: the attack on t linked reports too (`ldp simulate --collections t`).
-      if (data.linked) m = { ...m, linked: measureLinked(data.spec, population, data.linked) };
+      if (data.linked) {
+        self.postMessage({ id: data.id, part: own });
+        // `ldp simulate --collections t`; a refusal is this column's, not the row's.
+        let linked;
+        try {
+          linked = measureLinked(data.spec, population, data.linked);
+        } catch (e) {
+          linked = { error: `${e.name}: ${e.message}` };
+        }
+        m = { ...m, linked };
+      }
     } else if (data.kind === "several") {
       m = measureSeveral(data.solution, data.protocol, data.eps, table, data.options);
     }

@@ -92,7 +92,7 @@ export function runAll({ setup, tasks, message, progress }) {
           // failed in its row, and a fresh worker takes the next ones.
           w.terminate();
           workers.delete(w);
-          spawn();
+          if (next < tasks.length) spawn();
         } else {
           give(w);
         }

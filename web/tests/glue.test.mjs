@@ -95,6 +95,13 @@ test("measure equals ldp simulate, seed for seed, with the uniform and the MAP a
     }
   }
   const spec = JSON.stringify(glue.analyze("grr", 64, 2, {})[0].spec);
+  // onRun: called before each run with the runs done; the numbers are the same.
+  const calls = [];
+  const plain = measuring.measure(spec, users, { runs: 3, seed: 2 });
+  const watched = measuring.measure(spec, users, { runs: 3, seed: 2 }, (done) => calls.push(done));
+  assert.deepEqual(calls, [0, 1, 2]);
+  assert.deepEqual(watched, plain);
+  assert.doesNotThrow(() => measuring.measure(spec, users, { runs: 2 }, () => { throw new Error("a page's bug"); }));
   assert.throws(() => new measuring.Population(3, Uint32Array.from([0, 3])), { name: "InputError", message: /items:/ });
   assert.throws(() => measuring.measure(spec, users, { runs: 0 }), { name: "ParamError", message: /runs: at least one run/ });
   assert.throws(() => measuring.measure(spec, users, { attack: "bayes" }), { name: "ParamError", message: /attack: expected "paper" or "map"/ });

@@ -620,6 +620,9 @@ test("every protocol measured on the table gives the numbers of `ldp simulate`",
     assert.equal(after.collections, 5);
     assert.ok(close(Number(r.linkedAsr), after.asr), `${r.protocol} at eps ${r.eps}: after 5 linked ${r.linkedAsr} vs ${after.asr}`);
     assert.ok(close(Number(r.linkedAsrSe), after.asr_se), `${r.protocol}: its SE ${r.linkedAsrSe} vs ${after.asr_se}`);
+    // Its closed form, where there is one ("null" where the CLI leaves it empty).
+    assert.ok(after.asr_expected === null ? r.linkedAsrExpected === "null" : close(Number(r.linkedAsrExpected), after.asr_expected),
+      `${r.protocol}: closed form ${r.linkedAsrExpected} vs ${after.asr_expected}`);
   }
   // The command line the page shows reads the recommended row's spec.json as downloaded.
   const line = await page.textContent("#cli-measure");
@@ -684,6 +687,10 @@ test("a measurement can be cancelled, and the page answers meanwhile", async () 
   const refused = await measured(again);
   assert.equal(refused.state, "error");
   assert.match(refused.text, /budgets: expected numbers above 0, got -2/);
+  const tooMany = await measureAll({ eps: "1", runs: 2, seed: 1, linked: 20_000 });
+  const refusedT = await measured(tooMany);
+  assert.equal(refusedT.state, "error");
+  assert.match(refusedT.text, /linked: at most 10,000 reports, got 20000/);
 });
 
 // A benchmark, not a check: it takes minutes on two cores, so it runs when asked

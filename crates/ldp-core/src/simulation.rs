@@ -266,8 +266,8 @@ where
 
 /// [`for_each_batch`] for results whose merge is exact however the batches are grouped
 /// (integer counts, [`Aggregator::EXACT_MERGE`]): the batches fold into one accumulator
-/// per worker, made by `init`, instead of one each, and `merge` adds the workers'
-/// accumulators. Each batch still draws from its own stream, so the result is
+/// per share of the work rayon splits off (a few per thread), made by `init`, instead of
+/// one each, and `merge` adds them. Each batch still draws from its own stream, so the result is
 /// `for_each_batch`'s on any thread count, without a fresh accumulator (a server of
 /// many cells: a sketch, FLH's seeds by values) per batch. `add(acc, b, users)` folds
 /// batch b in. None for no users.

@@ -165,8 +165,8 @@ pub fn tune(protocol: &str, k: f64, eps: f64, options: JsValue) -> Result<JsValu
 /// `asr, mse, epg, bits`, comma-separated; default `"asr,mse"`). Returns an array of
 /// `{param, asr, mse, ...}` in parameter order. With `maxPoints` (at least 2), at most
 /// that many, evenly chosen by position with both ends kept: what a plot draws (ASS's
-/// frontier has tens of thousands of points at k = 100,000, and making them JavaScript
-/// objects took most of a second).
+/// frontier has 73,106 points at k = 100,000; thinned here, not after they became
+/// JavaScript objects, the page's answer took 117 ms at eps = 2 instead of 339).
 #[wasm_bindgen]
 pub fn frontier(
     protocol: &str,

@@ -78,7 +78,8 @@ fn the_sketches_support_scans_are_the_per_item_tests() {
     let eps = Epsilon::new(1.0).unwrap();
     for k in [3, 16, 37, 2000] {
         let k = DomainSize::new(k).unwrap();
-        // Narrow rows take the bitmap at every k here, wide ones the lookups at small k.
+        // CMS looks cells up where k log2(cells) <= m + cells (narrow rows at k = 3, wide
+        // ones at k = 16 and 37), else in a bitmap (narrow rows beyond k = 3, wide at 2000).
         for (hashes, width) in [(4, 8), (16, 1024), (256, 1024)] {
             same(&CountMeanSketch::new(k, eps, hashes, width).unwrap());
             same(&HadamardCountMeanSketch::new(k, eps, hashes, width).unwrap());
