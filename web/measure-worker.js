@@ -1,7 +1,7 @@
 // Measures protocols on the user's table off the page's thread: each message is one call
-// of the toolkit's measurement (ldp-wasm's `measure`, `measureLinked` and `measureSeveral`, the library
-// calls of `ldp simulate`), so the page stays live and a cancel is the worker's
-// termination.
+// of the toolkit's measurement (ldp-wasm's `measure`, `measureLinked` and
+// `measureSeveral`, the library calls of `ldp simulate`), so the page stays live and a
+// cancel is the worker's termination.
 
 import init, { Population, SeveralColumns, measure, measureLinked, measureSeveral } from "./pkg/ldp_measure.js";
 
@@ -34,6 +34,7 @@ self.onmessage = async ({ data }) => {
         try {
           linked = measureLinked(data.spec, population, data.linked);
         } catch (e) {
+          if (e instanceof WebAssembly.RuntimeError) throw e; // a trap is the worker's
           linked = { error: `${e.name}: ${e.message}` };
         }
         m = { ...m, linked };
