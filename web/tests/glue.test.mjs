@@ -3,7 +3,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WEB_DIR, close, ldp } from "./support.mjs";
 
@@ -71,11 +72,15 @@ test("the shuffle accountant equals ldp shuffle", () => {
   assert.throws(() => glue.maxLocalEps(100, 1e-6, 0), { name: "ParamError", message: /target central epsilon/ });
 });
 
-test("measure equals ldp simulate, seed for seed, with the uniform and the MAP attacker", async () => {
-  const { mkdtempSync, writeFileSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
+// The users' items as `ldp simulate --items FILE` reads them, in a fresh folder.
+function itemsFile() {
   const file = join(mkdtempSync(join(tmpdir(), "ldp-glue-")), "items.txt");
   writeFileSync(file, items.join("\n") + "\n");
+  return file;
+}
+
+test("measure equals ldp simulate, seed for seed, with the uniform and the MAP attacker", async () => {
+  const file = itemsFile();
   const users = new measuring.Population(64, Uint32Array.from(items));
   assert.equal(users.users, 5000);
   assert.equal(users.k, 64);
@@ -112,10 +117,7 @@ test("measure equals ldp simulate, seed for seed, with the uniform and the MAP a
 });
 
 test("measureLinked equals ldp simulate --collections, seed for seed", async () => {
-  const { mkdtempSync, writeFileSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const file = join(mkdtempSync(join(tmpdir(), "ldp-glue-")), "items.txt");
-  writeFileSync(file, items.join("\n") + "\n");
+  const file = itemsFile();
   const users = new measuring.Population(64, Uint32Array.from(items));
   for (const protocol of ["grr", "oue", "she"]) {
     const [spec] = glue.analyze(protocol, 64, 1, {}).map((r) => r.spec);

@@ -242,7 +242,7 @@ where
     E: Send,
 {
     let batches = users.div_ceil(USERS_PER_STREAM);
-    let range = |b: usize| b * USERS_PER_STREAM..users.min((b + 1) * USERS_PER_STREAM);
+    let range = |b| batch_range(users, b);
     let mut first = 0;
     while first < batches {
         let last = batches.min(first + BATCHES_PER_WAVE);
@@ -264,12 +264,17 @@ where
     Ok(())
 }
 
+/// Batch b's users, `b USERS_PER_STREAM..` up to `users`.
+fn batch_range(users: usize, b: usize) -> Range<usize> {
+    b * USERS_PER_STREAM..users.min((b + 1) * USERS_PER_STREAM)
+}
+
 /// [`for_each_batch`] for results whose merge is exact however the batches are grouped
 /// (integer counts, [`Aggregator::EXACT_MERGE`]): the batches fold into one accumulator
 /// per share of the work rayon splits off (a few per thread), made by `init`, instead of
-/// one each, and `merge` adds them. Each batch still draws from its own stream, so the result is
-/// `for_each_batch`'s on any thread count, without a fresh accumulator (a server of
-/// many cells: a sketch, FLH's seeds by values) per batch. `add(acc, b, users)` folds
+/// one each, and `merge` adds them. Each batch still draws from its own stream, so the
+/// result is `for_each_batch`'s on any thread count, without a fresh accumulator (a
+/// server of many cells: a sketch, FLH's seeds by values) per batch. `add(acc, b, users)` folds
 /// batch b in. None for no users.
 ///
 /// ```
@@ -285,9 +290,8 @@ pub fn fold_batches<T: Send>(
     merge: impl Fn(&mut T, T) + Sync + Send,
 ) -> Option<T> {
     let batches = users.div_ceil(USERS_PER_STREAM);
-    let range = |b: usize| b * USERS_PER_STREAM..users.min((b + 1) * USERS_PER_STREAM);
     let fold = |mut acc: T, b: usize| {
-        add(&mut acc, b as u64, range(b));
+        add(&mut acc, b as u64, batch_range(users, b));
         acc
     };
     #[cfg(feature = "parallel")]
