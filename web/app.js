@@ -295,6 +295,7 @@ function offer(section, blob) {
 // Nothing measured on another column stays on screen.
 function clearMeasured() {
   $("measure-table").tBodies[0].replaceChildren();
+  clearMeasuredPlot();
   $("own-items").hidden = true;
   $("cli-measure").textContent = "";
   $("cli-linked-line").hidden = true;
@@ -459,6 +460,7 @@ async function measureColumn() {
   $("measure-start").disabled = true;
   $("measure-cancel").hidden = false;
   $("measure-table").tBodies[0].replaceChildren();
+  clearMeasuredPlot();
   const started = performance.now();
   let finished = 0;
   measuring = runAll({
@@ -502,6 +504,40 @@ function cancelMeasure() {
   measuring?.cancel();
 }
 
+// The measured plot's budgets: each one's measured rows, front and recommendation.
+let measuredPlots = new Map();
+
+function clearMeasuredPlot() {
+  measuredPlots = new Map();
+  $("measure-figure").hidden = true;
+  $("measure-plot").replaceChildren();
+  $("measure-plot-eps").replaceChildren();
+}
+
+// The measured rows at each budget as the chooser's plot draws instances: points with
+// their 95% bands, the measured front as a line through them, the recommendation ringed.
+// The budget shown first is the recommendation's (the last budget with one).
+function showMeasuredPlot(plots, eps) {
+  measuredPlots = plots;
+  const select = $("measure-plot-eps");
+  select.replaceChildren(...[...plots.keys()].map((e) => new Option(label(e), String(e))));
+  $("measure-figure").hidden = plots.size === 0;
+  if (plots.size === 0) return;
+  select.value = String(plots.has(eps) ? eps : plots.keys().next().value);
+  drawMeasured();
+}
+
+function drawMeasured() {
+  const at = measuredPlots.get(Number($("measure-plot-eps").value));
+  if (!at) return;
+  const point = (r) => ({
+    protocol: r.row.protocol, param: r.row.param, asr: r.m.asr, mse: r.m.mse,
+    asrBand: 1.96 * r.m.asr_se, mseBand: 1.96 * r.m.mse_se,
+  });
+  const frontiers = [{ protocol: "front", name: "measured front", markers: false, points: at.front.map(point) }];
+  draw($("measure-plot"), { points: at.good.map(point), frontiers, pick: at.pick && point(at.pick) }, $("measure-tooltip"));
+}
+
 // The measured rows, by budget then measured MSE; the front marked; each budget's
 // recommendation named, with its spec to download.
 function showMeasured(plan, results) {
@@ -511,11 +547,13 @@ function showMeasured(plan, results) {
   const body = $("measure-table").tBodies[0];
   body.replaceChildren();
   const picks = [];
+  const plots = new Map();
   for (const eps of plan.eps) {
     const good = measured.filter((r) => r.eps === eps && !r.m.error);
     const onFront = new Set(front(good));
     const pick = recommend(good, bounds);
     if (pick) picks.push(pick);
+    if (good.length) plots.set(eps, { good, front: [...onFront], pick });
     const rows = plan.all.filter((r) => r.eps === eps).map((r) => measured.find((x) => x.row === r.row) ?? r);
     rows.sort((a, b) => (a.m && !a.m.error ? a.m.mse : Infinity) - (b.m && !b.m.error ? b.m.mse : Infinity));
     for (const r of rows) {
@@ -568,6 +606,7 @@ function showMeasured(plan, results) {
   items.href = offer("measure", new Blob([Array.from(d.items).join("\n") + "\n"], { type: "text/plain" }));
   items.hidden = false;
   const shown = picks[picks.length - 1] ?? measured.find((r) => !r.m.error);
+  showMeasuredPlot(plots, shown?.eps);
   $("cli-measure").textContent = shown
     ? `ldp simulate --spec ${specFile(shown.row.protocol, shown.eps)} --items items.txt --runs ${runs} --seed ${seed} --attack map --prior-from-data`
     : "";
@@ -750,6 +789,7 @@ async function main() {
   });
   $("measure-start").addEventListener("click", measureColumn);
   $("measure-cancel").addEventListener("click", cancelMeasure);
+  $("measure-plot-eps").addEventListener("change", drawMeasured);
   $("several-start").addEventListener("click", compareSolutions);
   $("several-cancel").addEventListener("click", () => comparing?.cancel());
   // Every one-shot protocol the module knows, as `analyze` names them.

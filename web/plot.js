@@ -97,8 +97,11 @@ export function label(v) {
   return `${mantissa.replace(/\.?0+$/, "")}e${exponent.replace("+", "")}`;
 }
 
-// points: classic instances [{protocol, asr, mse, param}]; frontiers: [{protocol,
-// points: [{asr, mse, param}]}]; pick: the recommended instance, or null.
+// points: classic instances [{protocol, asr, mse, param}], each with its 95% band
+// (`asrBand`, `mseBand`: half-widths) where it was measured; frontiers: [{protocol,
+// points: [{asr, mse, param}]}], with `name` for its label (the protocol's by default) and
+// `markers: false` for a line through points drawn already; pick: the recommended
+// instance, or null.
 export function draw(svg, { points, frontiers, pick }, tooltip) {
   const W = 640, H = 420, m = { left: 62, right: 16, top: 12, bottom: 48 };
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -115,7 +118,7 @@ export function draw(svg, { points, frontiers, pick }, tooltip) {
   hi = Math.max(hi, lo * 10);
   lo = 10 ** (Math.log10(lo) - 0.04);
   hi = 10 ** (Math.log10(hi) + 0.04);
-  const asrHi = Math.min(1, max(all.map((p) => p.asr)) * 1.08 || 1);
+  const asrHi = Math.min(1, max(all.map((p) => p.asr + (p.asrBand ?? 0))) * 1.08 || 1);
   const x = (v) => m.left + ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (W - m.left - m.right);
   const y = (v) => H - m.bottom - (v / asrHi) * (H - m.top - m.bottom);
 
@@ -132,7 +135,9 @@ export function draw(svg, { points, frontiers, pick }, tooltip) {
   axes.append(el("text", { x: (m.left + W - m.right) / 2, y: H - 8, "text-anchor": "middle" }, "MSE per user (log scale)"));
   axes.append(el("text", { x: 16, y: (m.top + H - m.bottom) / 2, "text-anchor": "middle", transform: `rotate(-90 16 ${(m.top + H - m.bottom) / 2})` }, "ASR"));
   svg.append(axes);
-  const frame = el("clipPath", { id: "frame" });
+  // The clip's id is the plot's own: the page draws more than one plot.
+  const clip = `${svg.id || "plot"}-frame`;
+  const frame = el("clipPath", { id: clip });
   frame.append(el("rect", { x: m.left, y: m.top, width: W - m.left - m.right, height: H - m.top - m.bottom }));
   const defs = el("defs");
   defs.append(frame);
@@ -140,7 +145,8 @@ export function draw(svg, { points, frontiers, pick }, tooltip) {
 
   const show = (p, event) => {
     const param = p.param === null || p.param === undefined ? "" : `\nparam ${typeof p.param === "number" ? label(p.param) : p.param}`;
-    tooltip.textContent = `${p.protocol}${param}\nASR ${label(p.asr)}\nMSE ${label(p.mse)}`;
+    const pm = (band) => (band > 0 ? ` ± ${label(band)}` : "");
+    tooltip.textContent = `${p.protocol}${param}\nASR ${label(p.asr)}${pm(p.asrBand)}\nMSE ${label(p.mse)}${pm(p.mseBand)}`;
     const box = svg.getBoundingClientRect();
     tooltip.style.left = `${event.clientX - box.left + 12}px`;
     tooltip.style.top = `${event.clientY - box.top + 12}px`;
@@ -162,17 +168,34 @@ export function draw(svg, { points, frontiers, pick }, tooltip) {
   const inFrame = (p) => p.mse >= lo && p.mse <= hi;
   const px = (f) => f.points.filter(inFrame).map((p) => [x(p.mse), y(p.asr)]);
   const groups = coinciding(frontiers, px);
+  // The 95% bands of measured points, under everything else: a bar each way, the MSE's
+  // cut at the frame (its lower end may reach 0 on the log axis).
+  const bands = el("g", { class: "bands", "clip-path": `url(#${clip})` });
+  for (const p of points) {
+    const stroke = { stroke: colour(p.protocol), "stroke-width": 1, "data-protocol": p.protocol };
+    if (p.asrBand > 0) {
+      bands.append(el("line", { x1: x(p.mse), x2: x(p.mse), y1: y(p.asr - p.asrBand), y2: y(p.asr + p.asrBand), ...stroke, class: "asr-band" }));
+    }
+    if (p.mseBand > 0) {
+      const left = p.mse - p.mseBand > 0 ? x(p.mse - p.mseBand) : m.left;
+      bands.append(el("line", { x1: left, x2: x(p.mse + p.mseBand), y1: y(p.asr), y2: y(p.asr), ...stroke, class: "mse-band" }));
+    }
+  }
+  if (bands.childElementCount) svg.append(bands);
   for (const f of frontiers) {
-    const g = el("g", { class: "frontier", "data-protocol": f.protocol, "clip-path": "url(#frame)" });
+    const g = el("g", { class: "frontier", "data-protocol": f.protocol, "clip-path": `url(#${clip})` });
     const sorted = [...f.points].sort((a, b) => a.mse - b.mse);
     g.append(el("polyline", { points: sorted.map((p) => `${x(p.mse)},${y(p.asr)}`).join(" "), fill: "none", stroke: colour(f.protocol), "stroke-width": 1.6 }));
-    for (const p of sorted) g.append(marker({ ...p, protocol: f.protocol }, 2.6, { fill: colour(f.protocol) }));
+    if (f.markers !== false) {
+      for (const p of sorted) g.append(marker({ ...p, protocol: f.protocol }, 2.6, { fill: colour(f.protocol) }));
+    }
     svg.append(g);
   }
   // One label per group of coinciding frontiers, outside the clip so that it is never cut.
+  const name = new Map(frontiers.map((f) => [f.protocol, f.name ?? f.protocol.toUpperCase()]));
   for (const { first, members } of groups) {
     const end = [...first.points].sort((a, b) => a.mse - b.mse)[0];
-    const text = members.map((p) => p.toUpperCase()).join(" = ");
+    const text = members.map((p) => name.get(p)).join(" = ");
     const box = place(placed, x(end.mse), y(end.asr) - 8, text.length * 7, bounds);
     svg.append(el("text", { x: box.x, y: box.y + 9, "font-size": 11, fill: colour(first.protocol), class: "frontier-label", "data-protocols": members.join(" ") }, text));
   }

@@ -653,11 +653,43 @@ test("every protocol measured on the table gives the numbers of `ldp simulate`",
     assert.ok(meets(pick), JSON.stringify(pick));
     assert.ok(!at.some((r) => meets(r) && Number(r.mse) < Number(pick.mse)));
   }
+  // The plot of the measured rows: first at the recommendation's budget (the last with
+  // one), then at each budget chosen: a point per measured row, the front a line through
+  // exactly its rows' points, the ring on the recommended row's point.
+  assert.equal(await page.isHidden("#measure-figure"), false);
+  assert.deepEqual(await page.$$eval("#measure-plot-eps option", (os) => os.map((o) => o.value)), ["1", "4"]);
+  assert.equal(await page.inputValue("#measure-plot-eps"), "4");
+  for (const eps of ["1", "4"]) {
+    await page.selectOption("#measure-plot-eps", eps);
+    const drawn = await page.evaluate(() => {
+      const svg = document.getElementById("measure-plot");
+      const xy = (c) => [Number(c.getAttribute("cx")), Number(c.getAttribute("cy"))];
+      return {
+        points: [...svg.querySelectorAll(".classic circle")].map((c) => ({ protocol: c.dataset.protocol, xy: xy(c) })),
+        line: svg.querySelector(".frontier polyline").getAttribute("points").split(" ").map((p) => p.split(",").map(Number)),
+        frontMarkers: svg.querySelectorAll(".frontier circle").length,
+        ring: xy(svg.querySelector("circle.recommended")),
+        bands: [...svg.querySelectorAll(".bands line")].map((l) => l.dataset.protocol),
+        label: svg.querySelector(".frontier-label").textContent,
+      };
+    });
+    const at = good.filter((r) => r.eps === eps);
+    assert.deepEqual(drawn.points.map((p) => p.protocol).sort(), at.map((r) => r.protocol).sort(), `eps ${eps}`);
+    const where = (protocol) => drawn.points.find((p) => p.protocol === protocol).xy;
+    const onFront = at.filter((r) => r.front === "true").map((r) => where(r.protocol)).sort((a, b) => a[0] - b[0]);
+    assert.deepEqual(drawn.line, onFront, `eps ${eps}: the front's line`);
+    assert.equal(drawn.frontMarkers, 0);
+    assert.equal(drawn.label, "measured front");
+    assert.deepEqual(drawn.ring, where(at.find((r) => r.recommended === "true").protocol), `eps ${eps}: the ring`);
+    // Each row's MSE band at least (3 runs never agree to the last bit on an MSE).
+    for (const r of at) assert.ok(drawn.bands.includes(r.protocol), `eps ${eps}: ${r.protocol} has no band`);
+  }
   page.off("request", listen);
   assert.deepEqual(requests, [], "the page asked the network for something");
   // Another column: nothing measured on this one stays on screen.
   await column("0");
   assert.equal(await page.$$eval("#measure-table tbody tr", (trs) => trs.length), 0);
+  assert.equal(await page.isHidden("#measure-figure"), true);
   assert.equal(await page.isHidden("#own-items"), true);
   assert.equal(await page.textContent("#cli-measure"), "");
   assert.equal(await page.isHidden("#cli-linked-line"), true);
