@@ -218,9 +218,10 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
         );
         return Ok(());
     }
-    // In the release profile, without the SIMD flag: the tests' dev-dependencies unify
-    // other features, so no module build serves them anyway, and opt-level 3 only slowed
-    // their build (2m22s in CI); the page's tests run the workers' module as built.
+    // In the release profile: the tests' dev-dependencies unify other features, so no
+    // module build serves them anyway, and opt-level 3 only slowed their build (2m22s in
+    // CI). With the workers' SIMD flag, so that the tests run the code the workers run
+    // (ldp-core's SIMD ChaCha among it); the page's tests run the workers' module as built.
     run_ok(
         cargo()
             .args(["test", "--release", "--locked"])
@@ -230,6 +231,7 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
                     .iter()
                     .flat_map(|f| ["--features", f]),
             )
+            .env("RUSTFLAGS", MEASURE_MODULE.rustflags())
             .current_dir(root.join("crates/ldp-wasm")),
         "the module's tests under Node (wasm-bindgen-test-runner)",
     )?;

@@ -25,7 +25,10 @@ use std::fmt;
 use std::ops::Range;
 
 use rand::SeedableRng;
-use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
+use rand_chacha::ChaCha20Rng;
+
+mod stream_rng;
+pub use stream_rng::StreamRng;
 
 use crate::aggregate::Aggregator;
 use crate::error::ItemOutOfRange;
@@ -62,18 +65,18 @@ pub const USERS_PER_STREAM: usize = 4096;
 /// results.
 pub const BATCHES_PER_WAVE: usize = 64;
 
-/// The ChaCha8 stream named by `(master_seed, run, role, batch)`.
+/// The ChaCha8 stream named by `(master_seed, run, role, batch)`: the key holds the
+/// first three as little-endian 64-bit words (its last 8 bytes zero) and the stream id is
+/// the batch, so its words are those of `rand_chacha::ChaCha8Rng` so keyed ([`StreamRng`]).
 ///
 /// ChaCha8 is a cryptographically designed generator with a 256-bit key; eight rounds are
 /// ample for simulation (Aumasson 2019, "Too Much Crypto").
-pub fn stream_rng(master_seed: u64, run: u64, role: Role, batch: u64) -> ChaCha8Rng {
+pub fn stream_rng(master_seed: u64, run: u64, role: Role, batch: u64) -> StreamRng {
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&master_seed.to_le_bytes());
     key[8..16].copy_from_slice(&run.to_le_bytes());
     key[16..24].copy_from_slice(&role.code().to_le_bytes());
-    let mut rng = ChaCha8Rng::from_seed(key);
-    rng.set_stream(batch);
-    rng
+    StreamRng::new(key, batch)
 }
 
 /// The streams of one role in one run: batch b draws from
@@ -95,7 +98,7 @@ impl Streams {
     }
 
     /// The stream of batch `b`.
-    pub fn batch(&self, b: u64) -> ChaCha8Rng {
+    pub fn batch(&self, b: u64) -> StreamRng {
         stream_rng(self.seed, self.run, self.role, b)
     }
 }

@@ -3,7 +3,7 @@
 //! kind of bad input refused by name.
 
 use ldp_analytic::{LhAsr, Poisoning};
-use ldp_core::simulation::{Role, perturb_all};
+use ldp_core::simulation::{Role, perturb_all, stream_rng};
 use ldp_core::{DomainSize, Epsilon, Protocol, Spec, dispatch};
 use ldp_jsonl::JsonReport;
 use ldp_optimize::{Bounds, choose_protocol};
@@ -30,6 +30,42 @@ fn options(json: &str) -> JsValue {
 fn thrown(e: JsValue) -> (String, String) {
     let e: js_sys::Error = e.dyn_into().expect("an Error");
     (e.name().into(), e.message().into())
+}
+
+/// The seeded streams are rand_chacha's ChaCha8, word for word, in every way of drawing.
+/// Built with `simd128` (as `cargo xtask web --test` builds these tests, and the measuring
+/// workers' module), ldp-core computes the blocks itself, one per SIMD lane; without it,
+/// the stream is rand_chacha's own.
+#[wasm_bindgen_test]
+fn seeded_streams_are_chacha8_word_for_word() {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    let roles = [
+        (Role::Genuine, 1u64),
+        (Role::Attacker, 3),
+        (Role::Other(5), (1 << 32) | 5),
+    ];
+    for ((seed, run, batch), (role, code)) in [(0, 0, 0), (7, 3, 1), (u64::MAX, 19, u64::MAX)]
+        .into_iter()
+        .zip(roles)
+    {
+        let mut ours = stream_rng(seed, run, role, batch);
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&u64::to_le_bytes(seed));
+        key[8..16].copy_from_slice(&u64::to_le_bytes(run));
+        key[16..24].copy_from_slice(&u64::to_le_bytes(code));
+        let mut theirs = ChaCha8Rng::from_seed(key);
+        theirs.set_stream(batch);
+        // 300 rounds of 1 + 2 + 4 words: over 30 refills of 64 words, at every offset.
+        for i in 0..300 {
+            assert_eq!(ours.next_u32(), theirs.next_u32(), "word {i}");
+            assert_eq!(ours.next_u64(), theirs.next_u64(), "u64 {i}");
+            let (mut a, mut b) = ([0u8; 13], [0u8; 13]);
+            ours.fill_bytes(&mut a);
+            theirs.fill_bytes(&mut b);
+            assert_eq!(a, b, "bytes {i}");
+        }
+    }
 }
 
 #[wasm_bindgen_test]
