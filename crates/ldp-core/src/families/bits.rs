@@ -20,6 +20,9 @@ pub(crate) struct IndependentBits {
     pub(crate) q: f64,
     keep: Bernoulli,
     others: BernoulliSet,
+    /// `ln p`, `ln(1 - p)`, `ln q`, `ln(1 - q)`: the likelihoods' terms, taken once (the
+    /// MAP attack asks two likelihoods per report).
+    ln: [f64; 4],
 }
 
 /// The samplers are functions of (k, eps, p, q), so those alone are shown.
@@ -46,6 +49,7 @@ impl IndependentBits {
             q,
             keep: Bernoulli::new(p).expect("p is a probability"),
             others: BernoulliSet::new(q),
+            ln: [p.ln(), (-p).ln_1p(), q.ln(), (-q).ln_1p()],
         })
     }
 
@@ -99,7 +103,8 @@ impl IndependentBits {
     /// `ln P[ones | no item]`.
     pub(crate) fn null_log_likelihood(&self, report: &OnesReport) -> f64 {
         let set = report.ones.len() as f64;
-        set * self.q.ln() + (self.k.as_f64() - set) * (-self.q).ln_1p()
+        let [_, _, ln_q, ln_not_q] = self.ln;
+        set * ln_q + (self.k.as_f64() - set) * ln_not_q
     }
 
     pub(crate) fn validate(&self, report: &OnesReport) -> Result<(), ReportError> {
@@ -115,15 +120,15 @@ impl IndependentBits {
     /// `ln P[ones | item]` for a report with `set` one-bits, for an item whose bit is set
     /// (`has_x`) or clear: the likelihood depends on the report only through these two.
     pub(crate) fn log_likelihood_given(&self, set: usize, has_x: bool) -> f64 {
-        let (p, q) = (self.p, self.q);
+        let [ln_p, ln_not_p, ln_q, ln_not_q] = self.ln;
         let set = set as f64;
         let (true_bit, others_set) = if has_x {
-            (p.ln(), set - 1.0)
+            (ln_p, set - 1.0)
         } else {
-            ((-p).ln_1p(), set)
+            (ln_not_p, set)
         };
         let others_clear = (self.k.as_f64() - 1.0) - others_set;
-        true_bit + others_set * q.ln() + others_clear * (-q).ln_1p()
+        true_bit + others_set * ln_q + others_clear * ln_not_q
     }
 }
 

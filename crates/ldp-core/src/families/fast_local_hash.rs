@@ -90,6 +90,9 @@ pub struct FastLocalHashing {
     seeds: u32,
     p: f64,
     keep: Bernoulli,
+    /// [`FastLocalHashing::log_likelihood_given`] for an unsupported and a supported item,
+    /// taken once (the MAP attack asks both per report).
+    ln_given: [f64; 2],
 }
 
 impl FastLocalHashing {
@@ -106,6 +109,7 @@ impl FastLocalHashing {
             seeds,
             p,
             keep: Bernoulli::new(p).expect("p in [0, 1]"),
+            ln_given: [false, true].map(|supported| ln_report_given(p, g, seeds, supported)),
         })
     }
 
@@ -132,13 +136,19 @@ impl FastLocalHashing {
     /// `ln P[report | x]` for an item the report supports or not: one of the seeds, then
     /// the hash value kept with probability p or moved to one of the g - 1 others.
     fn log_likelihood_given(&self, supported: bool) -> f64 {
-        let y_prob = if supported {
-            self.p
-        } else {
-            (1.0 - self.p) / f64::from(self.g - 1)
-        };
-        y_prob.ln() - f64::from(self.seeds).ln()
+        self.ln_given[usize::from(supported)]
     }
+}
+
+/// [`FastLocalHashing::log_likelihood_given`] of FLH with keep probability `p` over `0..g`
+/// and `seeds` seeds.
+fn ln_report_given(p: f64, g: u32, seeds: u32, supported: bool) -> f64 {
+    let y_prob = if supported {
+        p
+    } else {
+        (1.0 - p) / f64::from(g - 1)
+    };
+    y_prob.ln() - f64::from(seeds).ln()
 }
 
 impl Mechanism for FastLocalHashing {

@@ -201,6 +201,9 @@ pub struct LocalHashing {
     p: f64,
     q: f64,
     keep: Bernoulli,
+    /// [`LocalHashing::log_likelihood_given`] for an unsupported and a supported item,
+    /// taken once (the MAP attack asks both per report).
+    ln_given: [f64; 2],
 }
 
 impl LocalHashing {
@@ -216,6 +219,7 @@ impl LocalHashing {
             p,
             q,
             keep: Bernoulli::new(p).expect("p in [0, 1]"),
+            ln_given: [false, true].map(|supported| ln_report_given(p, g, supported)),
         })
     }
 
@@ -317,14 +321,19 @@ impl LocalHashing {
     /// bits, then the hash value kept with probability p or moved to one of the g - 1
     /// others.
     fn log_likelihood_given(&self, supported: bool) -> f64 {
-        let seed_ln = -32.0 * std::f64::consts::LN_2;
-        let y_prob = if supported {
-            self.p
-        } else {
-            (1.0 - self.p) / f64::from(self.g - 1)
-        };
-        seed_ln + y_prob.ln()
+        self.ln_given[usize::from(supported)]
     }
+}
+
+/// [`LocalHashing::log_likelihood_given`] of LH with keep probability `p` over `0..g`.
+fn ln_report_given(p: f64, g: u32, supported: bool) -> f64 {
+    let seed_ln = -32.0 * std::f64::consts::LN_2;
+    let y_prob = if supported {
+        p
+    } else {
+        (1.0 - p) / f64::from(g - 1)
+    };
+    seed_ln + y_prob.ln()
 }
 
 impl Mechanism for LocalHashing {

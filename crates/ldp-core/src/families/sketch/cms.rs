@@ -65,6 +65,8 @@ pub struct CountMeanSketch {
     width: u32,
     /// The row's bits: symmetric unary encoding over the m columns.
     bits: IndependentBits,
+    /// `ln h`, taken once (the MAP attack asks two likelihoods per report).
+    ln_hashes: f64,
 }
 
 impl CountMeanSketch {
@@ -80,6 +82,7 @@ impl CountMeanSketch {
             hashes,
             width,
             bits: IndependentBits::new(columns, Epsilon::new(eps.get() / 2.0)?, p, q)?,
+            ln_hashes: f64::from(hashes).ln(),
         })
     }
 
@@ -207,14 +210,13 @@ impl Mechanism for CountMeanSketch {
         let set = report.ones.len() - 1;
         self.bits
             .log_likelihood_given(set, self.supports(report, item))
-            - f64::from(self.hashes).ln()
+            - self.ln_hashes
     }
 
     fn log_likelihoods(&self, report: &OnesReport, out: &mut Vec<f64>) {
         // The row's one-bits: every cell but the row's own.
         let set = report.ones.len() - 1;
-        let given =
-            |has_x| self.bits.log_likelihood_given(set, has_x) - f64::from(self.hashes).ln();
+        let given = |has_x| self.bits.log_likelihood_given(set, has_x) - self.ln_hashes;
         two_valued_log_likelihoods(self, report, given(true), given(false), out);
     }
 
