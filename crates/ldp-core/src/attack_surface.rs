@@ -327,14 +327,10 @@ pub fn best_seed(
     while start < seeds {
         let wave_end = seeds.min(start + WAVE);
         let chunks: Vec<u64> = (start..wave_end).step_by(CHUNK as usize).collect();
-        let in_chunk = |&from: &u64| best_in(&hash, r, range, from, (from + CHUNK).min(wave_end));
-        #[cfg(feature = "parallel")]
-        let wave: Vec<(u32, u64, u32)> = {
-            use rayon::prelude::*;
-            chunks.par_iter().map(in_chunk).collect()
-        };
-        #[cfg(not(feature = "parallel"))]
-        let wave: Vec<(u32, u64, u32)> = chunks.iter().map(in_chunk).collect();
+        let wave = crate::parallel::map(chunks.len(), |c| {
+            let from = chunks[c];
+            best_in(&hash, r, range, from, (from + CHUNK).min(wave_end))
+        });
         for candidate in wave {
             if candidate.0 > best.0 {
                 best = candidate;

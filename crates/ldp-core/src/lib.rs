@@ -64,6 +64,7 @@ pub mod memory;
 pub mod multidim;
 pub mod names;
 pub mod output_counts;
+pub mod parallel;
 pub mod protocol_set;
 pub mod rejections;
 pub mod report;

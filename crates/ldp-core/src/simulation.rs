@@ -250,13 +250,8 @@ where
     while first < batches {
         let last = batches.min(first + BATCHES_PER_WAVE);
         #[cfg(feature = "parallel")]
-        let results: Vec<Result<T, E>> = {
-            use rayon::prelude::*;
-            (first..last)
-                .into_par_iter()
-                .map(|b| work(b as u64, range(b)))
-                .collect()
-        };
+        let results =
+            crate::parallel::map(last - first, |j| work((first + j) as u64, range(first + j)));
         #[cfg(not(feature = "parallel"))]
         let results = (first..last).map(|b| work(b as u64, range(b)));
         for result in results {
@@ -274,11 +269,11 @@ fn batch_range(users: usize, b: usize) -> Range<usize> {
 
 /// [`for_each_batch`] for results whose merge is exact however the batches are grouped
 /// (integer counts, [`Aggregator::EXACT_MERGE`]): the batches fold into one accumulator
-/// per share of the work rayon splits off (a few per thread), made by `init`, instead of
-/// one each, and `merge` adds them. Each batch still draws from its own stream, so the
-/// result is `for_each_batch`'s on any thread count, without a fresh accumulator (a
-/// server of many cells: a sketch, FLH's seeds by values) per batch. `add(acc, b, users)` folds
-/// batch b in. None for no users.
+/// per share of the work (a few per thread: [`parallel::fold`](crate::parallel::fold)),
+/// made by `init`, instead of one each, and `merge` adds them. Each batch still draws
+/// from its own stream, so the result is `for_each_batch`'s on any thread count, without
+/// a fresh accumulator (a server of many cells: a sketch, FLH's seeds by values) per
+/// batch. `add(acc, b, users)` folds batch b in. None for no users.
 ///
 /// ```
 /// use ldp_core::simulation::fold_batches;
@@ -292,27 +287,12 @@ pub fn fold_batches<T: Send>(
     add: impl Fn(&mut T, u64, Range<usize>) + Sync + Send,
     merge: impl Fn(&mut T, T) + Sync + Send,
 ) -> Option<T> {
-    let batches = users.div_ceil(USERS_PER_STREAM);
-    let fold = |mut acc: T, b: usize| {
-        add(&mut acc, b as u64, batch_range(users, b));
-        acc
-    };
-    #[cfg(feature = "parallel")]
-    {
-        use rayon::prelude::*;
-        (0..batches)
-            .into_par_iter()
-            .fold(&init, fold)
-            .reduce_with(|mut acc, other| {
-                merge(&mut acc, other);
-                acc
-            })
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        let _ = &merge;
-        (batches > 0).then(|| (0..batches).fold(init(), fold))
-    }
+    crate::parallel::fold(
+        users.div_ceil(USERS_PER_STREAM),
+        init,
+        |acc, b| add(acc, b as u64, batch_range(users, b)),
+        merge,
+    )
 }
 
 /// Perturbs user `i`'s item `items[i]` for every user and returns the reports in user

@@ -240,29 +240,17 @@ impl CountedOutputs for FastLocalHashing {
         let used: Vec<u32> = (0..self.seeds)
             .filter(|&s| cells[s as usize * g..][..g].iter().any(|&c| c > 0))
             .collect();
-        let one_seed = |seed: u32| -> Vec<u64> {
+        // One sum over the domain per thread, each adding its share of the seeds.
+        let add_seed = |sums: &mut Vec<u64>, u: usize| {
+            let seed = used[u];
             let row = &cells[seed as usize * g..][..g];
-            (0..k)
-                .map(|item| row[hash_item(item, seed, self.g) as usize])
-                .collect()
+            for (item, sum) in (0..k).zip(sums.iter_mut()) {
+                *sum += row[hash_item(item, seed, self.g) as usize];
+            }
         };
-        let add = |mut a: Vec<u64>, b: Vec<u64>| {
-            a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
-            a
-        };
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            used.into_par_iter()
-                .map(one_seed)
-                .reduce(|| vec![0; k as usize], add)
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            used.into_iter()
-                .map(one_seed)
-                .fold(vec![0; k as usize], add)
-        }
+        let add = |a: &mut Vec<u64>, b: Vec<u64>| a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+        crate::parallel::fold(used.len(), || vec![0; k as usize], add_seed, add)
+            .unwrap_or_else(|| vec![0; k as usize])
     }
 }
 

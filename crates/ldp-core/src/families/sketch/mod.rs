@@ -148,13 +148,5 @@ pub(crate) fn estimate_from_sketch(
             .sum();
         scale * (total / (h * n) - 1.0 / m)
     };
-    #[cfg(feature = "parallel")]
-    {
-        use rayon::prelude::*;
-        (0..k).into_par_iter().map(one).collect()
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        (0..k).map(one).collect()
-    }
+    crate::parallel::map(k as usize, |item| one(item as u32))
 }
