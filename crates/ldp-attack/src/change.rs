@@ -38,16 +38,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::par::*;
 use ldp_core::longitudinal::{ClassMemo, Device, Fresh, HashedMemo};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
-use ldp_core::{AttackSurface, dispatch, dispatch_memoized};
+use ldp_core::{AttackSurface, dispatch, dispatch_memoized, parallel};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Population, Trajectories};
 use crate::longitudinal::Collection;
-use crate::measure::{Estimate, MeasureError, check_setting, spread_users};
+use crate::measure::{Estimate, MeasureError, check_setting, run_count, spread_users};
 
 /// The stream of the users' value changes (beside `Genuine` for reports and `Attacker`).
 const VALUES: Role = Role::Other(0x4348_414e); // "CHAN"
@@ -298,6 +297,7 @@ fn run_collection<V: Values>(
     runs: u64,
     seed: u64,
 ) -> Result<Vec<Tally>, MeasureError> {
+    let runs = run_count(runs)?;
     Ok(match collection {
         // Fresh reports: each day's reconstructed on its own, identical or not.
         Collection::OneShot(spec) => {
@@ -353,17 +353,16 @@ fn summarize(tallies: &[Tally], runs: u64, users: usize, days: u32) -> ChangeMea
 fn run_all<D: Device, V: Values>(
     device: &D,
     source: &V,
-    runs: u64,
+    runs: usize,
     seed: u64,
     replays: bool,
 ) -> Vec<Tally>
 where
     D::Mechanism: AttackSurface,
 {
-    (0..runs)
-        .into_par_iter()
-        .map(|run| one_run(device, source, seed, run, replays))
-        .collect()
+    parallel::map(runs, |run| {
+        one_run(device, source, seed, run as u64, replays)
+    })
 }
 
 /// Where the users' values over the days come from.

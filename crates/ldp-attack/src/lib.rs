@@ -50,7 +50,6 @@ pub mod longitudinal;
 pub mod map;
 mod measure;
 pub mod multidim;
-mod par;
 mod poison;
 pub mod pool;
 pub mod shape;

@@ -21,15 +21,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::par::*;
 use ldp_core::longitudinal::{Fresh, Longitudinal, Memoized, Reporter};
 use ldp_core::simulation::{Role, Streams, for_each_batch};
-use ldp_core::{AttackSurface, Spec, dispatch, dispatch_memoized};
+use ldp_core::{AttackSurface, Spec, dispatch, dispatch_memoized, parallel};
 use serde::{Deserialize, Serialize};
 
 use crate::data::Population;
 use crate::map::argmax_uniform;
-use crate::measure::{Estimate, MeasureError, check_setting, spread_users};
+use crate::measure::{Estimate, MeasureError, check_setting, run_count, spread_users};
 
 /// What each user sends at every collection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -126,14 +125,17 @@ pub fn measure_linked(
     }
     let all = population.items();
     let items = spread_users(all, config.users)?;
+    let count = run_count(config.runs)?;
     let runs: Vec<Vec<f64>> = match collection {
         Collection::OneShot(spec) => {
-            dispatch!(spec.build()?, m => run_all(&Fresh(m), k, &items, config))
+            dispatch!(spec.build()?, m => run_all(&Fresh(m), k, count, &items, config))
         }
         Collection::Permanent(spec) => {
-            dispatch!(spec.build()?, m => run_all(&Memoized::permanent(m), k, &items, config))
+            dispatch!(spec.build()?, m => run_all(&Memoized::permanent(m), k, count, &items, config))
         }
-        Collection::Memoized(l) => dispatch_memoized!(l, m => run_all(&m, k, &items, config))?,
+        Collection::Memoized(l) => {
+            dispatch_memoized!(l, m => run_all(&m, k, count, &items, config))?
+        }
     };
     let asr = (0..config.collections.len())
         .map(|c| Estimate::rate_from_runs(runs.iter().map(|r| r[c]), items.len()))
@@ -147,14 +149,19 @@ pub fn measure_linked(
 }
 
 /// Every run's ASR after each number of collections.
-fn run_all<P: Reporter>(reporter: &P, k: u32, items: &[u32], config: &LinkedConfig) -> Vec<Vec<f64>>
+fn run_all<P: Reporter>(
+    reporter: &P,
+    k: u32,
+    runs: usize,
+    items: &[u32],
+    config: &LinkedConfig,
+) -> Vec<Vec<f64>>
 where
     P::Mechanism: AttackSurface,
 {
-    (0..config.runs)
-        .into_par_iter()
-        .map(|run| one_run(reporter, k as usize, items, config, run))
-        .collect()
+    parallel::map(runs, |run| {
+        one_run(reporter, k as usize, items, config, run as u64)
+    })
 }
 
 fn one_run<P: Reporter>(

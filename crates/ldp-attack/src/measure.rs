@@ -9,10 +9,11 @@
 
 use std::ops::Range;
 
-use crate::par::*;
 pub use ldp_core::simulation::Estimate;
 use ldp_core::simulation::{Role, Streams, fold_batches, for_each_batch};
-use ldp_core::{Aggregator, AttackSurface, Clip, FamilyMechanism, MaxGain, Spec, dispatch};
+use ldp_core::{
+    Aggregator, AttackSurface, Clip, FamilyMechanism, MaxGain, Spec, dispatch, parallel,
+};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -252,28 +253,24 @@ fn run_all<M: FamilyMechanism + AttackSurface>(
         plan: (p.kind() == PoisonKind::Mga).then(|| m.plan_max_gain(p.targets().items(), clip)),
         fakes: p.beta().fake_users(pop.len() as u64) as usize,
     });
-    let runs = usize::try_from(config.runs)
-        .map_err(|_| MeasureError::TooManyRuns { runs: config.runs })?;
+    let runs = run_count(config.runs)?;
     let mut results: Vec<Option<RunResult>> = Vec::new();
     results
         .try_reserve_exact(runs)
         .map_err(|_| MeasureError::TooManyRuns { runs: config.runs })?;
-    (0..runs)
-        .into_par_iter()
-        .map(|run| {
-            (!stop()).then(|| {
-                one_run(
-                    m,
-                    pop,
-                    &truth,
-                    top.as_ref(),
-                    config,
-                    run as u64,
-                    attack.as_ref(),
-                )
-            })
+    results.extend(parallel::map(runs, |run| {
+        (!stop()).then(|| {
+            one_run(
+                m,
+                pop,
+                &truth,
+                top.as_ref(),
+                config,
+                run as u64,
+                attack.as_ref(),
+            )
         })
-        .collect_into_vec(&mut results);
+    }));
     let results: Vec<RunResult> = results
         .into_iter()
         .collect::<Option<_>>()
@@ -463,6 +460,11 @@ pub(crate) fn check_setting(
         return Err(MeasureError::NoRuns);
     }
     Ok(())
+}
+
+/// `runs` as a count of this platform's: one it cannot count cannot be held either.
+pub(crate) fn run_count(runs: u64) -> Result<usize, MeasureError> {
+    usize::try_from(runs).map_err(|_| MeasureError::TooManyRuns { runs })
 }
 
 /// `users` users spread evenly over `all` (user `i * len / users`), or every user with

@@ -110,9 +110,8 @@
 
 use std::fmt;
 
-use crate::par::*;
 use ldp_core::simulation::{Estimate, Role, Streams, for_each_batch};
-use ldp_core::{AttackSurface, DomainSize, Mechanism, Spec, dispatch};
+use ldp_core::{AttackSurface, DomainSize, Mechanism, Spec, dispatch, parallel};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
@@ -417,6 +416,12 @@ pub enum PoolError {
     /// No runs.
     #[error("at least one run is needed")]
     NoRuns,
+    /// More runs than this platform can count.
+    #[error("{runs} runs are more than this platform can count")]
+    TooManyRuns {
+        /// Runs asked for.
+        runs: u64,
+    },
     /// No users.
     #[error("at least one user is needed")]
     NoUsers,
@@ -490,10 +495,12 @@ pub fn measure_pools(
     config: &PoolConfig,
 ) -> Result<PoolMeasurement, PoolError> {
     validate(spec, pools, config)?;
-    let runs: Vec<Vec<Attacked>> = (0..config.runs)
-        .into_par_iter()
-        .map(|run| simulate_run(spec, pools, config, run))
-        .collect::<Result<_, _>>()?;
+    let count =
+        usize::try_from(config.runs).map_err(|_| PoolError::TooManyRuns { runs: config.runs })?;
+    let runs: Vec<Vec<Attacked>> =
+        parallel::map(count, |run| simulate_run(spec, pools, config, run as u64))
+            .into_iter()
+            .collect::<Result<_, _>>()?;
     let n = pools.pools.len();
     let users = config.users;
     let per_run = |c: usize| runs.iter().map(move |r| score(r, c, n));
@@ -870,16 +877,14 @@ where
                     );
                 }
                 // The attacker's work, the bulk of the cost, is pure: in parallel.
-                let sums: Vec<Option<Vec<f64>>> = reports
-                    .par_iter()
-                    .map_init(
-                        || (Vec::new(), Vec::new()),
-                        |(ll, scratch), r| {
-                            report_log_likelihoods(m, r, ll, scratch)
-                                .and_then(|()| attacker.sums(ll))
-                        },
-                    )
-                    .collect();
+                let sums: Vec<Option<Vec<f64>>> = parallel::map_init(
+                    reports.len(),
+                    || (Vec::new(), Vec::new()),
+                    |(ll, scratch), i| {
+                        report_log_likelihoods(m, &reports[i], ll, scratch)
+                            .and_then(|()| attacker.sums(ll))
+                    },
+                );
                 attacked.push(Attacked {
                     pool,
                     posteriors: attacker.posteriors(&sums, &config.records),

@@ -1,10 +1,9 @@
 //! Joint reconstruction (the paper's Example 1): the attacker reconstructs every attribute
 //! of a user from one multidimensional report; re-identification needs them all.
 
-use crate::par::*;
-use ldp_core::AttackSurface;
 use ldp_core::multidim::{Multidim, MultidimError, MultidimReport};
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
+use ldp_core::{AttackSurface, parallel};
 use rand::{Rng, RngExt};
 
 /// Measured reconstruction success, per attribute and jointly.
@@ -52,30 +51,28 @@ pub fn measure_joint<M: AttackSurface>(
         });
     }
     let n = rows.len() / d;
-    let batches: Vec<usize> = (0..n.div_ceil(USERS_PER_STREAM)).collect();
-    let parts = batches
-        .par_iter()
-        .map(|&batch| {
-            let mut rng = stream_rng(seed, 0, Role::Genuine, batch as u64);
-            let (mut hits, mut joint) = (vec![0u64; d], 0u64);
-            let users = batch * USERS_PER_STREAM..((batch + 1) * USERS_PER_STREAM).min(n);
-            for user in users {
-                let items = &rows[user * d..(user + 1) * d];
-                let report = mechanism.perturb(items, &mut rng)?;
-                let guesses = guess_all(mechanism, &report, &mut rng);
-                let mut all = true;
-                for (j, (g, x)) in guesses.iter().zip(items).enumerate() {
-                    if g == x {
-                        hits[j] += 1;
-                    } else {
-                        all = false;
-                    }
+    let parts = parallel::map(n.div_ceil(USERS_PER_STREAM), |batch| {
+        let mut rng = stream_rng(seed, 0, Role::Genuine, batch as u64);
+        let (mut hits, mut joint) = (vec![0u64; d], 0u64);
+        let users = batch * USERS_PER_STREAM..((batch + 1) * USERS_PER_STREAM).min(n);
+        for user in users {
+            let items = &rows[user * d..(user + 1) * d];
+            let report = mechanism.perturb(items, &mut rng)?;
+            let guesses = guess_all(mechanism, &report, &mut rng);
+            let mut all = true;
+            for (j, (g, x)) in guesses.iter().zip(items).enumerate() {
+                if g == x {
+                    hits[j] += 1;
+                } else {
+                    all = false;
                 }
-                joint += u64::from(all);
             }
-            Ok((hits, joint))
-        })
-        .collect::<Result<Vec<_>, MultidimError>>()?;
+            joint += u64::from(all);
+        }
+        Ok((hits, joint))
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, MultidimError>>()?;
     let (mut hits, mut joint) = (vec![0u64; d], 0u64);
     for (h, jn) in parts {
         for (t, x) in hits.iter_mut().zip(h) {

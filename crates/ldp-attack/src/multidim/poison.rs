@@ -12,10 +12,9 @@
 //! of the estimate with the fakes less the estimate without, on the same genuine reports
 //! (common random numbers). Its closed form is `ldp_analytic::multidim::Collection::epg`.
 
-use crate::par::*;
 use ldp_core::multidim::{Multidim, MultidimError, MultidimReport};
 use ldp_core::simulation::{Estimate, Role, Streams, for_each_batch};
-use ldp_core::{AttackSurface, Clip, Estimator, FakeFraction, MaxGain};
+use ldp_core::{AttackSurface, Clip, Estimator, FakeFraction, MaxGain, parallel};
 
 use crate::poison::{PoisonError, Targets};
 
@@ -155,6 +154,12 @@ pub enum PoisonMeasureError {
     /// At least one run and one user are needed.
     #[error("at least one run and one user are needed")]
     Empty,
+    /// More runs than this platform can count.
+    #[error("{runs} runs are more than this platform can count")]
+    TooManyRuns {
+        /// Runs asked for.
+        runs: u64,
+    },
 }
 
 /// What [`measure_poisoning`] measured.
@@ -215,6 +220,7 @@ pub fn measure_poisoning<M: AttackSurface>(
     if runs == 0 || users == 0 {
         return Err(PoisonMeasureError::Empty);
     }
+    let runs_usize = usize::try_from(runs).map_err(|_| PoisonMeasureError::TooManyRuns { runs })?;
     if attack.targets.len() != d {
         return Err(PoisonMeasureError::Attributes {
             expected: d,
@@ -259,9 +265,8 @@ pub fn measure_poisoning<M: AttackSurface>(
         named: &named,
         fakes,
     };
-    let gains = (0..runs)
-        .into_par_iter()
-        .map(|run| plan.run(rows, seed, run))
+    let gains = parallel::map(runs_usize, |run| plan.run(rows, seed, run as u64))
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     Ok(PoisoningMeasurement {
         runs,

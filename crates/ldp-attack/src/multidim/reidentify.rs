@@ -10,11 +10,10 @@
 //! values it shares and scores RID-ACC@k: the probability that the true record is among
 //! the first k, ties broken uniformly ([`MatchIndex`]); the baseline is `k / n`.
 
-use ldp_core::AttackSurface;
 use ldp_core::multidim::{Multidim, Solution};
 use ldp_core::simulation::{Role, USERS_PER_STREAM, stream_rng};
+use ldp_core::{AttackSurface, parallel};
 
-use crate::par::*;
 use rand::{Rng, RngExt};
 
 use super::matching::{MatchError, MatchIndex};
@@ -202,54 +201,52 @@ pub fn reidentify<M: AttackSurface>(
         Scoring::EverySurvey => (1..=surveys).collect(),
         Scoring::LastSurvey => vec![surveys],
     };
-    let batches: Vec<usize> = (0..n.div_ceil(USERS_PER_STREAM)).collect();
-    let sums = batches
-        .par_iter()
-        .map(|&batch| {
-            let mut rng = stream_rng(seed, 0, Role::Genuine, batch as u64);
-            let mut sums = vec![vec![0.0; top]; after.len()];
-            let mut profiled = vec![0u64; after.len()];
-            let mut matcher = index.matcher();
-            let mut fresh: Vec<usize> = Vec::new();
-            let users = batch * USERS_PER_STREAM..((batch + 1) * USERS_PER_STREAM).min(n);
-            for user in users {
-                let items = index.row(user);
-                let mut profile: Vec<Option<u32>> = vec![None; d];
-                for (s, attributes) in plan.surveys.iter().enumerate() {
-                    fresh.clear();
-                    fresh.extend(attributes.iter().copied().filter(|&j| profile[j].is_none()));
-                    let pool = match plan.repetition {
-                        Repetition::Without if !fresh.is_empty() => &fresh,
-                        _ => attributes,
-                    };
-                    let j = pool[rng.random_range(0..pool.len())];
-                    // A repeated attribute replays its memoized report: nothing new.
-                    if profile[j].is_none() {
-                        let m = &smp.attributes()[j];
-                        let report = m.perturb(items[j], &mut rng).expect(
-                            "the index checked every code against its domain, the client's",
-                        );
-                        profile[j] = Some(m.guess(&report, &mut rng));
-                    }
-                    // The scored surveys are increasing: a search finds this one's row.
-                    if let Ok(row) = after.binary_search(&(s + 1)) {
-                        let right = profile
-                            .iter()
-                            .zip(items)
-                            .all(|(guess, x)| guess.is_none_or(|v| v == *x));
-                        profiled[row] += u64::from(right);
-                        // Beyond `top` records above it, every RID-ACC@k scored is zero.
-                        if let Some(rank) = matcher.rank_within(&profile, user, top as u64)? {
-                            for (k, sum) in sums[row].iter_mut().enumerate() {
-                                *sum += rank.top(k as u64 + 1);
-                            }
+    let sums = parallel::map(n.div_ceil(USERS_PER_STREAM), |batch| {
+        let mut rng = stream_rng(seed, 0, Role::Genuine, batch as u64);
+        let mut sums = vec![vec![0.0; top]; after.len()];
+        let mut profiled = vec![0u64; after.len()];
+        let mut matcher = index.matcher();
+        let mut fresh: Vec<usize> = Vec::new();
+        let users = batch * USERS_PER_STREAM..((batch + 1) * USERS_PER_STREAM).min(n);
+        for user in users {
+            let items = index.row(user);
+            let mut profile: Vec<Option<u32>> = vec![None; d];
+            for (s, attributes) in plan.surveys.iter().enumerate() {
+                fresh.clear();
+                fresh.extend(attributes.iter().copied().filter(|&j| profile[j].is_none()));
+                let pool = match plan.repetition {
+                    Repetition::Without if !fresh.is_empty() => &fresh,
+                    _ => attributes,
+                };
+                let j = pool[rng.random_range(0..pool.len())];
+                // A repeated attribute replays its memoized report: nothing new.
+                if profile[j].is_none() {
+                    let m = &smp.attributes()[j];
+                    let report = m
+                        .perturb(items[j], &mut rng)
+                        .expect("the index checked every code against its domain, the client's");
+                    profile[j] = Some(m.guess(&report, &mut rng));
+                }
+                // The scored surveys are increasing: a search finds this one's row.
+                if let Ok(row) = after.binary_search(&(s + 1)) {
+                    let right = profile
+                        .iter()
+                        .zip(items)
+                        .all(|(guess, x)| guess.is_none_or(|v| v == *x));
+                    profiled[row] += u64::from(right);
+                    // Beyond `top` records above it, every RID-ACC@k scored is zero.
+                    if let Some(rank) = matcher.rank_within(&profile, user, top as u64)? {
+                        for (k, sum) in sums[row].iter_mut().enumerate() {
+                            *sum += rank.top(k as u64 + 1);
                         }
                     }
                 }
             }
-            Ok((sums, profiled))
-        })
-        .collect::<Result<Vec<_>, ReidentifyError>>()?;
+        }
+        Ok((sums, profiled))
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, ReidentifyError>>()?;
     let mut accuracy = vec![vec![0.0; top]; after.len()];
     let mut profiled = vec![0u64; after.len()];
     for (batch, right) in sums {
