@@ -2,9 +2,8 @@
 //! `ldp-py`) or an external command ([`CommandClient`]).
 
 use ldp_core::simulation::{Role, stream_rng};
-use rayon::prelude::*;
 
-use crate::tally::{add, tasks};
+use crate::tally::count_batches;
 use crate::{Audit, AuditConfig, AuditError, Observation, Plan, Shape};
 
 /// The most items one call of [`Client::perturb`] gets.
@@ -77,15 +76,13 @@ pub fn audit_client(
         return Err(AuditError::HashRange(g));
     }
     let plan = Plan::new(setup.k, &setup.config)?;
-    let counters = tasks(&plan, setup.batch)
-        .map(|(i, b, n)| {
-            let x = plan.inputs()[i];
-            let reports = client.perturb(&vec![x; n])?;
-            let counters = tally(&plan, setup.shape, i, b, reports, n)?;
-            progress(n as u64);
-            Ok::<_, AuditError>(counters)
-        })
-        .try_reduce(|| plan.counters(), |a, b| Ok(add(a, b)))?;
+    let counters = count_batches(&plan, setup.batch, |i, b, n| {
+        let x = plan.inputs()[i];
+        let reports = client.perturb(&vec![x; n])?;
+        let counters = tally(&plan, setup.shape, i, b, reports, n)?;
+        progress(n as u64);
+        Ok::<_, AuditError>(counters)
+    })?;
     plan.finish(&counters, setup.claimed_eps)
 }
 

@@ -6,10 +6,9 @@ use ldp_core::attack_surface::argmax_uniform;
 use ldp_core::longitudinal::{Longitudinal, Reporter, Round};
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{AttackSurface, Mechanism, dispatch_memoized};
-use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::tally::{BATCH, add, tasks};
+use crate::tally::{BATCH, count_batches};
 use crate::{Audit, AuditConfig, AuditError, Plan, Statistic};
 
 /// The most linked reports an audit considers (10^7).
@@ -128,48 +127,47 @@ where
     let guess = plan.needs_guess();
     // Fewer trials per batch as t grows: each trial draws t reports.
     let batch = (BATCH / u64::from(t)).max(16);
-    tasks(plan, batch)
-        .map(|(i, b, n)| {
-            let x = plan.inputs()[i];
-            let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
-            let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
-            let mut counters = plan.counters();
-            let pairs: Vec<(u32, u32)> = plan.pairs_of(i).collect();
-            let mut separated = vec![true; pairs.len()];
-            let (mut scores, mut scratch) = (vec![0.0; k as usize], Vec::new());
-            for _ in 0..n {
-                let state = reporter
-                    .start(x, &mut rng)
-                    .expect("audit inputs are in the domain");
-                separated.fill(true);
-                if guess {
-                    scores.fill(0.0);
-                }
-                for _ in 0..t {
-                    let report = reporter
-                        .report(&state, &mut rng)
-                        .expect("audit inputs are in the domain");
-                    for (sep, &(v1, v2)) in separated.iter_mut().zip(&pairs) {
-                        *sep = *sep && m.separates(&report, v1, v2);
-                    }
-                    if guess {
-                        m.add_evidence(&report, &mut scores, &mut scratch);
-                    }
-                }
-                let g = guess.then(|| argmax_uniform(scores.iter().copied(), &mut attacker));
-                plan.count(
-                    &mut counters,
-                    i,
-                    |_, v1, v2| {
-                        pairs
-                            .iter()
-                            .zip(&separated)
-                            .any(|(&pair, &sep)| sep && pair == (v1, v2))
-                    },
-                    g,
-                );
+    let Ok(counters) = count_batches(plan, batch, |i, b, n| {
+        let x = plan.inputs()[i];
+        let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
+        let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
+        let mut counters = plan.counters();
+        let pairs: Vec<(u32, u32)> = plan.pairs_of(i).collect();
+        let mut separated = vec![true; pairs.len()];
+        let (mut scores, mut scratch) = (vec![0.0; k as usize], Vec::new());
+        for _ in 0..n {
+            let state = reporter
+                .start(x, &mut rng)
+                .expect("audit inputs are in the domain");
+            separated.fill(true);
+            if guess {
+                scores.fill(0.0);
             }
-            counters
-        })
-        .reduce(|| plan.counters(), add)
+            for _ in 0..t {
+                let report = reporter
+                    .report(&state, &mut rng)
+                    .expect("audit inputs are in the domain");
+                for (sep, &(v1, v2)) in separated.iter_mut().zip(&pairs) {
+                    *sep = *sep && m.separates(&report, v1, v2);
+                }
+                if guess {
+                    m.add_evidence(&report, &mut scores, &mut scratch);
+                }
+            }
+            let g = guess.then(|| argmax_uniform(scores.iter().copied(), &mut attacker));
+            plan.count(
+                &mut counters,
+                i,
+                |_, v1, v2| {
+                    pairs
+                        .iter()
+                        .zip(&separated)
+                        .any(|(&pair, &sep)| sep && pair == (v1, v2))
+                },
+                g,
+            );
+        }
+        Ok::<_, std::convert::Infallible>(counters)
+    });
+    counters
 }

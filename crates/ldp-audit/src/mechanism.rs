@@ -3,9 +3,8 @@
 use ldp_core::attack_surface::AttackSurface;
 use ldp_core::simulation::{Role, stream_rng};
 use ldp_core::{AnyMechanism, dispatch};
-use rayon::prelude::*;
 
-use crate::tally::{BATCH, add, tasks};
+use crate::tally::{BATCH, count_batches};
 use crate::{Audit, AuditConfig, AuditError, Plan, Statistic};
 
 /// Runs the distinguishing test of `config` on `mech`'s own client: `trials` reports of
@@ -70,28 +69,27 @@ where
     M::Report: Send,
 {
     let guess = plan.needs_guess();
-    tasks(plan, BATCH)
-        .map(|(i, b, n)| {
-            if stop() {
-                return plan.counters();
-            }
-            let x = plan.inputs()[i];
-            let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
-            let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
-            let mut counters = plan.counters();
-            // One report's memory, refilled by every trial of the batch.
-            let mut report: Option<M::Report> = None;
-            for _ in 0..n {
-                let report = m
-                    .perturb_reusing(x, &mut rng, &mut report)
-                    .expect("audit inputs are in the domain");
-                let g = guess.then(|| m.guess(report, &mut attacker));
-                plan.count(&mut counters, i, |_, v1, v2| m.separates(report, v1, v2), g);
-            }
-            progress(n as u64);
-            counters
-        })
-        .reduce(|| plan.counters(), add)
+    let Ok(counters) = count_batches(plan, BATCH, |i, b, n| {
+        if stop() {
+            return Ok::<_, std::convert::Infallible>(plan.counters());
+        }
+        let x = plan.inputs()[i];
+        let mut rng = stream_rng(plan.seed(), u64::from(x), Role::Genuine, b);
+        let mut attacker = stream_rng(plan.seed(), u64::from(x), Role::Attacker, b);
+        let mut counters = plan.counters();
+        // One report's memory, refilled by every trial of the batch.
+        let mut report: Option<M::Report> = None;
+        for _ in 0..n {
+            let report = m
+                .perturb_reusing(x, &mut rng, &mut report)
+                .expect("audit inputs are in the domain");
+            let g = guess.then(|| m.guess(report, &mut attacker));
+            plan.count(&mut counters, i, |_, v1, v2| m.separates(report, v1, v2), g);
+        }
+        progress(n as u64);
+        Ok(counters)
+    });
+    counters
 }
 
 #[cfg(test)]

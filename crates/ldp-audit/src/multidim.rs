@@ -24,14 +24,13 @@
 use ldp_core::attack_surface::AttackSurface;
 use ldp_core::multidim::{Multidim, MultidimReport, Solution};
 use ldp_core::simulation::{Role, stream_rng};
-use ldp_core::{ExactOutputs, Mechanism};
+use ldp_core::{ExactOutputs, Mechanism, parallel};
 use rand::RngExt;
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::exact::{EXACT_LIMIT, too_large, worst};
 use crate::interval::clopper_pearson;
-use crate::tally::{BATCH, add, tasks};
+use crate::tally::{BATCH, count_batches};
 use crate::{Audit, AuditConfig, AuditError, Coverage, PairAudit, Pairs, Plan, Statistic};
 
 /// Calibration reports per input, at most: enough to place the threshold, few beside
@@ -381,36 +380,34 @@ where
     } else {
         Vec::new()
     };
-    let counters = tasks(&plan, BATCH)
-        .map(|(i, b, n)| {
-            if stop() {
-                return plan.counters();
-            }
-            let mut rng = stream_rng(plan.seed(), i as u64, Role::Genuine, b);
-            let mut attacker = stream_rng(plan.seed(), i as u64, Role::Attacker, b);
-            let mut counters = plan.counters();
-            for _ in 0..n {
-                let report = m
-                    .perturb(&inputs[i], &mut rng)
-                    .expect("audit tuples are in the domains");
-                let lls = (!thresholds.is_empty()).then(|| {
-                    m.log_likelihood_each(&report, &inputs)
-                        .expect("audit tuples are in the domains")
-                });
-                let guess = plan
-                    .needs_guess()
-                    .then(|| guess_hits(m, &report, &inputs[0], &mut attacker));
-                count(&plan, &mut counters, i, |statistic, v2| match statistic {
-                    Statistic::AttackGuess => guess.unwrap_or(false),
-                    _ => lls
-                        .as_ref()
-                        .is_some_and(|l| at_least(l[0] - l[v2], thresholds[v2 - 1])),
-                });
-            }
-            progress(n as u64);
-            counters
-        })
-        .reduce(|| plan.counters(), add);
+    let Ok(counters) = count_batches(&plan, BATCH, |i, b, n| {
+        if stop() {
+            return Ok::<_, std::convert::Infallible>(plan.counters());
+        }
+        let mut rng = stream_rng(plan.seed(), i as u64, Role::Genuine, b);
+        let mut attacker = stream_rng(plan.seed(), i as u64, Role::Attacker, b);
+        let mut counters = plan.counters();
+        for _ in 0..n {
+            let report = m
+                .perturb(&inputs[i], &mut rng)
+                .expect("audit tuples are in the domains");
+            let lls = (!thresholds.is_empty()).then(|| {
+                m.log_likelihood_each(&report, &inputs)
+                    .expect("audit tuples are in the domains")
+            });
+            let guess = plan
+                .needs_guess()
+                .then(|| guess_hits(m, &report, &inputs[0], &mut attacker));
+            count(&plan, &mut counters, i, |statistic, v2| match statistic {
+                Statistic::AttackGuess => guess.unwrap_or(false),
+                _ => lls
+                    .as_ref()
+                    .is_some_and(|l| at_least(l[0] - l[v2], thresholds[v2 - 1])),
+            });
+        }
+        progress(n as u64);
+        Ok(counters)
+    });
     if stop() {
         return Err(AuditError::Stopped);
     }
@@ -497,29 +494,26 @@ where
     let n = plan.trials().min(CALIBRATION);
     // For each input, the log-ratio `ln P[y | v1] - ln P[y | x]` of its reports under
     // every input x (x = 0 gives zeros).
-    let ratios: Vec<Vec<Vec<f64>>> = (0..inputs.len())
-        .into_par_iter()
-        .map(|i| {
-            let mut rng = stream_rng(plan.seed(), i as u64, Role::Other(CALIBRATION_ROLE), 0);
-            let mut per_pair = vec![Vec::with_capacity(n as usize); inputs.len()];
-            if stop() {
-                return per_pair;
+    let ratios: Vec<Vec<Vec<f64>>> = parallel::map(inputs.len(), |i| {
+        let mut rng = stream_rng(plan.seed(), i as u64, Role::Other(CALIBRATION_ROLE), 0);
+        let mut per_pair = vec![Vec::with_capacity(n as usize); inputs.len()];
+        if stop() {
+            return per_pair;
+        }
+        for _ in 0..n {
+            let report = m
+                .perturb(&inputs[i], &mut rng)
+                .expect("audit tuples are in the domains");
+            let lls = m
+                .log_likelihood_each(&report, inputs)
+                .expect("audit tuples are in the domains");
+            for (x, l) in lls.iter().enumerate() {
+                per_pair[x].push(lls[0] - l);
             }
-            for _ in 0..n {
-                let report = m
-                    .perturb(&inputs[i], &mut rng)
-                    .expect("audit tuples are in the domains");
-                let lls = m
-                    .log_likelihood_each(&report, inputs)
-                    .expect("audit tuples are in the domains");
-                for (x, l) in lls.iter().enumerate() {
-                    per_pair[x].push(lls[0] - l);
-                }
-            }
-            progress(n);
-            per_pair
-        })
-        .collect();
+        }
+        progress(n);
+        per_pair
+    });
     if stop() {
         return Err(AuditError::Stopped);
     }

@@ -1,6 +1,7 @@
 //! The distinguishing test itself: which inputs are run, what is counted, and the
 //! bound on eps that the counts give.
 
+use ldp_core::parallel;
 use serde::Serialize;
 
 use crate::interval::{check_alpha, clopper_pearson};
@@ -330,28 +331,63 @@ pub const BATCH: u64 = 1 << 14;
 /// The most reports per input an audit draws (10^12: days of work at any speed).
 pub const MAX_TRIALS: u64 = 1_000_000_000_000;
 
-/// The batches of every input, in parallel and made as they are taken: `(input index,
-/// batch index, reports)`.
-pub(crate) fn tasks(
+/// The sum of `count(i, b, n)`, the counters of batch b of input i (n reports), over the
+/// batches of every input, on every core; an error stops the sum (the batches under way
+/// finish) and is returned. Each batch draws from its own streams, so the sum does not
+/// depend on the thread count.
+pub(crate) fn count_batches<E: Send>(
     plan: &Plan,
     batch: u64,
-) -> impl rayon::iter::ParallelIterator<Item = (usize, u64, usize)> + '_ {
-    use rayon::prelude::*;
+    count: impl Fn(usize, u64, usize) -> Result<Vec<u64>, E> + Sync,
+) -> Result<Vec<u64>, E> {
+    use std::sync::atomic::{AtomicBool, Ordering};
     let trials = plan.trials();
     let per_input = trials.div_ceil(batch);
-    let count = plan.inputs().len() as u64 * per_input;
-    (0..count).into_par_iter().map(move |task| {
-        let (i, b) = ((task / per_input) as usize, task % per_input);
-        (i, b, (trials - b * batch).min(batch) as usize)
-    })
+    let tasks = plan.inputs().len() as u64 * per_input;
+    let failed = AtomicBool::new(false);
+    let merge = |sum: &mut Result<Vec<u64>, E>, more: Result<Vec<u64>, E>| match (&mut *sum, more) {
+        (Ok(counters), Ok(more)) => add(counters, &more),
+        (Ok(_), Err(e)) => *sum = Err(e),
+        (Err(_), _) => {}
+    };
+    let mut total = Ok(plan.counters());
+    // In waves a usize counts: one wave on 64-bit targets.
+    let mut start = 0u64;
+    while start < tasks && total.is_ok() {
+        let wave = (tasks - start).min(usize::MAX as u64);
+        let sum = parallel::fold(
+            wave as usize,
+            || Ok(plan.counters()),
+            |sum: &mut Result<Vec<u64>, E>, task| {
+                let Ok(counters) = sum else { return };
+                if failed.load(Ordering::Relaxed) {
+                    return;
+                }
+                let task = start + task as u64;
+                let (i, b) = ((task / per_input) as usize, task % per_input);
+                match count(i, b, (trials - b * batch).min(batch) as usize) {
+                    Ok(more) => add(counters, &more),
+                    Err(e) => {
+                        failed.store(true, Ordering::Relaxed);
+                        *sum = Err(e);
+                    }
+                }
+            },
+            merge,
+        );
+        if let Some(sum) = sum {
+            merge(&mut total, sum);
+        }
+        start += wave;
+    }
+    total
 }
 
 /// Adds `b` into `a`.
-pub(crate) fn add(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+fn add(a: &mut [u64], b: &[u64]) {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
     }
-    a
 }
 
 /// `stop`, latched: true from the first time it says so. A batch skipped by a stop that
