@@ -11,8 +11,8 @@
 //! batch's generator across chunks of input.
 
 use rand::Rng;
-use rayon::prelude::*;
 
+use ldp_core::parallel;
 use ldp_core::simulation::USERS_PER_STREAM;
 
 /// Keeps the generators of the streams consistent across chunks of input.
@@ -55,13 +55,10 @@ impl<R: Rng + Send> Batches<R> {
             pieces.push((at..end, rng, batch));
             at = end;
         }
-        let results: Vec<(T, R, u64)> = pieces
-            .into_par_iter()
-            .map(|(range, rng, batch)| {
-                let mut rng = rng.unwrap_or_else(|| make(batch));
-                (work(&mut rng, &items[range]), rng, batch)
-            })
-            .collect();
+        let results: Vec<(T, R, u64)> = parallel::map_vec(pieces, |(range, rng, batch)| {
+            let mut rng = rng.unwrap_or_else(|| make(batch));
+            (work(&mut rng, &items[range]), rng, batch)
+        });
         self.next += items.len() as u64;
         let mut out = Vec::with_capacity(results.len());
         for (t, rng, batch) in results {

@@ -7,13 +7,13 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use ldp_arrow::{ArrowReports, ParquetReports};
 use ldp_core::estimate::{Fit, FitKnob, FitOptions, FitOptionsError, Stop};
+use ldp_core::parallel;
 use ldp_core::simulation::USERS_PER_STREAM;
 use ldp_core::{
     Aggregator, Clip, Estimator, FamilyMechanism, OnInvalid, Reason, Rejections, dispatch,
 };
 use ldp_jsonl::JsonReport;
 use ldp_jsonl::lines::ReadAhead;
-use rayon::prelude::*;
 
 use super::ProtocolArgs;
 use super::multidim::{self, AttributesArgs};
@@ -253,25 +253,23 @@ where
         );
     }
     let parts = files.parts().context(reject)?;
-    let partials: Vec<Result<(M::Aggregator, Rejections)>> = parts
-        .par_iter()
-        .map(|part| {
-            let mut partial = m.server(clip);
-            let mut skipped = Rejections::default();
-            let file = files.files()[part.file].display().to_string();
-            let at = |row: u64| format!("{file} row {row}");
-            // Rows of file f order after every row of the files before it.
-            let base = (part.file as u64) << 40;
-            files.for_each_batch_of(part, |column, row| {
-                if skip {
-                    m.aggregate_array_skipping(&mut partial, column, row, base, &mut skipped, &at)
-                } else {
-                    m.aggregate_array(&mut partial, column, row)
-                }
-            })?;
-            Ok((partial, skipped))
-        })
-        .collect();
+    let partials: Vec<Result<(M::Aggregator, Rejections)>> = parallel::map(parts.len(), |i| {
+        let part = &parts[i];
+        let mut partial = m.server(clip);
+        let mut skipped = Rejections::default();
+        let file = files.files()[part.file].display().to_string();
+        let at = |row: u64| format!("{file} row {row}");
+        // Rows of file f order after every row of the files before it.
+        let base = (part.file as u64) << 40;
+        files.for_each_batch_of(part, |column, row| {
+            if skip {
+                m.aggregate_array_skipping(&mut partial, column, row, base, &mut skipped, &at)
+            } else {
+                m.aggregate_array(&mut partial, column, row)
+            }
+        })?;
+        Ok((partial, skipped))
+    });
     let mut total = m.server(clip);
     let mut skipped = Rejections::default();
     for partial in partials {
@@ -327,17 +325,15 @@ where
                 .context(reject)?;
             continue;
         }
-        let parsed: Vec<Result<M::Report, (Reason, String)>> = lines
-            .par_iter()
-            .map(|&(_, line)| {
-                let r = M::Report::parse_tagged(line)
-                    .map(|(_, r)| r)
-                    .map_err(|e| (Reason::Malformed, format!("malformed report: {e}")))?;
-                m.validate(&r)
-                    .map_err(|e| (Reason::from(&e), e.to_string()))?;
-                Ok(r)
-            })
-            .collect();
+        let parsed: Vec<Result<M::Report, (Reason, String)>> = parallel::map(lines.len(), |i| {
+            let line = lines[i].1;
+            let r = M::Report::parse_tagged(line)
+                .map(|(_, r)| r)
+                .map_err(|e| (Reason::Malformed, format!("malformed report: {e}")))?;
+            m.validate(&r)
+                .map_err(|e| (Reason::from(&e), e.to_string()))?;
+            Ok(r)
+        });
         let mut reports = Vec::with_capacity(parsed.len());
         for (&(number, _), p) in lines.iter().zip(parsed) {
             match p {
@@ -390,17 +386,14 @@ impl<A: Aggregator> Blocks<A> {
                 self.total.merge(&partial)?;
             }
         }
-        let partials: Vec<Result<(u64, A)>> = groups
-            .into_par_iter()
-            .zip(seeds)
-            .map(|(group, seed)| {
-                let mut partial = seed.unwrap_or_else(&server);
-                for item in group {
-                    add(&mut partial, item)?;
-                }
-                Ok((block(group[0].0), partial))
-            })
-            .collect();
+        let work = groups.into_iter().zip(seeds).collect();
+        let partials: Vec<Result<(u64, A)>> = parallel::map_vec(work, |(group, seed)| {
+            let mut partial = seed.unwrap_or_else(&server);
+            for item in group {
+                add(&mut partial, item)?;
+            }
+            Ok((block(group[0].0), partial))
+        });
         for partial in partials {
             if let Some((_, done)) = self.open.replace(partial?) {
                 self.total.merge(&done)?;

@@ -4,12 +4,11 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use ldp_core::longitudinal::LongitudinalProtocol;
 use ldp_core::simulation::{Role, Streams, USERS_PER_STREAM};
-use ldp_core::{Mechanism, ProtocolSet, Spec, dispatch};
+use ldp_core::{Mechanism, ProtocolSet, Spec, dispatch, parallel};
 use ldp_jsonl::JsonReport;
 use ldp_optimize::{
     ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, ParamValues, RowBounds, SettingGroup, analyze,
 };
-use rayon::prelude::*;
 
 use ldp_analytic::shuffle::Shuffle;
 
@@ -173,10 +172,12 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     // The central eps of each budget, once: every protocol and k at one budget shares it.
     let central: Vec<(f64, f64)> = match &shuffle {
-        Some(shuffle) => budgets
-            .par_iter()
-            .map(|e| Ok((e.get(), shuffle.central_eps(e.get())?.upper)))
-            .collect::<Result<_>>()?,
+        Some(shuffle) => parallel::map(budgets.len(), |i| {
+            let e = budgets[i].get();
+            Ok((e, shuffle.central_eps(e)?.upper))
+        })
+        .into_iter()
+        .collect::<Result<_>>()?,
         None => Vec::new(),
     };
     let tuning = a.settings.request;
@@ -207,48 +208,46 @@ pub(crate) fn run(a: &AnalyzeArgs) -> Result<()> {
         }
         e => anyhow::Error::new(e),
     })?;
-    let results: Vec<Result<Vec<Value>>> = analysed
-        .par_iter()
-        .map(|row| {
-            let r = row
-                .outcome
-                .clone()
-                .map_err(|e| flagged(e, &tuning, a.param.as_ref()))?;
-            let mut values = vec![
-                Value::from(row.protocol.name()),
-                Value::Int(u64::from(row.k.get())),
-            ];
-            values.extend(r.numbers().map(|v| v.map_or(Value::Empty, Value::number)));
-            // The param cell: several parameters as name=value pairs.
-            values[3] = Value::params(&r.instance.spec.params());
-            if a.json_bytes {
-                values.push(Value::Num(json_bytes(&r.instance.spec)?));
-            }
-            if let Some(t) = a.collections {
-                values.extend([Value::Int(u64::from(t)), r.asr_after.into()]);
-            }
-            if let Some(rate) = a.change_rate {
-                let rates = ldp_analytic::change::one_shot(&r.instance.spec);
-                values.extend(change::analyze_values(rate, rates));
-            }
-            if let Some(shuffle) = &shuffle {
-                // k-ary randomized response's rows (GRR, SS at omega = 1) have a bound of
-                // their own; the others share their budget's.
-                let own = shuffle.for_spec(&r.instance.spec);
-                let eps = if own.randomized_response_domain().is_some() {
-                    own.central_eps(row.eps.get())?.upper
-                } else {
-                    central
-                        .iter()
-                        .find(|(e, _)| *e == row.eps.get())
-                        .expect("every row's budget was asked for")
-                        .1
-                };
-                values.extend([Value::Int(shuffle.users()), Value::Num(eps)]);
-            }
-            Ok(values)
-        })
-        .collect();
+    let results: Vec<Result<Vec<Value>>> = parallel::map(analysed.len(), |i| {
+        let row = &analysed[i];
+        let r = row
+            .outcome
+            .clone()
+            .map_err(|e| flagged(e, &tuning, a.param.as_ref()))?;
+        let mut values = vec![
+            Value::from(row.protocol.name()),
+            Value::Int(u64::from(row.k.get())),
+        ];
+        values.extend(r.numbers().map(|v| v.map_or(Value::Empty, Value::number)));
+        // The param cell: several parameters as name=value pairs.
+        values[3] = Value::params(&r.instance.spec.params());
+        if a.json_bytes {
+            values.push(Value::Num(json_bytes(&r.instance.spec)?));
+        }
+        if let Some(t) = a.collections {
+            values.extend([Value::Int(u64::from(t)), r.asr_after.into()]);
+        }
+        if let Some(rate) = a.change_rate {
+            let rates = ldp_analytic::change::one_shot(&r.instance.spec);
+            values.extend(change::analyze_values(rate, rates));
+        }
+        if let Some(shuffle) = &shuffle {
+            // k-ary randomized response's rows (GRR, SS at omega = 1) have a bound of
+            // their own; the others share their budget's.
+            let own = shuffle.for_spec(&r.instance.spec);
+            let eps = if own.randomized_response_domain().is_some() {
+                own.central_eps(row.eps.get())?.upper
+            } else {
+                central
+                    .iter()
+                    .find(|(e, _)| *e == row.eps.get())
+                    .expect("every row's budget was asked for")
+                    .1
+            };
+            values.extend([Value::Int(shuffle.users()), Value::Num(eps)]);
+        }
+        Ok(values)
+    });
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     for (row, r) in analysed.iter().zip(results) {

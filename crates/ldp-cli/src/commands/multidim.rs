@@ -16,12 +16,12 @@ use ldp_core::estimate::FitOptions;
 use ldp_core::multidim::{
     Multidim, MultidimAggregator, MultidimError, MultidimReport, MultidimSpec, Priors, Solution,
 };
+use ldp_core::parallel;
 use ldp_core::{
     DomainSize, Epsilon, ItemOutOfRange, Mechanism, ParamError, Reason, Rejections, Spec,
 };
 use ldp_jsonl::lines::{LineChunks, ReadAhead};
 use rand::Rng;
-use rayon::prelude::*;
 
 use super::ProtocolArgs;
 use crate::lines::{ITEM_LINE_CAP, quote};
@@ -423,15 +423,13 @@ pub(crate) fn aggregate_stream<M: Mechanism>(
             long.record(&mut skipped);
         }
         let lines = batch.lines();
-        let parsed: Vec<Checked<M::Report>> = lines
-            .par_iter()
-            .map(|&(_, line)| {
-                let r: MultidimReport<M::Report> = serde_json::from_slice(line)
-                    .map_err(|e| (Reason::Malformed, format!("malformed report: {e}")))?;
-                m.validate(&r).map_err(|e| (reason(&e), e.to_string()))?;
-                Ok(r)
-            })
-            .collect();
+        let parsed: Vec<Checked<M::Report>> = parallel::map(lines.len(), |i| {
+            let line = lines[i].1;
+            let r: MultidimReport<M::Report> = serde_json::from_slice(line)
+                .map_err(|e| (Reason::Malformed, format!("malformed report: {e}")))?;
+            m.validate(&r).map_err(|e| (reason(&e), e.to_string()))?;
+            Ok(r)
+        });
         for (&(number, _), p) in lines.iter().zip(parsed) {
             match p {
                 Ok(r) => server
