@@ -9,7 +9,7 @@ use ldp_attack::{
     MeasureConfig, PoisonConfig, PoisonKind, Population, Prior, ReconstructionAttack, measure_until,
 };
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
-use ldp_core::{AttackSurface, Protocol, ProtocolSet, dispatch, with_batch_rng};
+use ldp_core::{AttackSurface, Protocol, ProtocolSet, dispatch, parallel, with_batch_rng};
 use ldp_optimize::{
     ANALYSIS_COLUMNS, AnalysisError, AnalysisRequest, Objective, ObjectiveSet, RowBounds,
     SettingGroup,
@@ -17,7 +17,6 @@ use ldp_optimize::{
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rayon::prelude::*;
 
 use crate::columns::Columns;
 use crate::errors::{param, tuning};
@@ -358,9 +357,7 @@ pub(crate) fn attack<'py>(
     let guesses: Vec<u32> = py.detach_interruptibly(|stop| {
         dispatch!(&mech.any, m => with_batch_rng!(streams, make => {
             let n = data.len();
-            let parts: Option<Vec<Vec<u32>>> = (0..n.div_ceil(USERS_PER_STREAM))
-                .into_par_iter()
-                .map(|b| {
+            let parts: Option<Vec<Vec<u32>>> = parallel::map(n.div_ceil(USERS_PER_STREAM), |b| {
                     if stop() {
                         return None;
                     }
@@ -376,6 +373,7 @@ pub(crate) fn attack<'py>(
                         })
                         .collect())
                 })
+                .into_iter()
                 .collect();
             parts.map(|p| p.concat()).unwrap_or_default()
         }))

@@ -8,12 +8,11 @@ use ldp_core::longitudinal::{Longitudinal as Inner, LongitudinalProtocol, Memoiz
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
 use ldp_core::{
     Aggregator, FamilyMechanism, Grr, GrrReport, LocalHashing, Mechanism as _, OnesReport, Support,
-    UnaryEncoding, dispatch, with_batch_rng,
+    UnaryEncoding, dispatch, parallel, with_batch_rng,
 };
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rayon::prelude::*;
 
 use crate::columns::{Columnar, Columns};
 use crate::errors::{aggregate, param, report};
@@ -91,21 +90,20 @@ where
     M::Report: Refreshable,
     R: rand::Rng,
 {
-    items
-        .par_chunks(USERS_PER_STREAM)
-        .enumerate()
-        .flat_map_iter(|(b, chunk)| {
-            if stop() {
-                return Vec::new();
-            }
-            let mut rng = make(b as u64);
-            let users: Vec<Vec<M::Report>> = chunk
-                .iter()
-                .map(|&x| collect_user(m, x, collections, &mut rng))
-                .collect();
-            users
-        })
-        .collect()
+    parallel::map_chunks(items, USERS_PER_STREAM, |b, chunk| {
+        if stop() {
+            return Vec::new();
+        }
+        let mut rng = make(b as u64);
+        let users: Vec<Vec<M::Report>> = chunk
+            .iter()
+            .map(|&x| collect_user(m, x, collections, &mut rng))
+            .collect();
+        users
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The user's memo then `collections` reports, from one stream per batch of users.

@@ -2,12 +2,11 @@
 
 use crate::threads::{InPool, Stop};
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM};
-use ldp_core::{AnyMechanism, Protocol, Spec, dispatch, with_batch_rng};
+use ldp_core::{AnyMechanism, Protocol, Spec, dispatch, parallel, with_batch_rng};
 use ldp_optimize::Tuned;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rand::Rng;
-use rayon::prelude::*;
 
 use crate::aggregator::Aggregator;
 use crate::columns::{Columns, Data};
@@ -99,22 +98,20 @@ fn perturb_columns<M: Columns, R: Rng>(
     stop: Stop<'_>,
 ) -> Option<Data> {
     let parts: Option<Vec<Data>> = crate::threads::install(|| {
-        items
-            .par_chunks(USERS_PER_STREAM)
-            .enumerate()
-            .map(|(b, chunk)| {
-                if stop() {
-                    return None;
-                }
-                let mut rng = make(b as u64);
-                let mut data = m.with_capacity(chunk.len());
-                for &x in chunk {
-                    let r = m.perturb(x, &mut rng).expect("items are checked against k");
-                    m.push(&mut data, &r);
-                }
-                Some(data)
-            })
-            .collect()
+        parallel::map_chunks(items, USERS_PER_STREAM, |b, chunk| {
+            if stop() {
+                return None;
+            }
+            let mut rng = make(b as u64);
+            let mut data = m.with_capacity(chunk.len());
+            for &x in chunk {
+                let r = m.perturb(x, &mut rng).expect("items are checked against k");
+                m.push(&mut data, &r);
+            }
+            Some(data)
+        })
+        .into_iter()
+        .collect()
     });
     Some(Data::concat(m.empty(), &parts?))
 }

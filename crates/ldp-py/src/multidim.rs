@@ -17,7 +17,7 @@ use ldp_core::multidim::{
 use ldp_core::simulation::{BatchStreams, Role, USERS_PER_STREAM, stream_rng};
 use ldp_core::{
     AttackSurface, DomainSize, Epsilon, Estimator, ParamError, Protocol, dispatch_multidim,
-    with_batch_rng,
+    parallel, with_batch_rng,
 };
 use ldp_optimize::Tuned;
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray2};
@@ -336,33 +336,32 @@ fn perturb_rows<M: Columns, R: Rng>(
     let d = m.dimensions();
     let smp = m.solution().names_its_attribute();
     let parts: Option<Vec<(Vec<u32>, Vec<Data>)>> = crate::threads::install(|| {
-        rows.par_chunks(USERS_PER_STREAM * d)
-            .enumerate()
-            .map(|(b, chunk)| {
-                if stop() {
-                    return None;
-                }
-                let mut rng = make(b as u64);
-                let mut sampled = Vec::new();
-                let mut data: Vec<Data> = m.attributes().iter().map(|a| a.empty()).collect();
-                for items in chunk.chunks_exact(d) {
-                    let r = m.perturb(items, &mut rng).expect("items are checked");
-                    match r {
-                        MultidimReport::Sampled { attribute, report } => {
-                            let j = attribute as usize;
-                            m.attributes()[j].push(&mut data[j], &report);
-                            sampled.push(attribute);
-                        }
-                        MultidimReport::Every(reports) => {
-                            for (j, report) in reports.iter().enumerate() {
-                                m.attributes()[j].push(&mut data[j], report);
-                            }
+        parallel::map_chunks(rows, USERS_PER_STREAM * d, |b, chunk| {
+            if stop() {
+                return None;
+            }
+            let mut rng = make(b as u64);
+            let mut sampled = Vec::new();
+            let mut data: Vec<Data> = m.attributes().iter().map(|a| a.empty()).collect();
+            for items in chunk.chunks_exact(d) {
+                let r = m.perturb(items, &mut rng).expect("items are checked");
+                match r {
+                    MultidimReport::Sampled { attribute, report } => {
+                        let j = attribute as usize;
+                        m.attributes()[j].push(&mut data[j], &report);
+                        sampled.push(attribute);
+                    }
+                    MultidimReport::Every(reports) => {
+                        for (j, report) in reports.iter().enumerate() {
+                            m.attributes()[j].push(&mut data[j], report);
                         }
                     }
                 }
-                Some((sampled, data))
-            })
-            .collect()
+            }
+            Some((sampled, data))
+        })
+        .into_iter()
+        .collect()
     });
     let parts = parts?;
     let sampled = smp.then(|| parts.iter().flat_map(|p| p.0.iter().copied()).collect());
@@ -425,21 +424,18 @@ impl MultidimReports {
     ) -> Result<MultidimAggregator<M>, String> {
         let each = self.each(m);
         let parts: Vec<Result<MultidimAggregator<M>, String>> = crate::threads::install(|| {
-            each.par_chunks(USERS_PER_STREAM)
-                .enumerate()
-                .map(|(b, chunk)| {
-                    if stop() {
-                        return Err("stopped".to_owned());
-                    }
-                    let mut server = m.aggregator();
-                    for (i, r) in chunk.iter().enumerate() {
-                        server
-                            .add(r)
-                            .map_err(|e| format!("report {}: {e}", b * USERS_PER_STREAM + i))?;
-                    }
-                    Ok(server)
-                })
-                .collect()
+            parallel::map_chunks(&each, USERS_PER_STREAM, |b, chunk| {
+                if stop() {
+                    return Err("stopped".to_owned());
+                }
+                let mut server = m.aggregator();
+                for (i, r) in chunk.iter().enumerate() {
+                    server
+                        .add(r)
+                        .map_err(|e| format!("report {}: {e}", b * USERS_PER_STREAM + i))?;
+                }
+                Ok(server)
+            })
         });
         let mut server = m.aggregator();
         for part in parts {
