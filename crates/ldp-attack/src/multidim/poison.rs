@@ -220,7 +220,7 @@ pub fn measure_poisoning<M: AttackSurface>(
     if runs == 0 || users == 0 {
         return Err(PoisonMeasureError::Empty);
     }
-    let runs_usize = usize::try_from(runs).map_err(|_| PoisonMeasureError::TooManyRuns { runs })?;
+    let count = usize::try_from(runs).map_err(|_| PoisonMeasureError::TooManyRuns { runs })?;
     if attack.targets.len() != d {
         return Err(PoisonMeasureError::Attributes {
             expected: d,
@@ -265,7 +265,7 @@ pub fn measure_poisoning<M: AttackSurface>(
         named: &named,
         fakes,
     };
-    let gains = parallel::map(runs_usize, |run| plan.run(rows, seed, run as u64))
+    let gains = parallel::map(count, |run| plan.run(rows, seed, run as u64))
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     Ok(PoisoningMeasurement {
