@@ -4,10 +4,10 @@
 //! every registered family: a rayon iterator written inside such code is instantiated
 //! (job, join and bridge code, each optimised) once per family and per caller. Here the
 //! one rayon loop, [`for_each_index`], takes a `&dyn Fn`; [`map`], [`map_chunks`],
-//! [`map_init`], [`map_vec`] and [`fold`] cut their work into a few shares per thread and run the
-//! shares through it, so that what a caller instantiates is its own loop body and
-//! nothing of rayon's. Rayon's code was about two thirds of what the compiler saw of
-//! `ldp-attack`, and a third of the `ldp` tool.
+//! [`map_init`], [`map_vec`] and [`fold`] cut their work into a few shares per thread
+//! and run the shares through it, so that what a caller instantiates is its own loop
+//! body and nothing of rayon's. Rayon's code was about two thirds of what the compiler
+//! saw of `ldp-attack`, and a third of the `ldp` tool.
 //!
 //! The results do not depend on the number of threads: the shares are cut by index and
 //! their results put back in index order ([`fold`]'s merge is exact). State made by

@@ -358,23 +358,23 @@ pub(crate) fn attack<'py>(
         dispatch!(&mech.any, m => with_batch_rng!(streams, make => {
             let n = data.len();
             let parts: Option<Vec<Vec<u32>>> = parallel::map(n.div_ceil(USERS_PER_STREAM), |b| {
-                    if stop() {
-                        return None;
-                    }
-                    let mut rng = make(b as u64);
-                    let mut scratch = Vec::new();
-                    Some((b * USERS_PER_STREAM..n.min((b + 1) * USERS_PER_STREAM))
-                        .map(|i| {
-                            let r = m.report(data, i);
-                            match &prior {
-                                None => m.guess(&r, &mut rng),
-                                Some(p) => map_guess(m, &r, p, &mut scratch, &mut rng),
-                            }
-                        })
-                        .collect())
-                })
-                .into_iter()
-                .collect();
+                if stop() {
+                    return None;
+                }
+                let mut rng = make(b as u64);
+                let mut scratch = Vec::new();
+                Some((b * USERS_PER_STREAM..n.min((b + 1) * USERS_PER_STREAM))
+                    .map(|i| {
+                        let r = m.report(data, i);
+                        match &prior {
+                            None => m.guess(&r, &mut rng),
+                            Some(p) => map_guess(m, &r, p, &mut scratch, &mut rng),
+                        }
+                    })
+                    .collect())
+            })
+            .into_iter()
+            .collect();
             parts.map(|p| p.concat()).unwrap_or_default()
         }))
     })?;
