@@ -45,6 +45,9 @@ pub struct Grr {
     eps: Epsilon,
     p: f64,
     q: f64,
+    /// `ln p` and `ln q`, taken once: a MAP attack asks for them with every report.
+    ln_p: f64,
+    ln_q: f64,
     keep: Bernoulli,
 }
 
@@ -59,6 +62,8 @@ impl Grr {
             eps,
             p,
             q,
+            ln_p: p.ln(),
+            ln_q: q.ln(),
             // p lies in (1/k, 1) for any valid k and eps (p rounds to 1.0 only when the
             // difference is below f64 resolution, which Bernoulli accepts).
             keep: Bernoulli::new(p).expect("p in [0, 1]"),
@@ -142,14 +147,14 @@ impl Mechanism for Grr {
 
     fn log_likelihood(&self, report: &GrrReport, item: u32) -> f64 {
         if report.y == item {
-            self.p.ln()
+            self.ln_p
         } else {
-            self.q.ln()
+            self.ln_q
         }
     }
 
     fn log_likelihoods(&self, report: &GrrReport, out: &mut Vec<f64>) {
-        two_valued_log_likelihoods(self, report, self.p.ln(), self.q.ln(), out);
+        two_valued_log_likelihoods(self, report, self.ln_p, self.ln_q, out);
     }
 
     fn aggregator(&self) -> SupportCounts<Grr> {
