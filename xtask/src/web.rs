@@ -218,13 +218,15 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
         );
         return Ok(());
     }
-    // In the release profile: the tests' dev-dependencies unify other features, so no
-    // module build serves them anyway, and opt-level 3 only slowed their build (2m22s in
-    // CI). With the workers' SIMD flag, so that the tests run the code the workers run
-    // (ldp-core's SIMD ChaCha among it); the page's tests run the workers' module as built.
+    // In the crate's node-test profile (opt-level 1, no link-time optimisation): the
+    // tests' dev-dependencies unify other features, so no module build serves them anyway,
+    // and the release profile's whole-program optimisation only slowed their build (146 s
+    // alone on 2 cores, 124 s so). With the workers' SIMD flag, so that the tests run the
+    // code the workers run (ldp-core's SIMD ChaCha among it); the page's tests run the
+    // workers' module as built.
     run_ok(
         cargo()
-            .args(["test", "--release", "--locked"])
+            .args(["test", "--profile", "node-test", "--locked"])
             .args(
                 MEASURE_MODULE
                     .features
