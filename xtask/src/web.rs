@@ -220,8 +220,8 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<()> {
     }
     // In the crate's node-test profile (opt-level 1, no link-time optimisation): the
     // tests' dev-dependencies unify other features, so no module build serves them anyway,
-    // and the release profile's whole-program optimisation only slowed their build (146 s
-    // alone on 2 cores, 124 s so). With the workers' SIMD flag, so that the tests run the
+    // and the release profile's whole-program optimisation only slowed their build (alone
+    // on 2 cores: 251 CPU-s and 133 s, against 228 CPU-s and 119 s so). With the workers' SIMD flag, so that the tests run the
     // code the workers run (ldp-core's SIMD ChaCha among it); the page's tests run the
     // workers' module as built.
     run_ok(
